@@ -1,0 +1,145 @@
+import FormEngine
+import FormStore
+import Foundation
+import HTTPServer
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+import Webhooks
+
+/// The whole server: store, form catalog, routes, webhook worker, HTTP listener.
+public final class FormhouseApplication: Sendable {
+    public let configuration: AppConfiguration
+    let store: SQLiteFormStore
+    let server: HTTPServer
+    let worker: DeliveryWorker
+    let router: Router
+    private let logger: Logger
+
+    /// Opens (or creates) the database under the data directory, loads sample forms that are not
+    /// there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
+    public init(configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+        var storeConfiguration = SQLiteStoreConfiguration()
+        storeConfiguration.synchronous = configuration.synchronous
+        let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
+        self.store = store
+
+        let secretBox: SecretBox
+        if let key = configuration.secretKey {
+            guard let bytes = Data(base64Encoded: key), bytes.count == 32 else {
+                throw ConfigurationError(key: "secretKey", message: "must be the base64 of exactly 32 bytes")
+            }
+            secretBox = try SecretBox(key: Array(bytes))
+        } else {
+            secretBox = try SecretBox(key: SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key")))
+        }
+        let policy = AddressPolicy(allowPrivate: configuration.webhookAllowPrivate, allowInsecure: configuration.webhookAllowPrivate)
+        var workerConfiguration = DeliveryWorker.Configuration()
+        workerConfiguration.maxInFlight = configuration.webhookConcurrency
+        workerConfiguration.timeout = configuration.webhookTimeoutSeconds
+        workerConfiguration.schedule = RetrySchedule(delays: configuration.webhookRetrySchedule)
+        workerConfiguration.policy = policy
+        let worker = DeliveryWorker(
+            queue: StoreDeliveryQueue(store: store, secrets: secretBox),
+            configuration: workerConfiguration,
+            logger: Logger(label: "formhouse.webhooks"))
+        self.worker = worker
+
+        let catalog = FormCatalog(store: store)
+        let auth = AdminAuth(tokens: configuration.adminTokens)
+        let submissions = SubmissionService(
+            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength,
+            onAccepted: { worker.notify() })
+        var router = Router()
+        PublicRoutes(catalog: catalog, submissions: submissions,
+                     rateLimiter: RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond))
+            .register(on: &router)
+        AdminFormRoutes(catalog: catalog, store: store, auth: auth).register(on: &router)
+        WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy,
+                      notify: { worker.notify() }).register(on: &router)
+        OperationsRoutes(store: store, registry: registry, publicDirectory: configuration.publicDirectory)
+            .register(on: &router)
+        let files = StaticFiles(root: configuration.publicDirectory)
+        WebPages(files: files).register(on: &router)
+        router.fallback = files
+        self.router = router
+
+        var http = HTTPServerConfiguration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.maxBodyBytes = configuration.maxBodyBytes
+        let responder = Chain([RequestMetrics(), SecurityHeaders(), CORS(origins: Set(configuration.corsOrigins))], router)
+        server = HTTPServer(configuration: http, responder: responder, logger: Logger(label: "formhouse.http"))
+
+        try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
+    }
+
+    /// Starts listening and delivering; returns the bound port (useful with port 0).
+    public func start() throws -> Int {
+        let port = try server.start()
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        return port
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains requests and deliveries and exits.
+    public func run() async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server), .init(service: worker)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        store.close()
+    }
+
+    /// Stops listening, drains in-flight requests and deliveries, closes the database (tests).
+    public func shutdown() async {
+        await server.shutdown()
+        await worker.shutdown()
+        store.close()
+    }
+}
+
+/// Middleware in order, outermost first, in front of a responder.
+struct Chain: Responder {
+    let middleware: [any Middleware]
+    let responder: any Responder
+
+    init(_ middleware: [any Middleware], _ responder: any Responder) {
+        self.middleware = middleware
+        self.responder = responder
+    }
+
+    func respond(to request: Request) async throws -> Response {
+        try await Step(chain: middleware[...], last: responder).respond(to: request)
+    }
+
+    private struct Step: Responder {
+        let chain: ArraySlice<any Middleware>
+        let last: any Responder
+        func respond(to request: Request) async throws -> Response {
+            guard let first = chain.first else { return try await last.respond(to: request) }
+            return try await first.handle(request, next: Step(chain: chain.dropFirst(), last: last))
+        }
+    }
+}
+
+/// Installs the Prometheus registry as the process's metrics backend, once.
+public enum MetricsBootstrap {
+    private static let shared = Mutex<PrometheusCollectorRegistry?>(nil)
+
+    public static func registry() -> PrometheusCollectorRegistry {
+        shared.withLock { current in
+            if let current { return current }
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            current = registry
+            return registry
+        }
+    }
+}
