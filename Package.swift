@@ -4,7 +4,13 @@ import PackageDescription
 let package = Package(
     name: "Formhouse",
     platforms: [.macOS(.v15), .iOS(.v18)],
-    products: [],
+    products: [
+        .library(name: "FormRegex", targets: ["FormRegex"]),
+    ],
     dependencies: [],
-    targets: []
+    targets: [
+        .target(name: "FormRegex"),
+        .executableTarget(name: "RegexBenchmark", dependencies: ["FormRegex"]),
+        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
+    ]
 )

@@ -1,0 +1,2 @@
+import FormRegex
+print("placeholder")
