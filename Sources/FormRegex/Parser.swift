@@ -238,7 +238,7 @@ struct Parser {
         case .scalar(let value):
             return literal(value)
         case .set(var set):
-            set.caseInsensitive = flags.caseInsensitive
+            if flags.caseInsensitive { set.ignoreCase() }
             return .set(set)
         case .assertion(let assertion):
             return .assertion(assertion)
@@ -470,7 +470,7 @@ struct Parser {
             set.add(low...high)
         }
         set.normalize()
-        set.caseInsensitive = flags.caseInsensitive
+        if flags.caseInsensitive { set.ignoreCase() }
         return set
     }
 
@@ -482,7 +482,7 @@ struct Parser {
 
     private func literal(_ value: UInt32) -> Syntax {
         var set = ScalarClass.scalar(value)
-        set.caseInsensitive = flags.caseInsensitive
+        if flags.caseInsensitive { set.ignoreCase() }
         return .set(set)
     }
 

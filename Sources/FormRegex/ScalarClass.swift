@@ -37,6 +37,27 @@ struct ScalarClass: Hashable, Sendable {
         properties.append(contentsOf: other.properties)
     }
 
+    /// Makes the class case-insensitive. The case variants of up to 1,024 listed scalars are added
+    /// up front, so that `[ſ]` also accepts "s" as ICU's case closure does; larger ranges rely on
+    /// the variant check at match time only.
+    mutating func ignoreCase() {
+        caseInsensitive = true
+        var total = 0
+        for range in ranges {
+            total += Int(range.upperBound - range.lowerBound) + 1
+            if total > 1_024 { return }
+        }
+        var variants: [ClosedRange<UInt32>] = []
+        for range in ranges {
+            for value in range {
+                guard let scalar = Unicode.Scalar(value) else { continue }
+                for variant in CaseVariants(scalar) { variants.append(variant...variant) }
+            }
+        }
+        ranges.append(contentsOf: variants)
+        normalize()
+    }
+
     /// Sorts and merges the ranges so that membership is a binary search.
     mutating func normalize() {
         guard ranges.count > 1 else { return }

@@ -125,6 +125,9 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check("straße", caseInsensitive: true, yes: ["STRAßE"], no: [])
         try check("k", caseInsensitive: true, yes: ["K", "\u{212A}"], no: [])
         try check("[a-z]", caseInsensitive: true, yes: ["\u{017F}"], no: [])
+        try check("[\u{017F}]", caseInsensitive: true, yes: ["s", "S"], no: ["t"])
+        try check("[\u{212A}]", caseInsensitive: true, yes: ["k", "K"], no: [])
+        try check("\\p{Lu}", caseInsensitive: true, yes: ["a", "A"], no: ["1"])
     }
 
     @Test func equalityIncludesTheFlag() throws {
