@@ -4,7 +4,14 @@ import PackageDescription
 let package = Package(
     name: "Formhouse",
     platforms: [.macOS(.v15), .iOS(.v18)],
-    products: [],
+    products: [
+        .library(name: "FormEngine", targets: ["FormEngine", "FormRegex"]),
+    ],
     dependencies: [],
-    targets: []
+    targets: [
+        .target(name: "FormRegex"),
+        .target(name: "FormEngine", dependencies: ["FormRegex"]),
+        .executableTarget(name: "EngineBenchmark", dependencies: ["FormEngine"]),
+        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
+    ]
 )
