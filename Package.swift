@@ -8,6 +8,8 @@ let package = Package(
         // The engine an iOS app can link too: Foundation only.
         .library(name: "FormEngine", targets: ["FormEngine", "FormRegex"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "FormStore", targets: ["FormStore"]),
+        .library(name: "Webhooks", targets: ["Webhooks"]),
         .executable(name: "formhouse", targets: ["formhouse"]),
     ],
     dependencies: [
@@ -21,15 +23,22 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // Engine: Foundation only.
         .target(name: "FormRegex"),
         .target(name: "FormEngine", dependencies: ["FormRegex"]),
+
+        // HTTP server: sockets and epoll, nothing about forms.
+        .target(name: "CEpoll"),
         .target(
             name: "HTTPServer",
             dependencies: [
+                "CEpoll",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+
+        // Storage.
         .target(
             name: "FormStore",
             dependencies: [
@@ -38,10 +47,27 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+
+        // Webhook delivery through libcurl.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(
+            name: "Webhooks",
+            dependencies: [
+                "CCurl", "CCurlShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "WebhookReceiver"),
+
+        // The application and its command line.
         .target(
             name: "FormhouseApp",
             dependencies: [
-                "FormEngine", "HTTPServer", "FormStore",
+                "FormEngine", "HTTPServer", "FormStore", "Webhooks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -58,6 +84,40 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse"]),
+
+        // Benchmarks (release builds; see README).
+        .executableTarget(name: "RegexBenchmark", dependencies: ["FormRegex"]),
+        .executableTarget(name: "EngineBenchmark", dependencies: ["FormEngine"]),
+        .executableTarget(
+            name: "http-bench-server",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/http-bench-server"
+        ),
+        .executableTarget(name: "StoreBenchmark", dependencies: ["FormStore"], path: "Benchmarks/store-bench"),
+        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver"]),
+
+        // Tests.
+        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
+        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "FormStoreTests",
+            dependencies: [
+                "FormStore",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks", "WebhookReceiver",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse", "WebhookReceiver"]),
     ]
 )
