@@ -60,7 +60,7 @@ final class WriterGate: Sendable {
         let entered = entered
         let released = released
         Thread {
-            try? pool.writeWithoutTransaction { _ in
+            pool.writeWithoutTransaction { _ in
                 entered.signal()
                 released.wait()
             }
