@@ -74,7 +74,8 @@ extension SQLiteFormStore {
     // MARK: Delivery queue
 
     /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in
-    /// flight and a row whose worker died becomes due again exactly when its lease expires.
+    /// flight and a row whose worker died becomes due again exactly when its lease expires. The index
+    /// is forced: without statistics SQLite would pick the status index and sort every open row.
     public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
         guard limit > 0 else { return [] }
         let nowMilliseconds = now.storedMilliseconds
@@ -83,7 +84,7 @@ extension SQLiteFormStore {
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
                     e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
-                FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                FROM deliveries d INDEXED BY deliveries_due JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?
                     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
                     AND e.deleted_at IS NULL AND e.disabled_at IS NULL

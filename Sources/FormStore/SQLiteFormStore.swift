@@ -44,10 +44,12 @@ public final class SQLiteFormStore: FormStore {
         }
         let pool = self.pool
         let beforeCommit = configuration.beforeGroupCommit
+        let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
         submissionCommitter = GroupCommitter(maxGroupSize: configuration.maxGroupSize, logger: logger) { group in
             let (results, deliveriesCreated) = try await pool.writeWithoutTransaction { db in
-                try SubmissionWriter.write(group, in: db, beforeCommit: beforeCommit)
+                try SubmissionWriter.write(
+                    group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
             }
             if deliveriesCreated > 0 { observer.notify() }
             return results

@@ -17,6 +17,9 @@ public struct SQLiteStoreConfiguration: Sendable {
     public var busyTimeout: TimeInterval = 5
     /// Concurrent read connections.
     public var maximumReaderCount: Int = 4
+    /// How long an idempotency key answers with its first submission. A key repeated later stores a
+    /// new submission, and the old one no longer answers to the key.
+    public var idempotencyWindow: TimeInterval = 24 * 60 * 60
     /// The database file's name inside the data directory.
     public var fileName: String = "formhouse.sqlite"
 
@@ -25,8 +28,9 @@ public struct SQLiteStoreConfiguration: Sendable {
 
     public init(
         synchronous: Synchronous = .full, maxGroupSize: Int = 256, busyTimeout: TimeInterval = 5,
-        maximumReaderCount: Int = 4
+        maximumReaderCount: Int = 4, idempotencyWindow: TimeInterval = 24 * 60 * 60
     ) {
+        self.idempotencyWindow = idempotencyWindow
         self.synchronous = synchronous
         self.maxGroupSize = max(1, maxGroupSize)
         self.busyTimeout = busyTimeout

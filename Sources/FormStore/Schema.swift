@@ -82,9 +82,7 @@ enum Schema {
 
                 -- The worker's claim query: due rows only, so the index stays as small as the queue.
                 CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE status IN ('pending', 'failed');
-                -- Queue depth and oldest waiting delivery.
-                CREATE INDEX deliveries_open_by_age ON deliveries(created_at) WHERE status IN ('pending', 'failed');
-                -- Admin lists: all, by status, by form; newest first.
+                -- Admin lists (all, by status, by form; newest first); queue depth and oldest open row.
                 CREATE INDEX deliveries_by_time ON deliveries(created_at, id);
                 CREATE INDEX deliveries_by_status ON deliveries(status, created_at, id);
                 CREATE INDEX deliveries_by_form ON deliveries(form_id, created_at, id);

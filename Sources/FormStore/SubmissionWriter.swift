@@ -9,7 +9,8 @@ enum SubmissionWriter {
     ///
     /// Returns one result per submission and the number of deliveries queued.
     static func write(
-        _ group: [NewSubmission], in db: Database, beforeCommit: (@Sendable () throws -> Void)?
+        _ group: [NewSubmission], in db: Database, idempotencyWindow: TimeInterval,
+        beforeCommit: (@Sendable () throws -> Void)?
     ) throws -> ([Result<InsertOutcome, StoreError>], Int) {
         var results: [Result<InsertOutcome, StoreError>] = []
         results.reserveCapacity(group.count)
@@ -18,7 +19,8 @@ enum SubmissionWriter {
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
             for submission in group {
-                let result = try insert(submission, in: db, now: now, activeEndpoints: &activeEndpoints)
+                let result = try insert(
+                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
                     deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
                 }
@@ -31,7 +33,8 @@ enum SubmissionWriter {
     }
 
     private static func insert(
-        _ submission: NewSubmission, in db: Database, now: Int64, activeEndpoints: inout [String: [String]]
+        _ submission: NewSubmission, in db: Database, now: Int64, idempotencyWindow: TimeInterval,
+        activeEndpoints: inout [String: [String]]
     ) throws -> Result<InsertOutcome, StoreError> {
         let receivedAt = submission.receivedAt.storedMilliseconds
         do {
@@ -70,7 +73,13 @@ enum SubmissionWriter {
             // The savepoint is rolled back; the rest of the group goes on.
             if let key = submission.idempotencyKey,
                let existing = try SubmissionQueries.submission(formID: submission.formID, idempotencyKey: key, in: db) {
-                return .success(.duplicate(existing: existing))
+                guard existing.receivedAt < submission.receivedAt.addingTimeInterval(-idempotencyWindow) else {
+                    return .success(.duplicate(existing: existing))
+                }
+                // The key's window is over: the old submission gives the key up and the new one is stored.
+                try db.execute(sql: "UPDATE submissions SET idempotency_key = NULL WHERE id = ?", arguments: [existing.id])
+                return try insert(
+                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
             }
             if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
                 return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))

@@ -113,7 +113,7 @@ let testMetrics: TestMetrics = {
                 newSubmission(id: "a"),
             ]
             let (results, _) = try await store.pool.writeWithoutTransaction { db in
-                try SubmissionWriter.write(group, in: db, beforeCommit: nil)
+                try SubmissionWriter.write(group, in: db, idempotencyWindow: 86_400, beforeCommit: nil)
             }
             guard case .success(.inserted(let first)) = results[0] else {
                 Issue.record("a was not inserted: \(results[0])")

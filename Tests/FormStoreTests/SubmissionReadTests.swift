@@ -109,8 +109,30 @@ import Testing
             #expect(try await store.submission(formID: "signup", idempotencyKey: "k") == stored)
             #expect(try await store.submission(formID: "other", idempotencyKey: "k") == nil)
 
-            let again = try await store.insertSubmission(newSubmission(id: "s2", idempotencyKey: "k"))
+            let again = try await store.insertSubmission(
+                newSubmission(id: "s2", receivedAt: Date(timeIntervalSince1970: 1_700_000_060), idempotencyKey: "k"))
             #expect(again == .duplicate(existing: stored))
+        }
+    }
+
+    @Test func aKeyRepeatedAfterItsWindowStoresANewSubmission() async throws {
+        try await withStore(SQLiteStoreConfiguration(idempotencyWindow: 3600)) { store, _ in
+            try await makeForm(store)
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            _ = try await store.insertSubmission(newSubmission(id: "old", receivedAt: start, idempotencyKey: "k"))
+            let within = try await store.insertSubmission(
+                newSubmission(id: "within", receivedAt: start.addingTimeInterval(3599), idempotencyKey: "k"))
+            if case .duplicate(let existing) = within { #expect(existing.id == "old") } else {
+                Issue.record("a key inside its window stored a new submission")
+            }
+            let after = try await store.insertSubmission(
+                newSubmission(id: "new", receivedAt: start.addingTimeInterval(3601), idempotencyKey: "k"))
+            if case .inserted(let record) = after { #expect(record.id == "new") } else {
+                Issue.record("a key after its window was answered as a duplicate")
+            }
+            #expect(try await store.submission(formID: "signup", idempotencyKey: "k")?.id == "new")
+            #expect(try await store.submission(id: "old")?.idempotencyKey == nil)
+            #expect(try await store.listForms().first?.submissionCount == 2)
         }
     }
 }
