@@ -146,14 +146,14 @@ struct AdminFormRoutes {
         }
         var cursor: SubmissionCursor?
         if let raw = request.query["cursor"] {
-            guard let decoded = SubmissionCursor(encoded: raw) else {
+            guard let decoded = SubmissionCursor(token: raw) else {
                 throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
             }
             cursor = decoded
         }
         let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
         let items = page.items.map { SubmissionJSON.summary($0) }
-        let next: JSONValue = page.nextCursor.map { .string($0.encoded) } ?? .null
+        let next: JSONValue = page.nextCursor.map { .string($0.token) } ?? .null
         return .json(JSONValue.members([("items", .array(items)), ("nextCursor", next)]).serialized())
     }
 

@@ -92,7 +92,7 @@ public struct AppConfiguration: Sendable {
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
         if maxValueLength < 1 { try fail("maxValueLength", "must be at least 1") }
         if rateLimitBurst < 1 || rateLimitPerSecond <= 0 { try fail("rateLimit", "burst must be ≥ 1 and perSecond > 0") }
-        if !["FULL", "NORMAL", "EXTRA"].contains(synchronous) { try fail("synchronous", "must be FULL, EXTRA or NORMAL") }
+        if !["FULL", "NORMAL"].contains(synchronous) { try fail("synchronous", "must be FULL or NORMAL") }
         if webhookRetrySchedule.isEmpty || webhookRetrySchedule.contains(where: { $0 < 0 }) {
             try fail("webhooks.retrySchedule", "must list one or more non-negative delays in seconds")
         }

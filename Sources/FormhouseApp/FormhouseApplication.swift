@@ -25,18 +25,20 @@ public final class FormhouseApplication: Sendable {
         self.logger = logger
         let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
         var storeConfiguration = SQLiteStoreConfiguration()
-        storeConfiguration.synchronous = configuration.synchronous
+        storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
         let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
         self.store = store
 
         let secretBox: SecretBox
         if let key = configuration.secretKey {
-            guard let bytes = Data(base64Encoded: key), bytes.count == 32 else {
+            do {
+                secretBox = try SecretBox(base64Key: key)
+            } catch {
                 throw ConfigurationError(key: "secretKey", message: "must be the base64 of exactly 32 bytes")
             }
-            secretBox = try SecretBox(key: Array(bytes))
         } else {
-            secretBox = try SecretBox(key: SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key")))
+            try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true)
+            secretBox = try SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key"))
         }
         let policy = AddressPolicy(allowPrivate: configuration.webhookAllowPrivate, allowInsecure: configuration.webhookAllowPrivate)
         var workerConfiguration = DeliveryWorker.Configuration()
@@ -73,7 +75,8 @@ public final class FormhouseApplication: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
-        let responder = Chain([RequestMetrics(), SecurityHeaders(), CORS(origins: Set(configuration.corsOrigins))], router)
+        let responder = MiddlewareChain(
+            [RequestMetrics(), SecurityHeaders(), CORS(origins: Set(configuration.corsOrigins))], responder: router)
         server = HTTPServer(configuration: http, responder: responder, logger: Logger(label: "formhouse.http"))
 
         try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
@@ -102,30 +105,6 @@ public final class FormhouseApplication: Sendable {
         await server.shutdown()
         await worker.shutdown()
         store.close()
-    }
-}
-
-/// Middleware in order, outermost first, in front of a responder.
-struct Chain: Responder {
-    let middleware: [any Middleware]
-    let responder: any Responder
-
-    init(_ middleware: [any Middleware], _ responder: any Responder) {
-        self.middleware = middleware
-        self.responder = responder
-    }
-
-    func respond(to request: Request) async throws -> Response {
-        try await Step(chain: middleware[...], last: responder).respond(to: request)
-    }
-
-    private struct Step: Responder {
-        let chain: ArraySlice<any Middleware>
-        let last: any Responder
-        func respond(to request: Request) async throws -> Response {
-            guard let first = chain.first else { return try await last.respond(to: request) }
-            return try await first.handle(request, next: Step(chain: chain.dropFirst(), last: last))
-        }
     }
 }
 

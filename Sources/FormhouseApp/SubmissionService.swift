@@ -7,9 +7,9 @@ import Synchronization
 
 /// Accepts submissions: parse once, pick the version, validate, store durably, answer.
 ///
-/// An `Idempotency-Key` makes a retry safe: the same key and body answer the first answer again and
-/// store nothing; while the first is still being stored, a second one gets 409. Keys are kept as long
-/// as their submission, which is longer than the 24 hours the contract promises.
+/// An `Idempotency-Key` makes a retry safe: the same key and body within 24 hours answer the first
+/// answer again and store nothing (the store owns the window); while the first is still being stored,
+/// a second one gets 409.
 final class SubmissionService: Sendable {
     private let catalog: FormCatalog
     private let store: any FormStore
@@ -118,7 +118,7 @@ final class SubmissionService: Sendable {
         let outcome: InsertOutcome
         do {
             outcome = try await store.insertSubmission(record)
-        } catch let error as StoreError where error.isUnavailable {
+        } catch StoreError.unavailable {
             throw APIProblem.unavailable("The submission could not be stored; nothing was kept. Retry the request.")
         }
         switch outcome {

@@ -36,7 +36,7 @@ struct WebhookRoutes {
             throw APIProblem.badRequest("invalid-body", #"Send {"url": "https://…"}."#)
         }
         do {
-            try await policy.validate(url: url)
+            _ = try policy.validate(url: url)
         } catch {
             throw APIProblem(status: 422, slug: "invalid-webhook-url", title: "Webhook URL refused",
                              detail: String(describing: error),
@@ -46,9 +46,9 @@ struct WebhookRoutes {
         let secret = WebhookSecret.generate()
         let record = try await store.createEndpoint(NewEndpoint(
             id: RandomID.make(prefix: "ep_"), formID: formID, url: url,
-            secretCiphertext: try secrets.seal(Array(secret.description.utf8)), createdAt: Date()))
+            secretCiphertext: Array(try secrets.seal(secret).utf8), createdAt: Date()))
         var members = endpointJSON(record)
-        members.append(("secret", .string(secret.description)))
+        members.append(("secret", .string(secret.encoded)))
         var response = Response.json(JSONValue.members(members).serialized(), status: 201)
         response.headers.set("Location", "/v1/admin/forms/\(formID)/webhooks")
         return response
@@ -75,10 +75,10 @@ struct WebhookRoutes {
         let secret = WebhookSecret.generate()
         let until = Date().addingTimeInterval(Self.rotationOverlap)
         guard let record = try await store.rotateEndpointSecret(
-            id: id, newSecretCiphertext: try secrets.seal(Array(secret.description.utf8)), previousValidUntil: until)
+            id: id, newSecretCiphertext: Array(try secrets.seal(secret).utf8), previousValidUntil: until)
         else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
         var members = endpointJSON(record)
-        members.append(("secret", .string(secret.description)))
+        members.append(("secret", .string(secret.encoded)))
         members.append(("previousSecretExpiresAt", .string(Timestamp.rfc3339(until))))
         return .json(JSONValue.members(members).serialized())
     }
@@ -102,7 +102,7 @@ struct WebhookRoutes {
         let page: DeliveryPage
         do {
             page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: request.query["cursor"])
-        } catch let error as StoreError where error.isInvalidCursor {
+        } catch StoreError.invalidCursor {
             throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
         }
         let next: JSONValue = page.nextCursor.map { .string($0) } ?? .null
@@ -113,11 +113,11 @@ struct WebhookRoutes {
         let id = request.parameters["did"] ?? ""
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
         var members = deliveryJSON(record)
-        members.append(("attemptLog", .array(record.attemptLog.map { attempt in
+        members.append(("attemptLog", .array(record.attempts.map { attempt in
             .members([
                 ("attemptedAt", .string(Timestamp.rfc3339(attempt.attemptedAt))),
                 ("statusCode", attempt.statusCode.map { .number(Double($0)) } ?? .null),
-                ("durationMs", .number(Double(attempt.durationMs))),
+                ("durationMs", .number(Double(attempt.durationMilliseconds))),
                 ("error", attempt.error.map(JSONValue.string) ?? .null),
                 ("responseExcerpt", attempt.responseExcerpt.map(JSONValue.string) ?? .null),
             ])
@@ -144,9 +144,9 @@ struct WebhookRoutes {
 
     private func deliveryJSON(_ d: DeliveryRecord) -> [(String, JSONValue)] {
         [
-            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("submissionId", .string(d.submissionID)),
-            ("formId", .string(d.formID)), ("status", .string(d.status)), ("attempts", .number(Double(d.attempts))),
-            ("nextAttemptAt", d.nextAttemptAt.map { .string(Timestamp.rfc3339($0)) } ?? .null),
+            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(d.endpointURL)), ("submissionId", .string(d.submissionID)),
+            ("formId", .string(d.formID)), ("status", .string(d.status)), ("attempts", .number(Double(d.attemptCount))),
+            ("nextAttemptAt", d.status == "pending" || d.status == "failed" ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
             ("lastStatusCode", d.lastStatusCode.map { .number(Double($0)) } ?? .null),
             ("lastError", d.lastError.map(JSONValue.string) ?? .null),
             ("createdAt", .string(Timestamp.rfc3339(d.createdAt))),
