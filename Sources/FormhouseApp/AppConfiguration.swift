@@ -40,13 +40,13 @@ public struct AppConfiguration: Sendable {
         overrides: [String: String] = [:],
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> AppConfiguration {
+        // Flags go through the environment provider too, so their text is parsed into numbers,
+        // booleans and lists exactly as an environment variable's would be.
+        var flags: [String: String] = [:]
+        for (key, value) in overrides { flags[Self.environmentName(of: key)] = value }
         var providers: [any ConfigProvider] = []
-        if !overrides.isEmpty {
-            var values: [AbsoluteConfigKey: ConfigValue] = [:]
-            for (key, value) in overrides {
-                values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = ConfigValue(.string(value), isSecret: key == "adminTokens" || key == "secretKey")
-            }
-            providers.append(InMemoryProvider(name: "flags", values: values))
+        if !flags.isEmpty {
+            providers.append(EnvironmentVariablesProvider(environmentVariables: flags).prefixKeys(with: "formhouse"))
         }
         providers.append(
             EnvironmentVariablesProvider(
@@ -58,6 +58,19 @@ public struct AppConfiguration: Sendable {
             providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
         }
         return try AppConfiguration(reader: ConfigReader(providers: providers))
+    }
+
+    /// `rateLimit.perSecond` → `FORMHOUSE_RATE_LIMIT_PER_SECOND`, as swift-configuration names variables.
+    static func environmentName(of key: String) -> String {
+        var name = "FORMHOUSE"
+        for component in key.split(separator: ".") {
+            name += "_"
+            for character in component {
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }
+        return name
     }
 
     init(reader config: ConfigReader) throws {

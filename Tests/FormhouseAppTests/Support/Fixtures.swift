@@ -27,7 +27,9 @@ enum Fixtures {
 
     static let validValues = #"{"values": {"name": "Ana", "mail": "ana@example.org", "age": 30, "address": {"line1": "Rua A, 1"}}}"#
 
+    /// A valid values map whose `name` is `name`, JSON-escaped.
     static func values(name: String) -> String {
-        #"{"values": {"name": "\#(name)", "mail": "ana@example.org", "age": 30, "address": {"line1": "Rua A, 1"}}}"#
+        let quoted = String(decoding: try! JSONSerialization.data(withJSONObject: [name], options: [.fragmentsAllowed]), as: UTF8.self).dropFirst().dropLast()
+        return #"{"values": {"name": \#(quoted), "mail": "ana@example.org", "age": 30, "address": {"line1": "Rua A, 1"}}}"#
     }
 }

@@ -70,7 +70,7 @@ struct TestHTTPClient: Sendable {
         guard connected == 0 else { throw TestClientError("connect to \(port) failed: errno \(errno)") }
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw TestClientError("send failed: errno \(errno)") }
             sent += n
         }
