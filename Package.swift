@@ -94,16 +94,24 @@ let package = Package(
             path: "Benchmarks/http-bench-server"
         ),
         .executableTarget(name: "StoreBenchmark", dependencies: ["FormStore"], path: "Benchmarks/store-bench"),
-        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver"]),
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["FormStore"], path: "Tests/StoreCrashWriter"),
+        .executableTarget(
+            name: "WebhookBenchmark",
+            dependencies: ["Webhooks", "WebhookReceiver", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // Tests.
         .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
         .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
         .testTarget(
             name: "FormStoreTests",
             dependencies: [
-                "FormStore",
+                "FormStore", "StoreCrashWriter",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
