@@ -217,6 +217,7 @@ final class Connection: @unchecked Sendable {
             await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
         }
         guard state == .processing, var exchange else { return }
+        if loop.draining { exchange.keepAlive = false }
         let isHead = exchange.method == .head
         let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
         var chunked = false

@@ -20,6 +20,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let threadID = Atomic<UInt>(0)
     private let exited = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let finished = Atomic<Bool>(false)
+    private let afterExit = DispatchQueue(label: "http-loop-after-exit")
 
     private var listenFD: Int32
     private var connections: [Connection?] = []
@@ -92,14 +93,15 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Work that arrives after the loop ended (a handler outliving the shutdown deadline) still runs.
+    /// Work that arrives after the loop ended (a handler outliving the shutdown deadline) still runs,
+    /// one item at a time as on the loop, since connections rely on never running concurrently.
     private func runAfterExit(_ work: Work) {
         let executor = asUnownedTaskExecutor()
         switch work {
         case .job(let job):
-            DispatchQueue.global().async { job.runSynchronously(on: executor) }
+            afterExit.async { job.runSynchronously(on: executor) }
         case .closure(let body):
-            DispatchQueue.global().async { body() }
+            afterExit.async { body() }
         }
     }
 
