@@ -21,7 +21,7 @@ final class RawClient {
 
     init(port: Int, host: String = "127.0.0.1") throws {
         let family = host.contains(":") ? AF_INET6 : AF_INET
-        fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         // A safety net so a broken server fails the test instead of hanging it; not a timing assertion.
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
