@@ -17,6 +17,7 @@ idle="${IDLE:-1000}"
 ours_port=18080
 nginx_port=18081
 work="$(mktemp -d)"
+chmod 755 "$work"  # nginx workers run as an unprivileged user
 results="$root/Benchmarks/results"
 mkdir -p "$results"
 report="$results/http-$(date -u +%Y%m%dT%H%M%SZ).md"
@@ -25,7 +26,7 @@ cleanup() {
     [[ -n "${ours_pid:-}" ]] && kill "$ours_pid" 2>/dev/null || true
     [[ -f "$work/nginx.pid" ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
     sleep 0.2
-    rm -rf "$work"
+    [[ -z "${KEEP_WORK:-}" ]] && rm -rf "$work" || echo "kept $work" >&2
 }
 trap cleanup EXIT
 
@@ -86,6 +87,36 @@ measure() {
     echo "$rps $p99"
 }
 
+# Resident memory per idle keep-alive connection, measured first on fresh processes:
+# open IDLE connections, one request each, then hold them; RSS growth divided by IDLE.
+idle_memory() {
+    local port="$1" pid="$2"
+    python3 - "$port" "$pid" "$idle" <<'PY'
+import socket, sys, time
+port, pid, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+def rss():
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+before = rss()
+held = []
+for _ in range(count):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /json HTTP/1.1\r\nHost: bench\r\n\r\n")
+    got = b""
+    while b"\r\n\r\n" not in got or len(got.split(b"\r\n\r\n", 1)[1]) < 1024:
+        got += s.recv(65536)
+    held.append(s)
+time.sleep(1)
+after = rss()
+print(f"{(after - before) * 1024 / count / 1024:.1f}")
+PY
+}
+ours_idle="$(idle_memory "$ours_port" "$ours_pid")"
+nginx_idle="$(idle_memory "$nginx_port" "$nginx_worker")"
+{
+echo "Memory per idle keep-alive connection ($idle connections, RSS growth): ours $ours_idle KiB, nginx $nginx_idle KiB."
+} >"$work/idle.txt"
 {
 echo "## HTTP benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
@@ -115,34 +146,5 @@ for conns in $connections; do
     done
 done
 
-# Resident memory per idle keep-alive connection: open IDLE connections, one request each, then hold them.
-idle_memory() {
-    local port="$1" pid="$2"
-    python3 - "$port" "$pid" "$idle" <<'PY'
-import socket, sys, time
-port, pid, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-def rss():
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-before = rss()
-held = []
-for _ in range(count):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.sendall(b"GET /json HTTP/1.1\r\nHost: bench\r\n\r\n")
-    got = b""
-    while b"\r\n\r\n" not in got or len(got.split(b"\r\n\r\n", 1)[1]) < 1024:
-        got += s.recv(65536)
-    held.append(s)
-time.sleep(1)
-after = rss()
-print(f"{(after - before) * 1024 / count / 1024:.1f}")
-PY
-}
-ours_idle="$(idle_memory "$ours_port" "$ours_pid")"
-nginx_idle="$(idle_memory "$nginx_port" "$nginx_worker")"
-{
-echo
-echo "Memory per idle keep-alive connection ($idle connections, RSS growth): ours $ours_idle KiB, nginx $nginx_idle KiB."
-} | tee -a "$report"
+{ echo; cat "$work/idle.txt"; } | tee -a "$report"
 echo "report: $report" >&2

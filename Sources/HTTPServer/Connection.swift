@@ -191,9 +191,22 @@ final class Connection: @unchecked Sendable {
             start: loop.now, keepAlive: head.keepAlive && !loop.draining
         )
         let server = loop.server
-        Task(executorPreference: loop) {
-            let (response, pattern) = await server.respond(to: request)
-            await self.send(response, pattern: pattern)
+        let loop = loop
+        // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
+        if server.handlersOnEventLoop {
+            // A handler that never suspends answers without a single thread hop.
+            Task(executorPreference: loop) {
+                let (response, pattern) = await server.respond(to: request)
+                await self.send(response, pattern: pattern)
+            }
+        } else {
+            // Explicit, because a task started from a loop-preferring task would inherit the loop.
+            Task(executorPreference: globalConcurrentExecutor) {
+                let (response, pattern) = await server.respond(to: request)
+                Task(executorPreference: loop) {
+                    await self.send(response, pattern: pattern)
+                }
+            }
         }
     }
 
@@ -405,7 +418,7 @@ final class Connection: @unchecked Sendable {
             }
             if count > 0 {
                 outputSent += count
-                if state == .writing { deadline = loop.now + loop.server.writeTimeout }
+                if state == .writing || drainWaiter != nil { deadline = loop.now + loop.server.writeTimeout }
             } else if count < 0, errno == EINTR {
                 continue
             } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
@@ -426,6 +439,7 @@ final class Connection: @unchecked Sendable {
     private func flushed() {
         if let waiter = drainWaiter {
             drainWaiter = nil
+            deadline = 0
             waiter.resume()
         }
         guard state == .writing else { return }
@@ -448,6 +462,7 @@ final class Connection: @unchecked Sendable {
         guard outputSent < output.count else { return }
         try await withCheckedThrowingContinuation { continuation in
             drainWaiter = continuation
+            deadline = loop.now + loop.server.writeTimeout
         }
     }
 
@@ -462,6 +477,9 @@ final class Connection: @unchecked Sendable {
             loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
             writeFinal(status: 408, detail: "The request was not received in time.")
         case .fresh, .idle, .writing, .lingering:
+            close()
+        case .processing where drainWaiter != nil:
+            // A streaming response whose client stopped reading.
             close()
         case .processing, .closed:
             deadline = 0

@@ -35,6 +35,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDBase: UInt64
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
+    private var acceptPaused = false
 
     static let sweepInterval: UInt64 = 100_000_000
 
@@ -146,6 +147,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 nextSweep = now + Self.sweepInterval
                 updateDate()
                 sweep()
+                if acceptPaused, listenFD >= 0 {
+                    acceptPaused = false
+                    register(listenFD, events: EPOLLIN.rawValue)
+                }
             }
         }
         for case let connection? in connections {
@@ -193,7 +198,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // Out of descriptors: the listener stays readable, so pause it instead of spinning.
+                    server.logger.warning("accept paused: out of descriptors", metadata: ["errno": "\(errno)"])
+                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    acceptPaused = true
+                } else if errno != EAGAIN && errno != EWOULDBLOCK {
                     server.logger.warning("accept failed", metadata: ["errno": "\(errno)"])
                 }
                 return

@@ -56,11 +56,11 @@ import Testing
         while gate.entered == 0 { try await Task.sleep(for: .milliseconds(5)) }
 
         let stopping = Task { await server.shutdown() }
-        #expect(idle.isClosedByServer())
+        #expect(try await blocking { idle.isClosedByServer() })
         // Each loop closes its own listener; wait until none accepts any more.
         while (try? RawClient(port: port)) != nil {}
         gate.open()
-        let reply = try busy.readReply()
+        let reply = try await blocking { try busy.readReply() }
         #expect(reply.text == "done")
         #expect(reply.headers["Connection"] == "close")
         await stopping.value
@@ -124,6 +124,41 @@ import Testing
             let reply = try client.readReply()
             #expect(reply.body.count == total)
             #expect(written.load(ordering: .relaxed) == total)
+        }
+    }
+
+    @Test func dropsAStreamWhoseClientStopsReading() async throws {
+        let failed = Atomic<Bool>(false)
+        var router = Router()
+        router.on(.get, "/endless") { _ in
+            Response(body: .stream { writer in
+                let piece = [UInt8](repeating: 1, count: 64 * 1024)
+                do {
+                    while true { try await writer.write(piece) }
+                } catch {
+                    failed.store(true, ordering: .relaxed)
+                    throw error
+                }
+            })
+        }
+        try await withServer(router, configure: { $0.writeTimeout = .milliseconds(300) }) { port, server in
+            let client = try RawClient(port: port)
+            try client.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
+            while !failed.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+            while server.connectionCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    @Test func runsHandlersOffTheLoopWhenAsked() async throws {
+        try await withServer(testRouter(), configure: { $0.handlersOnEventLoop = false }) { port, _ in
+            let client = try RawClient(port: port)
+            var batch = ""
+            for index in 0..<20 {
+                batch += "GET /items/\(index) HTTP/1.1\r\nHost: x\r\n\r\n"
+            }
+            try client.send(batch + "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            let texts = try await blocking { try (0..<21).map { _ in try client.readReply().text } }
+            #expect(texts == (0..<20).map { #"{"id":"\#($0)","q":""}"# } + ["part0;part1;part2;part3;part4;"])
         }
     }
 

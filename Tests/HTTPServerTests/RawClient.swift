@@ -1,9 +1,10 @@
+import Foundation
 import Glibc
 import HTTPServer
 import Logging
 
 /// A blocking test client on a raw socket, so tests can send exactly the bytes they mean.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
     struct Reply {
         var status: Int
         var statusLine: String
@@ -150,6 +151,15 @@ final class RawClient {
     func exchange(_ request: String) throws -> Reply {
         try send(request)
         return try readReply(head: request.hasPrefix("HEAD "))
+    }
+}
+
+/// Runs blocking client calls on a thread of their own, for tests where the server itself needs
+/// Swift's cooperative pool (handlers off the loop, shutdown) while the test waits on a socket.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
     }
 }
 
