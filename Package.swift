@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/http-bench-server"
         ),

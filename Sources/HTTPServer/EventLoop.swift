@@ -61,7 +61,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Starts the loop's thread.
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "http-loop"
         thread.start()
     }
 
@@ -121,6 +120,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        _ = cepoll_name_thread("http-loop")
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         now = Self.monotonicNow()
         updateDate()
