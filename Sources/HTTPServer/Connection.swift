@@ -347,7 +347,10 @@ final class Connection: @unchecked Sendable {
 
     /// Answers a refused request with its problem and closes the connection.
     private func refuse(_ error: ParseError) {
-        loop.server.logger.debug("request refused", metadata: ["status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)"])
+        // Refusals get an access line too (as nginx logs its 400s), with the reason instead of a route.
+        loop.server.logger.info("request refused", metadata: [
+            "status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)",
+        ])
         writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
     }
 
