@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import Logging
+import ServiceLifecycle
 
 // The server the load benchmark measures: GET /json answers a fixed 1 KiB JSON body, POST /echo echoes its body.
 // Usage: http-bench-server PORT [EVENT_LOOPS]
@@ -33,4 +34,5 @@ var logger = Logger(label: "bench.http")
 // The access log is at info; the benchmark measures the server, not the terminal.
 logger.logLevel = .warning
 let server = HTTPServer(configuration: configuration, responder: router, logger: logger)
-try await server.run()
+let group = ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+try await group.run()

@@ -191,9 +191,22 @@ final class Connection: @unchecked Sendable {
             start: loop.now, keepAlive: head.keepAlive && !loop.draining
         )
         let server = loop.server
-        Task(executorPreference: loop) {
-            let (response, pattern) = await server.respond(to: request)
-            await self.send(response, pattern: pattern)
+        let loop = loop
+        // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
+        if server.handlersOnEventLoop {
+            // A handler that never suspends answers without a single thread hop.
+            Task(executorPreference: loop) {
+                let (response, pattern) = await server.respond(to: request)
+                await self.send(response, pattern: pattern)
+            }
+        } else {
+            // Explicit, because a task started from a loop-preferring task would inherit the loop.
+            Task(executorPreference: globalConcurrentExecutor) {
+                let (response, pattern) = await server.respond(to: request)
+                Task(executorPreference: loop) {
+                    await self.send(response, pattern: pattern)
+                }
+            }
         }
     }
 
@@ -217,6 +230,7 @@ final class Connection: @unchecked Sendable {
             await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
         }
         guard state == .processing, var exchange else { return }
+        if loop.draining { exchange.keepAlive = false }
         let isHead = exchange.method == .head
         let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
         var chunked = false
@@ -333,7 +347,10 @@ final class Connection: @unchecked Sendable {
 
     /// Answers a refused request with its problem and closes the connection.
     private func refuse(_ error: ParseError) {
-        loop.server.logger.debug("request refused", metadata: ["status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)"])
+        // Refusals get an access line too (as nginx logs its 400s), with the reason instead of a route.
+        loop.server.logger.info("request refused", metadata: [
+            "status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)",
+        ])
         writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
     }
 
@@ -404,7 +421,7 @@ final class Connection: @unchecked Sendable {
             }
             if count > 0 {
                 outputSent += count
-                if state == .writing { deadline = loop.now + loop.server.writeTimeout }
+                if state == .writing || drainWaiter != nil { deadline = loop.now + loop.server.writeTimeout }
             } else if count < 0, errno == EINTR {
                 continue
             } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
@@ -425,6 +442,7 @@ final class Connection: @unchecked Sendable {
     private func flushed() {
         if let waiter = drainWaiter {
             drainWaiter = nil
+            deadline = 0
             waiter.resume()
         }
         guard state == .writing else { return }
@@ -447,6 +465,7 @@ final class Connection: @unchecked Sendable {
         guard outputSent < output.count else { return }
         try await withCheckedThrowingContinuation { continuation in
             drainWaiter = continuation
+            deadline = loop.now + loop.server.writeTimeout
         }
     }
 
@@ -461,6 +480,9 @@ final class Connection: @unchecked Sendable {
             loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
             writeFinal(status: 408, detail: "The request was not received in time.")
         case .fresh, .idle, .writing, .lingering:
+            close()
+        case .processing where drainWaiter != nil:
+            // A streaming response whose client stopped reading.
             close()
         case .processing, .closed:
             deadline = 0

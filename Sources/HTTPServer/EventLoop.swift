@@ -20,6 +20,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let threadID = Atomic<UInt>(0)
     private let exited = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let finished = Atomic<Bool>(false)
+    private let afterExit = DispatchQueue(label: "http-loop-after-exit")
 
     private var listenFD: Int32
     private var connections: [Connection?] = []
@@ -34,6 +35,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDBase: UInt64
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
+    private var acceptPaused = false
 
     static let sweepInterval: UInt64 = 100_000_000
 
@@ -59,7 +61,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Starts the loop's thread.
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "http-loop"
         thread.start()
     }
 
@@ -92,14 +93,15 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Work that arrives after the loop ended (a handler outliving the shutdown deadline) still runs.
+    /// Work that arrives after the loop ended (a handler outliving the shutdown deadline) still runs,
+    /// one item at a time as on the loop, since connections rely on never running concurrently.
     private func runAfterExit(_ work: Work) {
         let executor = asUnownedTaskExecutor()
         switch work {
         case .job(let job):
-            DispatchQueue.global().async { job.runSynchronously(on: executor) }
+            afterExit.async { job.runSynchronously(on: executor) }
         case .closure(let body):
-            DispatchQueue.global().async { body() }
+            afterExit.async { body() }
         }
     }
 
@@ -118,6 +120,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        _ = cepoll_name_thread("http-loop")
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         now = Self.monotonicNow()
         updateDate()
@@ -144,6 +147,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 nextSweep = now + Self.sweepInterval
                 updateDate()
                 sweep()
+                if acceptPaused, listenFD >= 0 {
+                    acceptPaused = false
+                    register(listenFD, events: EPOLLIN.rawValue)
+                }
             }
         }
         for case let connection? in connections {
@@ -191,7 +198,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // Out of descriptors: the listener stays readable, so pause it instead of spinning.
+                    server.logger.warning("accept paused: out of descriptors", metadata: ["errno": "\(errno)"])
+                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    acceptPaused = true
+                } else if errno != EAGAIN && errno != EWOULDBLOCK {
                     server.logger.warning("accept failed", metadata: ["errno": "\(errno)"])
                 }
                 return

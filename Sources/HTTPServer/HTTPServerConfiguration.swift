@@ -26,6 +26,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownDeadline: Duration = .seconds(10)
     /// Event loop threads; 0 means one per CPU core.
     public var eventLoops = 0
+    /// Whether handlers start on the event loop that read their request (fastest: no thread hop until the
+    /// handler's first suspension). Set false when handlers do blocking work (synchronous file or database
+    /// calls, heavy CPU) so they run on Swift's global executor and cannot stall other connections.
+    public var handlersOnEventLoop = true
     /// The listen(2) backlog.
     public var backlog: Int32 = 1024
 

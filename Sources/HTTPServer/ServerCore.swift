@@ -11,6 +11,7 @@ final class ServerCore: Sendable {
     let bodyTimeout: UInt64
     let idleTimeout: UInt64
     let writeTimeout: UInt64
+    let handlersOnEventLoop: Bool
     private let openConnections = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
@@ -22,6 +23,7 @@ final class ServerCore: Sendable {
         bodyTimeout = configuration.bodyTimeout.nanoseconds
         idleTimeout = configuration.idleTimeout.nanoseconds
         writeTimeout = configuration.writeTimeout.nanoseconds
+        handlersOnEventLoop = configuration.handlersOnEventLoop
     }
 
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }

@@ -1,3 +1,4 @@
+import CEpoll
 import Glibc
 
 /// Listening sockets and address formatting.

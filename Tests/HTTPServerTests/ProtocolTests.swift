@@ -78,15 +78,31 @@ import Testing
         }
     }
 
+    /// Runs a tool and returns its standard output. posix_spawn rather than Foundation's Process,
+    /// which crashes intermittently on Linux while many descriptors are open (as in the 1,000-connection test).
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw RawClient.Failure(description: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        close(pipeFDs[1])
+        defer { close(pipeFDs[0]) }
+        guard status == 0 else { throw RawClient.Failure(description: "spawn failed: \(status)") }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
+            if count > 0 { output += chunk[0..<count] } else if count == 0 || errno != EINTR { break }
+        }
+        var exit: Int32 = 0
+        waitpid(pid, &exit, 0)
+        return String(decoding: output, as: UTF8.self)
     }
 }

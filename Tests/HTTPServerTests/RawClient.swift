@@ -1,9 +1,10 @@
+import Foundation
 import Glibc
 import HTTPServer
 import Logging
 
 /// A blocking test client on a raw socket, so tests can send exactly the bytes they mean.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
     struct Reply {
         var status: Int
         var statusLine: String
@@ -21,7 +22,7 @@ final class RawClient {
 
     init(port: Int, host: String = "127.0.0.1") throws {
         let family = host.contains(":") ? AF_INET6 : AF_INET
-        fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         // A safety net so a broken server fails the test instead of hanging it; not a timing assertion.
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
@@ -150,6 +151,15 @@ final class RawClient {
     func exchange(_ request: String) throws -> Reply {
         try send(request)
         return try readReply(head: request.hasPrefix("HEAD "))
+    }
+}
+
+/// Runs blocking client calls on a thread of their own, for tests where the server itself needs
+/// Swift's cooperative pool (handlers off the loop, shutdown) while the test waits on a socket.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
     }
 }
 
