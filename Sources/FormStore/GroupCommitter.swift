@@ -36,14 +36,19 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     private let maxGroupSize: Int
     private let write: Write
     private let logger: Logger
-    private let commitTimer = Metrics.Timer(label: "formhouse_store_commit_seconds")
-    private let groupSize = Recorder(label: "formhouse_store_group_size")
-    private let failedGroups = Counter(label: "formhouse_store_failed_groups_total")
+    private let commitTimer: Metrics.Timer
+    private let groupSize: Recorder
+    private let failedGroups: Counter
 
-    init(maxGroupSize: Int, logger: Logger, write: @escaping Write) {
+    /// Metrics are named `formhouse_store_<metricPrefix>commit_seconds`, `…group_size` and
+    /// `…failed_groups_total`.
+    init(maxGroupSize: Int, metricPrefix: String = "", logger: Logger, write: @escaping Write) {
         self.maxGroupSize = max(1, maxGroupSize)
         self.logger = logger
         self.write = write
+        commitTimer = Metrics.Timer(label: "formhouse_store_\(metricPrefix)commit_seconds")
+        groupSize = Recorder(label: "formhouse_store_\(metricPrefix)group_size")
+        failedGroups = Counter(label: "formhouse_store_\(metricPrefix)failed_groups_total")
     }
 
     /// Queues `item` and returns its outcome once its group is committed.

@@ -18,6 +18,7 @@ public final class SQLiteFormStore: FormStore {
     let configuration: SQLiteStoreConfiguration
     let logger = Logger(label: "formhouse.store")
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
+    let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
@@ -54,11 +55,17 @@ public final class SQLiteFormStore: FormStore {
             if deliveriesCreated > 0 { observer.notify() }
             return results
         }
+        attemptCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
+        ) { group in
+            try await pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+        }
     }
 
     /// Fails queued submissions, lets a group being written finish, and closes every connection.
     public func close() {
         submissionCommitter.close()
+        attemptCommitter.close()
         do {
             try pool.close()
         } catch {
