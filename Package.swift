@@ -26,9 +26,16 @@ let package = Package(
             name: "FormStoreTests",
             dependencies: [
                 "FormStore",
+                "StoreCrashWriter",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
+        ),
+        .executableTarget(
+            name: "StoreCrashWriter",
+            dependencies: ["FormStore"],
+            path: "Tests/StoreCrashWriter"
         ),
         .executableTarget(
             name: "StoreBenchmark",
