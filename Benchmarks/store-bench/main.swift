@@ -89,7 +89,7 @@ func measure(writers: Int, inserts: Int, maxGroupSize: Int, in parent: URL) asyn
 func describe(_ name: String, _ run: Run) {
     let sizes = run.statistics.recentGroupSizes.sorted()
     let percentile = { (p: Double) in sizes.isEmpty ? 0 : sizes[min(sizes.count - 1, Int(Double(sizes.count) * p))] }
-    let mean = Double(run.statistics.submissions) / Double(max(run.statistics.groups, 1))
+    let mean = Double(run.statistics.items) / Double(max(run.statistics.groups, 1))
     print(String(format: "%@: %d inserts in %.2f s = %.0f inserts/s; %d transactions, group size mean %.1f, p50 %d, p95 %d, max %d",
                  name, run.inserts, run.seconds, run.rate, run.statistics.groups, mean,
                  percentile(0.5), percentile(0.95), run.statistics.largestGroup))

@@ -229,7 +229,7 @@ import Testing
             gate.open()
             for task in tasks { try await task.value }
             #expect(store.attemptCommitter.statistics.largestGroup > 1)
-            #expect(store.attemptCommitter.statistics.submissions == 31)
+            #expect(store.attemptCommitter.statistics.items == 31)
             let succeeded = try await store.deliveries(status: ["succeeded"], formID: nil, limit: 100, cursor: nil)
             #expect(succeeded.items.count == 31)
             await #expect(throws: StoreError.notFound("delivery msg_unknown")) {

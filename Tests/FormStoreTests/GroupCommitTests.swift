@@ -6,18 +6,12 @@ import Testing
 
 @testable import FormStore
 
-/// Bootstrapped once per process; stores created afterwards report to it.
-let testMetrics: TestMetrics = {
-    let metrics = TestMetrics()
-    MetricsSystem.bootstrap(metrics)
-    return metrics
-}()
-
 @Suite struct GroupCommitTests {
     @Test func fiveHundredConcurrentInsertsAreAllDurable() async throws {
-        let metrics = testMetrics
+        // A task-local factory, not a global bootstrap, which other test targets may own.
+        let metrics = TestMetrics()
         let directory = TemporaryDirectory()
-        let store = try SQLiteFormStore(directory: directory.url)
+        let store = try withMetricsFactory(metrics) { try SQLiteFormStore(directory: directory.url) }
         try await makeForm(store)
 
         let outcomes = try await withThrowingTaskGroup(of: InsertOutcome.self) { group in
@@ -29,7 +23,7 @@ let testMetrics: TestMetrics = {
         #expect(outcomes.count == 500)
         #expect(outcomes.allSatisfy { if case .inserted = $0 { true } else { false } })
         let statistics = store.commitStatistics
-        #expect(statistics.submissions == 500)
+        #expect(statistics.items == 500)
         #expect(statistics.failedGroups == 0)
         #expect(statistics.largestGroup > 1, "concurrent submissions should share transactions")
         #expect(statistics.groups < 500)
@@ -42,6 +36,7 @@ let testMetrics: TestMetrics = {
         #expect(Set(ids) == Set((0..<500).map { "sub_\($0)" }))
 
         let sizes = try metrics.expectRecorder("formhouse_store_group_size").values
+        #expect(sizes.reduce(0, +) == 500)
         #expect(sizes.contains { $0 > 1 })
         #expect(try metrics.expectTimer("formhouse_store_commit_seconds").values.isEmpty == false)
     }
