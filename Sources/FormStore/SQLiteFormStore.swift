@@ -47,7 +47,11 @@ public final class SQLiteFormStore: FormStore {
         let beforeCommit = configuration.beforeGroupCommit
         let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
-        submissionCommitter = GroupCommitter(maxGroupSize: configuration.maxGroupSize, logger: logger) { group in
+        submissionCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
+            weight: { $0.rawBody.count + $0.values.utf8.count + $0.response.utf8.count + $0.webhookPayload.count },
+            logger: logger
+        ) { group in
             let (results, deliveriesCreated) = try await pool.writeWithoutTransaction { db in
                 try SubmissionWriter.write(
                     group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)

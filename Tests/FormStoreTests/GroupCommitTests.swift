@@ -58,6 +58,28 @@ import Testing
         }
     }
 
+    @Test func groupsAreCappedByBytesAsWellAsCount() async throws {
+        var configuration = SQLiteStoreConfiguration()
+        configuration.maxGroupBytes = 35_000
+        try await withStore(configuration) { store, _ in
+            try await makeForm(store)
+            let body = [UInt8](repeating: 0x61, count: 10_000)
+            let gate = WriterGate(store)
+            let lead = Task { try await store.insertSubmission(newSubmission(id: "lead", rawBody: body)) }
+            try await eventually { store.submissionCommitter.takenCount == 1 }
+            let tasks = (0..<9).map { index in
+                Task { try await store.insertSubmission(newSubmission(id: "big-\(index)", rawBody: body)) }
+            }
+            try await eventually { store.submissionCommitter.queuedCount == 9 }
+            gate.open()
+            _ = try await lead.value
+            for task in tasks { _ = try await task.value }
+            _ = try await store.insertSubmission(newSubmission(id: "huge", rawBody: [UInt8](repeating: 0, count: 100_000)))
+            #expect(store.commitStatistics.recentGroupSizes == [1, 3, 3, 3, 1])
+            #expect(try await store.submission(id: "huge")?.rawBody.count == 100_000)
+        }
+    }
+
     @Test func aDuplicateKeyInTheMiddleOfAGroupFailsOnlyItself() async throws {
         try await withStore { store, _ in
             try await makeForm(store)
