@@ -4,7 +4,7 @@
 // The disk is shared with other work, so its fsync latency drifts: the phases alternate for a few
 // rounds and the ratio of the medians is reported.
 //
-//     swift run -c release StoreBenchmark [--writers 64] [--inserts 20000] [--serial 1000] [--rounds 3] [--directory PATH]
+//     swift run -c release StoreBenchmark [--writers 64] [--inserts 20000] [--serial 1000] [--rounds 3] [--synchronous full] [--directory PATH]
 import FormStore
 import Foundation
 
@@ -13,6 +13,8 @@ struct Options {
     var inserts = 20_000
     var serialInserts = 1_000
     var rounds = 3
+    /// NORMAL (no fsync per commit) shows the CPU-bound ceiling; the comparison is made with FULL.
+    var synchronous = SQLiteStoreConfiguration.Synchronous.full
     var directory = FileManager.default.temporaryDirectory
 
     init(arguments: [String]) {
@@ -24,6 +26,9 @@ struct Options {
             case "--inserts": inserts = Self.count(value)
             case "--serial": serialInserts = Self.count(value)
             case "--rounds": rounds = Self.count(value)
+            case "--synchronous":
+                guard let mode = SQLiteStoreConfiguration.Synchronous(rawValue: value.uppercased()) else { Self.usage() }
+                synchronous = mode
             case "--directory": directory = URL(fileURLWithPath: value)
             default: Self.usage()
             }
@@ -36,7 +41,7 @@ struct Options {
     }
 
     static func usage() -> Never {
-        print("usage: StoreBenchmark [--writers N] [--inserts N] [--serial N] [--rounds N] [--directory PATH]")
+        print("usage: StoreBenchmark [--writers N] [--inserts N] [--serial N] [--rounds N] [--synchronous full|normal] [--directory PATH]")
         exit(2)
     }
 }
@@ -61,11 +66,12 @@ func submission(_ index: Int) -> NewSubmission {
 }
 
 /// Opens a fresh store, inserts `inserts` submissions from `writers` concurrent tasks, closes it.
-func measure(writers: Int, inserts: Int, maxGroupSize: Int, in parent: URL) async throws -> Run {
+func measure(writers: Int, inserts: Int, maxGroupSize: Int, options: Options) async throws -> Run {
+    let parent = options.directory
     let directory = parent.appendingPathComponent("store-bench-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try SQLiteFormStore(
-        directory: directory, configuration: SQLiteStoreConfiguration(synchronous: .full, maxGroupSize: maxGroupSize))
+        directory: directory, configuration: SQLiteStoreConfiguration(synchronous: options.synchronous, maxGroupSize: maxGroupSize))
     defer { store.close() }
     _ = try await store.saveFormVersion(formID: "bench", definition: "{}", title: "Bench", contentHash: "h")
     let perWriter = inserts / writers
@@ -101,18 +107,18 @@ func median(_ values: [Double]) -> Double {
 }
 
 let options = Options(arguments: CommandLine.arguments)
-print("store-bench: synchronous=FULL, WAL, data in \(options.directory.path), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("store-bench: synchronous=\(options.synchronous.rawValue), WAL, data in \(options.directory.path), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 var serialRates: [Double] = []
 var ungroupedRates: [Double] = []
 var groupedRates: [Double] = []
 for round in 1...options.rounds {
     print("round \(round)")
-    let serial = try await measure(writers: 1, inserts: options.serialInserts, maxGroupSize: 1, in: options.directory)
+    let serial = try await measure(writers: 1, inserts: options.serialInserts, maxGroupSize: 1, options: options)
     describe("  baseline, one fsync'd transaction per insert (1 writer)", serial)
     let ungrouped = try await measure(
-        writers: options.writers, inserts: options.serialInserts, maxGroupSize: 1, in: options.directory)
+        writers: options.writers, inserts: options.serialInserts, maxGroupSize: 1, options: options)
     describe("  no grouping, \(options.writers) writers, group size capped at 1", ungrouped)
-    let grouped = try await measure(writers: options.writers, inserts: options.inserts, maxGroupSize: 256, in: options.directory)
+    let grouped = try await measure(writers: options.writers, inserts: options.inserts, maxGroupSize: 256, options: options)
     describe("  group commit, \(options.writers) writers", grouped)
     serialRates.append(serial.rate)
     ungroupedRates.append(ungrouped.rate)
