@@ -6,8 +6,8 @@ import Synchronization
 /// Commits concurrent writes in groups: one transaction, and so one fsync, for many callers.
 ///
 /// Callers queue their item and suspend. A single drain task takes whatever is queued (up to
-/// `maxGroupSize` items and `maxGroupBytes`), hands the batch to `write`, which runs one transaction, and resumes every caller
-/// with its own result. While a group is being committed the next callers queue up, so groups grow
+/// `maxGroupSize` items and `maxGroupBytes`), hands the batch to `write`, which runs one
+/// transaction, and resumes every caller with its own result. While a group is being committed the next callers queue up, so groups grow
 /// by themselves under load and no artificial delay is needed. When `write` throws, the whole group
 /// failed: every caller of that group gets ``StoreError/unavailable(_:)``.
 final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
@@ -42,10 +42,9 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     private let groupSize: Recorder
     private let failedGroups: Counter
 
-    /// Metrics are named `formhouse_store_<metricPrefix>commit_seconds`, `…group_size` and
-    /// `…failed_groups_total`.
     /// A group holds at most `maxGroupSize` items and, unless its first item alone is larger,
-    /// `maxGroupBytes` as measured by `weight`.
+    /// `maxGroupBytes` as measured by `weight`. Metrics are named
+    /// `formhouse_store_<metricPrefix>commit_seconds`, `…group_size` and `…failed_groups_total`.
     init(
         maxGroupSize: Int, maxGroupBytes: Int = .max, weight: @escaping @Sendable (Item) -> Int = { _ in 0 },
         metricPrefix: String = "", logger: Logger, write: @escaping Write
