@@ -4,8 +4,8 @@ public struct CommitStatistics: Sendable, Equatable {
     public var groups = 0
     /// Groups whose transaction failed; each of their waiters got ``StoreError/unavailable(_:)``.
     public var failedGroups = 0
-    /// Submissions in all groups.
-    public var submissions = 0
+    /// Items (submissions, or delivery attempts) in all groups.
+    public var items = 0
     public var largestGroup = 0
     /// The sizes of the most recent groups (up to ``recentLimit``), oldest first.
     public var recentGroupSizes: [Int] = []
@@ -16,7 +16,7 @@ public struct CommitStatistics: Sendable, Equatable {
 
     mutating func record(groupSize: Int, failed: Bool) {
         groups += 1
-        submissions += groupSize
+        items += groupSize
         if failed { failedGroups += 1 }
         largestGroup = max(largestGroup, groupSize)
         if recentGroupSizes.count == Self.recentLimit {

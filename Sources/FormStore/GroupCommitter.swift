@@ -6,8 +6,8 @@ import Synchronization
 /// Commits concurrent writes in groups: one transaction, and so one fsync, for many callers.
 ///
 /// Callers queue their item and suspend. A single drain task takes whatever is queued (up to
-/// `maxGroupSize`), hands the batch to `write`, which runs one transaction, and resumes every caller
-/// with its own result. While a group is being committed the next callers queue up, so groups grow
+/// `maxGroupSize` items and `maxGroupBytes`), hands the batch to `write`, which runs one
+/// transaction, and resumes every caller with its own result. While a group is being committed the next callers queue up, so groups grow
 /// by themselves under load and no artificial delay is needed. When `write` throws, the whole group
 /// failed: every caller of that group gets ``StoreError/unavailable(_:)``.
 final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
@@ -34,16 +34,29 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let maxGroupSize: Int
+    private let maxGroupBytes: Int
+    private let weight: @Sendable (Item) -> Int
     private let write: Write
     private let logger: Logger
-    private let commitTimer = Metrics.Timer(label: "formhouse_store_commit_seconds")
-    private let groupSize = Recorder(label: "formhouse_store_group_size")
-    private let failedGroups = Counter(label: "formhouse_store_failed_groups_total")
+    private let commitTimer: Metrics.Timer
+    private let groupSize: Recorder
+    private let failedGroups: Counter
 
-    init(maxGroupSize: Int, logger: Logger, write: @escaping Write) {
+    /// A group holds at most `maxGroupSize` items and, unless its first item alone is larger,
+    /// `maxGroupBytes` as measured by `weight`. Metrics are named
+    /// `formhouse_store_<metricPrefix>commit_seconds`, `…group_size` and `…failed_groups_total`.
+    init(
+        maxGroupSize: Int, maxGroupBytes: Int = .max, weight: @escaping @Sendable (Item) -> Int = { _ in 0 },
+        metricPrefix: String = "", logger: Logger, write: @escaping Write
+    ) {
         self.maxGroupSize = max(1, maxGroupSize)
+        self.maxGroupBytes = maxGroupBytes
+        self.weight = weight
         self.logger = logger
         self.write = write
+        commitTimer = Metrics.Timer(label: "formhouse_store_\(metricPrefix)commit_seconds")
+        groupSize = Recorder(label: "formhouse_store_\(metricPrefix)group_size")
+        failedGroups = Counter(label: "formhouse_store_\(metricPrefix)failed_groups_total")
     }
 
     /// Queues `item` and returns its outcome once its group is committed.
@@ -129,13 +142,21 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
                 state.draining = false
                 return nil
             }
-            state.taken += min(state.queue.count, maxGroupSize)
-            if state.queue.count <= maxGroupSize {
+            var count = 0
+            var bytes = 0
+            for waiter in state.queue {
+                let itemBytes = weight(waiter.item)
+                if count == maxGroupSize || (count > 0 && bytes + itemBytes > maxGroupBytes) { break }
+                count += 1
+                bytes += itemBytes
+            }
+            state.taken += count
+            if count == state.queue.count {
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return state.queue
             }
-            let group = Array(state.queue.prefix(maxGroupSize))
-            state.queue.removeFirst(maxGroupSize)
+            let group = Array(state.queue.prefix(count))
+            state.queue.removeFirst(count)
             return group
         }
     }

@@ -110,52 +110,11 @@ extension SQLiteFormStore {
         }
     }
 
+    /// Concurrent calls are committed in groups, like submissions, so a busy worker does not pay one
+    /// fsync per attempt.
     public func recordAttempt(deliveryID: String, owner: String, attempt: AttemptRecord, outcome: DeliveryOutcome) async throws {
-        let leaseLost = try await write { db -> String? in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT lease_owner FROM deliveries WHERE id = ?", arguments: [deliveryID])
-            else { throw StoreError.notFound("delivery \(deliveryID)") }
-            let now = Date().storedMilliseconds
-            try db.cachedStatement(sql: """
-                INSERT INTO delivery_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    deliveryID, attempt.attemptedAt.storedMilliseconds, attempt.statusCode,
-                    attempt.durationMilliseconds, attempt.error, attempt.responseExcerpt,
-                ])
-            // A lease released by releaseLeases or an admin action is not another owner's: apply.
-            if let holder = row["lease_owner"] as String?, holder != owner {
-                try db.execute(sql: """
-                    UPDATE deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?
-                    """, arguments: [now, deliveryID])
-                return holder
-            }
-            let status: DeliveryStatus
-            let nextAttempt: Int64?
-            switch outcome {
-            case .succeeded:
-                status = .succeeded
-                nextAttempt = nil
-            case .retry(let at):
-                status = .failed
-                nextAttempt = at.storedMilliseconds
-            case .dead:
-                status = .dead
-                nextAttempt = nil
-            }
-            try db.cachedStatement(sql: """
-                UPDATE deliveries
-                SET status = ?, attempts = attempts + 1, next_attempt_at = COALESCE(?, next_attempt_at),
-                    lease_owner = NULL, lease_expires_at = NULL, updated_at = ?, last_status_code = ?, last_error = ?
-                WHERE id = ?
-                """).execute(arguments: [
-                    status.rawValue, nextAttempt, now, attempt.statusCode, attempt.error, deliveryID,
-                ])
-            return nil
-        }
-        if let leaseLost {
-            throw StoreError.leaseLost("delivery \(deliveryID) is leased to \(leaseLost)")
-        }
+        try await attemptCommitter.submit(
+            RecordedAttempt(deliveryID: deliveryID, owner: owner, attempt: attempt, outcome: outcome))
     }
 
     public func releaseLeases(owner: String) async throws {

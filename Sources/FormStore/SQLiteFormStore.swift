@@ -18,6 +18,7 @@ public final class SQLiteFormStore: FormStore {
     let configuration: SQLiteStoreConfiguration
     let logger = Logger(label: "formhouse.store")
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
+    let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
@@ -46,7 +47,11 @@ public final class SQLiteFormStore: FormStore {
         let beforeCommit = configuration.beforeGroupCommit
         let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
-        submissionCommitter = GroupCommitter(maxGroupSize: configuration.maxGroupSize, logger: logger) { group in
+        submissionCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
+            weight: { $0.rawBody.count + $0.values.utf8.count + $0.response.utf8.count + $0.webhookPayload.count },
+            logger: logger
+        ) { group in
             let (results, deliveriesCreated) = try await pool.writeWithoutTransaction { db in
                 try SubmissionWriter.write(
                     group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
@@ -54,11 +59,17 @@ public final class SQLiteFormStore: FormStore {
             if deliveriesCreated > 0 { observer.notify() }
             return results
         }
+        attemptCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
+        ) { group in
+            try await pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+        }
     }
 
     /// Fails queued submissions, lets a group being written finish, and closes every connection.
     public func close() {
         submissionCommitter.close()
+        attemptCommitter.close()
         do {
             try pool.close()
         } catch {

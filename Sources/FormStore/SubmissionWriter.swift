@@ -39,7 +39,7 @@ enum SubmissionWriter {
         let receivedAt = submission.receivedAt.storedMilliseconds
         do {
             var endpoints: [String] = []
-            try db.inSavepoint {
+            try inSavepoint(db) {
                 try db.cachedStatement(sql: """
                     INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
                         idempotency_key, body_hash, response, client_address)
@@ -64,7 +64,6 @@ enum SubmissionWriter {
                         ])
                     }
                 }
-                return .commit
             }
             var record = SubmissionRecord(submission)
             record.receivedAt = Date(storedMilliseconds: receivedAt)
@@ -85,6 +84,20 @@ enum SubmissionWriter {
                 return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))
             }
             return .failure(.conflict("submission \(submission.id) clashes with a stored row: \(error.message ?? "")"))
+        }
+    }
+
+    /// Runs `body` in a savepoint with cached statements (GRDB's `inSavepoint` prepares its three
+    /// statements on every call, which shows in a group of hundreds).
+    private static func inSavepoint(_ db: Database, _ body: () throws -> Void) throws {
+        try db.cachedStatement(sql: "SAVEPOINT submission").execute()
+        do {
+            try body()
+            try db.cachedStatement(sql: "RELEASE submission").execute()
+        } catch {
+            try db.cachedStatement(sql: "ROLLBACK TO submission").execute()
+            try db.cachedStatement(sql: "RELEASE submission").execute()
+            throw error
         }
     }
 

@@ -212,4 +212,47 @@ import Testing
             #expect((stats.oldestPendingAge ?? 0) >= 10)
         }
     }
+
+    @Test func concurrentAttemptsAreRecordedInOneGroup() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            _ = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
+            for index in 0..<31 { _ = try await store.insertSubmission(newSubmission(id: "s\(index)")) }
+            let claimed = try await store.claimDueDeliveries(owner: "w", limit: 100, now: Date().addingTimeInterval(1), lease: 30)
+            #expect(claimed.count == 31)
+
+            let gate = WriterGate(store)
+            let tasks = claimed.map { delivery in
+                Task { try await store.recordAttempt(deliveryID: delivery.id, owner: "w", attempt: attempt(200), outcome: .succeeded) }
+            }
+            try await eventually { store.attemptCommitter.queuedCount + store.attemptCommitter.takenCount == 31 }
+            gate.open()
+            for task in tasks { try await task.value }
+            #expect(store.attemptCommitter.statistics.largestGroup > 1)
+            #expect(store.attemptCommitter.statistics.items == 31)
+            let succeeded = try await store.deliveries(status: ["succeeded"], formID: nil, limit: 100, cursor: nil)
+            #expect(succeeded.items.count == 31)
+            await #expect(throws: StoreError.notFound("delivery msg_unknown")) {
+                try await store.recordAttempt(deliveryID: "msg_unknown", owner: "w", attempt: attempt(200), outcome: .succeeded)
+            }
+        }
+    }
+
+    @Test func anAttemptFinishingAfterItsEndpointWasDisabledDoesNotReopenIt() async throws {
+        try await withStore { store, _ in
+            let (endpoint, _) = try await oneDelivery(store)
+            _ = try await store.insertSubmission(newSubmission(id: "sub_2"))
+            let claimed = try await store.claimDueDeliveries(owner: "w", limit: 5, now: Date().addingTimeInterval(1), lease: 30)
+            #expect(claimed.count == 2)
+            try await store.disableEndpoint(id: endpoint.id, reason: "410 Gone")
+
+            try await store.recordAttempt(
+                deliveryID: claimed[0].id, owner: "w", attempt: attempt(500), outcome: .retry(at: Date()))
+            try await store.recordAttempt(deliveryID: claimed[1].id, owner: "w", attempt: attempt(200), outcome: .succeeded)
+            let first = try #require(try await store.delivery(id: claimed[0].id))
+            #expect(first.status == "dead" && first.attempts.count == 1 && first.attemptCount == 1)
+            #expect(try await store.delivery(id: claimed[1].id)?.status == "succeeded")
+            #expect(try await store.deliveryStats(now: Date()).pending == 0)
+        }
+    }
 }

@@ -6,18 +6,12 @@ import Testing
 
 @testable import FormStore
 
-/// Bootstrapped once per process; stores created afterwards report to it.
-let testMetrics: TestMetrics = {
-    let metrics = TestMetrics()
-    MetricsSystem.bootstrap(metrics)
-    return metrics
-}()
-
 @Suite struct GroupCommitTests {
     @Test func fiveHundredConcurrentInsertsAreAllDurable() async throws {
-        let metrics = testMetrics
+        // A task-local factory, not a global bootstrap, which other test targets may own.
+        let metrics = TestMetrics()
         let directory = TemporaryDirectory()
-        let store = try SQLiteFormStore(directory: directory.url)
+        let store = try withMetricsFactory(metrics) { try SQLiteFormStore(directory: directory.url) }
         try await makeForm(store)
 
         let outcomes = try await withThrowingTaskGroup(of: InsertOutcome.self) { group in
@@ -29,7 +23,7 @@ let testMetrics: TestMetrics = {
         #expect(outcomes.count == 500)
         #expect(outcomes.allSatisfy { if case .inserted = $0 { true } else { false } })
         let statistics = store.commitStatistics
-        #expect(statistics.submissions == 500)
+        #expect(statistics.items == 500)
         #expect(statistics.failedGroups == 0)
         #expect(statistics.largestGroup > 1, "concurrent submissions should share transactions")
         #expect(statistics.groups < 500)
@@ -42,6 +36,7 @@ let testMetrics: TestMetrics = {
         #expect(Set(ids) == Set((0..<500).map { "sub_\($0)" }))
 
         let sizes = try metrics.expectRecorder("formhouse_store_group_size").values
+        #expect(sizes.reduce(0, +) == 500)
         #expect(sizes.contains { $0 > 1 })
         #expect(try metrics.expectTimer("formhouse_store_commit_seconds").values.isEmpty == false)
     }
@@ -60,6 +55,28 @@ let testMetrics: TestMetrics = {
             _ = try await lead.value
             for follower in followers { _ = try await follower.value }
             #expect(store.commitStatistics.recentGroupSizes == [1, 40])
+        }
+    }
+
+    @Test func groupsAreCappedByBytesAsWellAsCount() async throws {
+        var configuration = SQLiteStoreConfiguration()
+        configuration.maxGroupBytes = 35_000
+        try await withStore(configuration) { store, _ in
+            try await makeForm(store)
+            let body = [UInt8](repeating: 0x61, count: 10_000)
+            let gate = WriterGate(store)
+            let lead = Task { try await store.insertSubmission(newSubmission(id: "lead", rawBody: body)) }
+            try await eventually { store.submissionCommitter.takenCount == 1 }
+            let tasks = (0..<9).map { index in
+                Task { try await store.insertSubmission(newSubmission(id: "big-\(index)", rawBody: body)) }
+            }
+            try await eventually { store.submissionCommitter.queuedCount == 9 }
+            gate.open()
+            _ = try await lead.value
+            for task in tasks { _ = try await task.value }
+            _ = try await store.insertSubmission(newSubmission(id: "huge", rawBody: [UInt8](repeating: 0, count: 100_000)))
+            #expect(store.commitStatistics.recentGroupSizes == [1, 3, 3, 3, 1])
+            #expect(try await store.submission(id: "huge")?.rawBody.count == 100_000)
         }
     }
 
@@ -99,6 +116,29 @@ let testMetrics: TestMetrics = {
             #expect(store.commitStatistics.recentGroupSizes.suffix(2) == [1, 21])
             #expect(try await store.submission(id: "repeat") == nil)
             #expect(try await store.listForms().first?.submissionCount == 22)
+        }
+    }
+
+    @Test func concurrentRepeatsOfAKeyStoreExactlyOneSubmission() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let outcomes = try await withThrowingTaskGroup(of: (String, InsertOutcome).self) { group in
+                for index in 0..<200 {
+                    let key = "key-\(index % 50)"
+                    group.addTask { (key, try await store.insertSubmission(newSubmission(id: "s\(index)", idempotencyKey: key))) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var inserted: [String: String] = [:]
+            for case let (key, .inserted(record)) in outcomes {
+                #expect(inserted[key] == nil, "two submissions stored for \(key)")
+                inserted[key] = record.id
+            }
+            #expect(inserted.count == 50)
+            for case let (key, .duplicate(existing)) in outcomes {
+                #expect(existing.id == inserted[key])
+            }
+            #expect(try await store.listForms().first?.submissionCount == 50)
         }
     }
 
