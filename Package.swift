@@ -29,11 +29,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(name: "WebhookReceiver"),
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver"]),
-        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "WebhookReceiver"]),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks",
+                "WebhookReceiver",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ]
 )

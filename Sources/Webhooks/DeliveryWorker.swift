@@ -1,0 +1,245 @@
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+import Synchronization
+
+/// Drains the outbox: claims due deliveries, signs and sends them, records every attempt.
+///
+/// Runs as a swift-service-lifecycle `Service`. It wakes every `pollInterval` and whenever
+/// `notify()` is called (after a commit), keeps up to `maxInFlight` deliveries in flight on one
+/// `CurlClient`, and on graceful shutdown stops claiming, gives in-flight deliveries `shutdownGrace`
+/// to finish, cancels the rest, and releases its leases so that nothing waits for them to expire.
+public final class DeliveryWorker: Service, Sendable {
+    /// How the worker paces itself.
+    public struct Configuration: Sendable {
+        /// Lease owner name; unique per process.
+        public var owner: String
+        /// Deliveries in flight at most.
+        public var maxInFlight: Int
+        /// Deliveries claimed per query at most.
+        public var claimBatch: Int
+        /// How long a claim is held; longer than the client's timeout, so a live worker keeps its rows.
+        public var lease: TimeInterval
+        /// How often the queue is polled when nobody calls `notify()`.
+        public var pollInterval: Duration
+        /// How long in-flight deliveries may take to finish on shutdown.
+        public var shutdownGrace: Duration
+        /// How often the queue-depth gauges are refreshed.
+        public var statsInterval: Duration
+        /// How many bytes of a response body each attempt keeps.
+        public var excerptLimit: Int
+
+        /// The defaults: 512 in flight, 60 s leases, polling every 200 ms, 10 s shutdown grace.
+        public init(
+            owner: String = "worker-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))",
+            maxInFlight: Int = 512,
+            claimBatch: Int = 128,
+            lease: TimeInterval = 60,
+            pollInterval: Duration = .milliseconds(200),
+            shutdownGrace: Duration = .seconds(10),
+            statsInterval: Duration = .seconds(5),
+            excerptLimit: Int = 4096
+        ) {
+            self.owner = owner
+            self.maxInFlight = maxInFlight
+            self.claimBatch = claimBatch
+            self.lease = lease
+            self.pollInterval = pollInterval
+            self.shutdownGrace = shutdownGrace
+            self.statsInterval = statsInterval
+            self.excerptLimit = excerptLimit
+        }
+    }
+
+    private struct State {
+        var wake: AsyncStream<Void>.Continuation?
+        var stopping = false
+        /// The last claim filled its limit: more rows are probably due, so a freed slot is worth a claim.
+        var backlog = false
+        var inFlight = 0
+    }
+
+    private let queue: any DeliveryQueue
+    private let client: CurlClient
+    private let schedule: RetrySchedule
+    private let configuration: Configuration
+    private let logger: Logger
+    private let stats: (@Sendable () async throws -> QueueStats)?
+    private let state = Mutex(State())
+
+    private let outcomes: [String: Counter]
+    private let attemptDuration = Metrics.Timer(label: "formhouse_webhook_attempt_duration_seconds")
+    private let queueDepth = Gauge(label: "formhouse_webhook_queue_depth")
+    private let oldestPendingAge = Gauge(label: "formhouse_webhook_oldest_pending_age_seconds")
+    private let inFlightGauge = Gauge(label: "formhouse_webhook_in_flight")
+
+    /// Creates a worker over a queue and a client; `stats` feeds the queue-depth gauges.
+    public init(
+        queue: any DeliveryQueue,
+        client: CurlClient,
+        schedule: RetrySchedule = .standard,
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "formhouse.webhooks"),
+        stats: (@Sendable () async throws -> QueueStats)? = nil
+    ) {
+        self.queue = queue
+        self.client = client
+        self.schedule = schedule
+        self.configuration = configuration
+        self.logger = logger
+        self.stats = stats
+        var outcomes: [String: Counter] = [:]
+        for outcome in [DeliveryOutcome.succeeded, .retry(at: Date()), .dead, .endpointDisabled] {
+            outcomes[outcome.name] = Counter(label: "formhouse_webhook_deliveries_total", dimensions: [("outcome", outcome.name)])
+        }
+        self.outcomes = outcomes
+    }
+
+    /// Wakes the worker now: call it after committing new deliveries so they go out at once.
+    public func notify() {
+        state.withLock { $0.wake }?.yield()
+    }
+
+    /// Claims and delivers until graceful shutdown or cancellation, then releases its leases.
+    public func run() async throws {
+        let (signals, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        state.withLock { $0.wake = wake }
+        defer {
+            wake.finish()
+            state.withLock { $0.wake = nil }
+        }
+        var iterator = signals.makeAsyncIterator()
+
+        await withDiscardingTaskGroup { group in
+            group.addTask { [configuration] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: configuration.pollInterval)
+                    wake.yield()
+                }
+            }
+            if let stats {
+                group.addTask { [configuration] in
+                    while !Task.isCancelled {
+                        await self.refreshGauges(stats)
+                        try? await Task.sleep(for: configuration.statsInterval)
+                    }
+                }
+            }
+
+            await withGracefulShutdownHandler {
+                while !state.withLock({ $0.stopping }) && !Task.isCancelled {
+                    let claimed = await claim()
+                    for job in claimed {
+                        group.addTask { await self.deliver(job) }
+                    }
+                    if !state.withLock({ $0.backlog }) || claimed.isEmpty {
+                        _ = await iterator.next()
+                    }
+                }
+            } onGracefulShutdown: {
+                self.state.withLock { $0.stopping = true }
+                wake.yield()
+            }
+
+            // Stop claiming; let what is in flight finish until the deadline, then cancel it.
+            let deadline = ContinuousClock.now + (Task.isCancelled ? .zero : configuration.shutdownGrace)
+            while state.withLock({ $0.inFlight }) > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
+                _ = await iterator.next()
+            }
+            group.cancelAll()
+        }
+
+        do {
+            try await queue.releaseLeases(owner: configuration.owner)
+        } catch {
+            logger.error("Could not release delivery leases; they expire on their own", metadata: ["error": "\(error)"])
+        }
+        logger.info("Webhook delivery worker stopped", metadata: ["owner": "\(configuration.owner)"])
+    }
+
+    /// Leases as many due deliveries as there are free slots.
+    private func claim() async -> [DeliveryJob] {
+        let free = configuration.maxInFlight - state.withLock { $0.inFlight }
+        guard free > 0 else { return [] }
+        let limit = min(free, configuration.claimBatch)
+        let jobs: [DeliveryJob]
+        do {
+            jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease)
+        } catch {
+            logger.error("Could not claim due deliveries", metadata: ["error": "\(error)"])
+            state.withLock { $0.backlog = false }
+            return []
+        }
+        let inFlight = state.withLock { state in
+            state.backlog = jobs.count == limit
+            state.inFlight += jobs.count
+            return state.inFlight
+        }
+        inFlightGauge.record(inFlight)
+        return jobs
+    }
+
+    /// Sends one delivery and records the attempt; a transfer cancelled by shutdown is not an attempt.
+    private func deliver(_ job: DeliveryJob) async {
+        defer {
+            let (inFlight, wake) = state.withLock { state in
+                state.inFlight -= 1
+                return (state.inFlight, state.backlog || state.stopping ? state.wake : nil)
+            }
+            inFlightGauge.record(inFlight)
+            wake?.yield()
+        }
+        let startedAt = Date()
+        let timestamp = Int64(startedAt.timeIntervalSince1970)
+        let request = OutgoingRequest(
+            url: job.url,
+            headers: [
+                ("content-type", "application/json"),
+                ("webhook-id", job.id),
+                ("webhook-timestamp", String(timestamp)),
+                ("webhook-signature", WebhookSigner.sign(id: job.id, timestamp: timestamp, body: job.payload, secrets: job.secrets)),
+            ],
+            body: job.payload
+        )
+        let result = await client.send(request)
+        if result.error?.code == .cancelled { return }
+
+        let outcome = schedule.decide(attempt: job.attempt, result: result, now: Date())
+        let attempt = DeliveryAttempt(
+            number: job.attempt,
+            startedAt: startedAt,
+            status: result.status,
+            duration: result.duration,
+            error: result.error,
+            responseExcerpt: String(decoding: result.body.prefix(configuration.excerptLimit), as: UTF8.self)
+        )
+        attemptDuration.record(duration: result.duration)
+        do {
+            if outcome == .endpointDisabled {
+                try await queue.disableEndpoint(id: job.endpointID, reason: "The endpoint answered 410 Gone.")
+            }
+            try await queue.record(job, attempt: attempt, outcome: outcome)
+            outcomes[outcome.name]?.increment()
+        } catch {
+            // The lease runs out and the delivery is claimed again: at least once, never lost.
+            logger.error("Could not record a delivery attempt", metadata: ["delivery": "\(job.id)", "error": "\(error)"])
+        }
+        if outcome != .succeeded {
+            logger.debug("Webhook delivery attempt failed", metadata: [
+                "delivery": "\(job.id)", "attempt": "\(job.attempt)", "outcome": "\(outcome.name)",
+                "status": "\(result.status.map(String.init) ?? "-")", "error": "\(result.error?.description ?? "-")",
+            ])
+        }
+    }
+
+    private func refreshGauges(_ stats: @Sendable () async throws -> QueueStats) async {
+        do {
+            let current = try await stats()
+            queueDepth.record(current.pending)
+            oldestPendingAge.record(current.oldestPendingAge ?? 0)
+        } catch {
+            logger.warning("Could not read webhook queue stats", metadata: ["error": "\(error)"])
+        }
+    }
+}
