@@ -34,7 +34,10 @@ let package = Package(
             ]
         ),
         .target(name: "WebhookReceiver"),
-        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver"]),
+        .executableTarget(
+            name: "WebhookBenchmark",
+            dependencies: ["Webhooks", "WebhookReceiver", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "WebhooksTests",
             dependencies: [

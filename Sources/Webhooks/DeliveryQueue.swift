@@ -10,6 +10,11 @@ public protocol DeliveryQueue: Sendable {
     /// Each job's `attempt` is the number of attempts recorded so far plus one.
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob]
 
+    /// `claimDue(owner:limit:now:lease:)` skipping deliveries to `excludingEndpoints`: the worker
+    /// passes slow endpoints whose share of in-flight slots is used up, so they cannot crowd out fast
+    /// ones. The default ignores the exclusion; a queue that honours it gets that fairness.
+    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob]
+
     /// Stores an attempt and applies its outcome, clearing the lease: `succeeded` and `dead` are
     /// final, `retry(at:)` keeps the delivery pending until then, `endpointDisabled` ends it as failed.
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws
@@ -19,6 +24,12 @@ public protocol DeliveryQueue: Sendable {
 
     /// Marks an endpoint disabled; its pending deliveries are no longer claimed.
     func disableEndpoint(id: String, reason: String) async throws
+}
+
+extension DeliveryQueue {
+    public func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease)
+    }
 }
 
 /// The outbox's backlog, for the queue-depth and oldest-pending-age gauges.

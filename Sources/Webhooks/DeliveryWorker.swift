@@ -10,6 +10,10 @@ import Synchronization
 /// `notify()` is called (after a commit), keeps up to `maxInFlight` deliveries in flight on one
 /// `CurlClient`, and on graceful shutdown stops claiming, gives in-flight deliveries `shutdownGrace`
 /// to finish, cancels the rest, and releases its leases so that nothing waits for them to expire.
+///
+/// Endpoints whose last attempt took `slowThreshold` or more (or timed out) share at most
+/// `slowShare` of the in-flight slots; once that is used up, claims skip them, so a crowd of slow
+/// receivers cannot starve the fast ones.
 public final class DeliveryWorker: Service, Sendable {
     /// How the worker paces itself.
     public struct Configuration: Sendable {
@@ -29,17 +33,24 @@ public final class DeliveryWorker: Service, Sendable {
         public var statsInterval: Duration
         /// How many bytes of a response body each attempt keeps.
         public var excerptLimit: Int
+        /// An attempt this long or longer (or a timeout) marks its endpoint slow until it answers faster.
+        public var slowThreshold: Duration
+        /// The share of `maxInFlight` that slow endpoints may hold together.
+        public var slowShare: Double
 
-        /// The defaults: 512 in flight, 60 s leases, polling every 200 ms, 10 s shutdown grace.
+        /// The defaults: 1,024 in flight (a quarter for slow endpoints), 60 s leases, polling every
+        /// 200 ms, 10 s shutdown grace.
         public init(
             owner: String = "worker-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))",
-            maxInFlight: Int = 512,
+            maxInFlight: Int = 1024,
             claimBatch: Int = 128,
             lease: TimeInterval = 60,
             pollInterval: Duration = .milliseconds(200),
             shutdownGrace: Duration = .seconds(10),
             statsInterval: Duration = .seconds(5),
-            excerptLimit: Int = 4096
+            excerptLimit: Int = 4096,
+            slowThreshold: Duration = .seconds(1),
+            slowShare: Double = 0.25
         ) {
             self.owner = owner
             self.maxInFlight = maxInFlight
@@ -49,6 +60,8 @@ public final class DeliveryWorker: Service, Sendable {
             self.shutdownGrace = shutdownGrace
             self.statsInterval = statsInterval
             self.excerptLimit = excerptLimit
+            self.slowThreshold = slowThreshold
+            self.slowShare = slowShare
         }
     }
 
@@ -58,6 +71,9 @@ public final class DeliveryWorker: Service, Sendable {
         /// The last claim filled its limit: more rows are probably due, so a freed slot is worth a claim.
         var backlog = false
         var inFlight = 0
+        var slowInFlight = 0
+        /// Endpoints whose last attempt was slow, with when that was seen.
+        var slowEndpoints: [String: ContinuousClock.Instant] = [:]
     }
 
     private let queue: any DeliveryQueue
@@ -130,8 +146,8 @@ public final class DeliveryWorker: Service, Sendable {
             await withGracefulShutdownHandler {
                 while !state.withLock({ $0.stopping }) && !Task.isCancelled {
                     let claimed = await claim()
-                    for job in claimed {
-                        group.addTask { await self.deliver(job) }
+                    for (job, slowLane) in claimed {
+                        group.addTask { await self.deliver(job, slowLane: slowLane) }
                     }
                     if !state.withLock({ $0.backlog }) || claimed.isEmpty {
                         _ = await iterator.next()
@@ -158,33 +174,52 @@ public final class DeliveryWorker: Service, Sendable {
         logger.info("Webhook delivery worker stopped", metadata: ["owner": "\(configuration.owner)"])
     }
 
-    /// Leases as many due deliveries as there are free slots.
-    private func claim() async -> [DeliveryJob] {
-        let free = configuration.maxInFlight - state.withLock { $0.inFlight }
+    /// Leases as many due deliveries as there are free slots, each tagged with its lane.
+    ///
+    /// While some endpoints are known to be slow, the free slots are claimed skipping them, and
+    /// then only what is left of the slow lane is claimed without that restriction.
+    private func claim() async -> [(DeliveryJob, slowLane: Bool)] {
+        let slowLimit = max(1, Int(Double(configuration.maxInFlight) * configuration.slowShare))
+        let (free, slowEndpoints) = state.withLock { state in
+            (configuration.maxInFlight - state.inFlight, Set(state.slowEndpoints.keys))
+        }
         guard free > 0 else { return [] }
         let limit = min(free, configuration.claimBatch)
-        let jobs: [DeliveryJob]
+        var jobs: [DeliveryJob] = []
+        var full = false
         do {
-            jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease)
+            jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease, excludingEndpoints: slowEndpoints)
+            full = jobs.count == limit
+            let room = min(free - jobs.count, slowLimit - state.withLock { $0.slowInFlight })
+            if !slowEndpoints.isEmpty && room > 0 {
+                let more = try await queue.claimDue(owner: configuration.owner, limit: room, now: Date(), lease: configuration.lease)
+                jobs += more
+                full = full || more.count == room
+            }
         } catch {
+            // Jobs of a first claim that succeeded are still delivered.
             logger.error("Could not claim due deliveries", metadata: ["error": "\(error)"])
-            state.withLock { $0.backlog = false }
-            return []
+            full = false
         }
-        let inFlight = state.withLock { state in
-            state.backlog = jobs.count == limit
+        let (claimed, inFlight) = state.withLock { [jobs, full] state in
+            state.backlog = full
             state.inFlight += jobs.count
-            return state.inFlight
+            let claimed = jobs.map { job in (job, slowLane: state.slowEndpoints[job.endpointID] != nil) }
+            state.slowInFlight += claimed.count { $0.slowLane }
+            return (claimed, state.inFlight)
         }
         inFlightGauge.record(inFlight)
-        return jobs
+        return claimed
     }
 
     /// Sends one delivery and records the attempt; a transfer cancelled by shutdown is not an attempt.
-    private func deliver(_ job: DeliveryJob) async {
+    private func deliver(_ job: DeliveryJob, slowLane: Bool) async {
+        var slow: Bool?
         defer {
             let (inFlight, wake) = state.withLock { state in
                 state.inFlight -= 1
+                if slowLane { state.slowInFlight -= 1 }
+                if let slow { Self.mark(job.endpointID, slow: slow, in: &state) }
                 return (state.inFlight, state.backlog || state.stopping ? state.wake : nil)
             }
             inFlightGauge.record(inFlight)
@@ -204,6 +239,11 @@ public final class DeliveryWorker: Service, Sendable {
         )
         let result = await client.send(request)
         if result.error?.code == .cancelled { return }
+        if result.error?.code == .timeout || result.duration >= configuration.slowThreshold {
+            slow = true
+        } else if result.status != nil {
+            slow = false
+        }
 
         let outcome = schedule.decide(attempt: job.attempt, result: result, now: Date())
         let attempt = DeliveryAttempt(
@@ -230,6 +270,19 @@ public final class DeliveryWorker: Service, Sendable {
                 "delivery": "\(job.id)", "attempt": "\(job.attempt)", "outcome": "\(outcome.name)",
                 "status": "\(result.status.map(String.init) ?? "-")", "error": "\(result.error?.description ?? "-")",
             ])
+        }
+    }
+
+    /// Notes whether an endpoint answered slowly; forgets marks unrefreshed for 15 minutes once many pile up.
+    private static func mark(_ endpoint: String, slow: Bool, in state: inout State) {
+        guard slow else {
+            state.slowEndpoints[endpoint] = nil
+            return
+        }
+        let now = ContinuousClock.now
+        state.slowEndpoints[endpoint] = now
+        if state.slowEndpoints.count > 10_000 {
+            state.slowEndpoints = state.slowEndpoints.filter { now - $0.value < .seconds(900) }
         }
     }
 

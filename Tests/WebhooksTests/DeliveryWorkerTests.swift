@@ -259,6 +259,42 @@ import Webhooks
         #expect(concurrency.withLock { $0.peak } > 100)
     }
 
+    @Test func slowEndpointsKeepToTheirShareOfSlots() async throws {
+        let secret = WebhookSecret.generate()
+        let concurrency = Mutex((now: 0, peak: 0))
+        let slowReceiver = try LoopbackReceiver(recording: false) { _ in
+            concurrency.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+            Thread.sleep(forTimeInterval: 0.6)
+            concurrency.withLock { $0.now -= 1 }
+            return ReceiverReply(status: 200)
+        }
+        let fastReceiver = try LoopbackReceiver(recording: false) { _ in ReceiverReply(status: 200) }
+        defer { slowReceiver.stop(); fastReceiver.stop() }
+        let queue = MemoryDeliveryQueue()
+        let configuration = DeliveryWorker.Configuration(maxInFlight: 8, pollInterval: .milliseconds(20),
+                                                          slowThreshold: .milliseconds(200), slowShare: 0.25)
+        try await withWorker(queue, schedule: slow, configuration: configuration) { worker in
+            for endpoint in 0..<4 {
+                await queue.add(job("warm_\(endpoint)", to: slowReceiver.url, secrets: [secret], endpoint: "slow_\(endpoint)"))
+            }
+            try await eventually("slow endpoints seen") { await queue.statuses.values.allSatisfy { $0 == "succeeded" } }
+            concurrency.withLock { $0.peak = 0 }
+
+            for round in 0..<3 {
+                for endpoint in 0..<4 {
+                    await queue.add(job("slow_\(endpoint)_\(round)", to: slowReceiver.url, secrets: [secret], endpoint: "slow_\(endpoint)"))
+                }
+            }
+            for index in 0..<30 { await queue.add(job("fast_\(index)", to: fastReceiver.url, secrets: [secret], endpoint: "fast")) }
+            worker.notify()
+            try await eventually("fast deliveries") { await (0..<30).asyncAllSatisfy { await queue.row("fast_\($0)")?.status == "succeeded" } }
+            let slowPending = await queue.statuses.filter { $0.key.hasPrefix("slow_") && $0.value == "pending" }.count
+            #expect(slowPending > 0, "fast deliveries finished while slow ones still waited")
+            try await eventually("slow deliveries") { await queue.statuses.values.allSatisfy { $0 == "succeeded" } }
+        }
+        #expect(concurrency.withLock { $0.peak } <= 2, "a quarter of 8 slots")
+    }
+
     @Test func shutdownLetsInFlightDeliveriesFinish() async throws {
         let secret = WebhookSecret.generate()
         let receiver = try verifyingReceiver([secret]) { _ in ReceiverReply(status: 200, delay: .milliseconds(300)) }
@@ -300,5 +336,12 @@ import Webhooks
         #expect(try metrics.expectCounter("formhouse_webhook_deliveries_total", [("outcome", "succeeded")]).totalValue >= 1)
         #expect(try metrics.expectTimer("formhouse_webhook_attempt_duration_seconds").values.count >= 1)
         #expect(try metrics.expectGauge("formhouse_webhook_oldest_pending_age_seconds").lastValue == 17.5)
+    }
+}
+
+extension Sequence {
+    func asyncAllSatisfy(_ predicate: (Element) async -> Bool) async -> Bool {
+        for element in self where !(await predicate(element)) { return false }
+        return true
     }
 }

@@ -36,11 +36,15 @@ actor MemoryDeliveryQueue: DeliveryQueue {
     }
 
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
+    }
+
+    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
         claims += 1
         var jobs: [DeliveryJob] = []
         for id in order where jobs.count < limit {
             guard var row = rows[id], row.status == "pending", row.nextAttemptAt <= now,
-                  disabled[row.job.endpointID] == nil, (row.leaseUntil ?? .distantPast) <= now else { continue }
+                  disabled[row.job.endpointID] == nil, !excludingEndpoints.contains(row.job.endpointID), (row.leaseUntil ?? .distantPast) <= now else { continue }
             row.leaseOwner = owner
             row.leaseUntil = now.addingTimeInterval(lease)
             row.job.attempt = row.attempts.count + 1
