@@ -190,7 +190,9 @@ final class CurlEngine: @unchecked Sendable {
         ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
         ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.timeout))
-        ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Over TLS, ALPN tells at the handshake whether HTTP/2 can multiplex, so waiting for it is
+        // cheap; over plain http it would hold every transfer to a host behind the first response.
+        ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.lowercased().hasPrefix("https:") ? 1 : 0)
         ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent)
         ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         ccurl_easy_setopt_write_function(easy, CurlCallbacks.write)
