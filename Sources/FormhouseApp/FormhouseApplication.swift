@@ -15,6 +15,9 @@ public final class FormhouseApplication: Sendable {
     let store: SQLiteFormStore
     let server: HTTPServer
     let worker: DeliveryWorker
+    let client: CurlClient
+    /// The worker when started by ``start()`` rather than ``run()`` (tests).
+    private let backgroundWorker = Mutex<Task<Void, Never>?>(nil)
     let router: Router
     private let logger: Logger
 
@@ -40,16 +43,23 @@ public final class FormhouseApplication: Sendable {
             try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true)
             secretBox = try SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key"))
         }
-        let policy = AddressPolicy(allowPrivate: configuration.webhookAllowPrivate, allowInsecure: configuration.webhookAllowPrivate)
+        let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
         var workerConfiguration = DeliveryWorker.Configuration()
         workerConfiguration.maxInFlight = configuration.webhookConcurrency
-        workerConfiguration.timeout = configuration.webhookTimeoutSeconds
-        workerConfiguration.schedule = RetrySchedule(delays: configuration.webhookRetrySchedule)
-        workerConfiguration.policy = policy
+        let client = CurlClient(configuration: .init(
+            policy: policy, connectTimeout: .seconds(configuration.webhookTimeoutSeconds),
+            timeout: .seconds(configuration.webhookTimeoutSeconds)))
+        self.client = client
         let worker = DeliveryWorker(
-            queue: StoreDeliveryQueue(store: store, secrets: secretBox),
+            queue: StoreDeliveryQueue(store: store, secrets: secretBox, owner: workerConfiguration.owner),
+            client: client,
+            schedule: RetrySchedule(delays: configuration.webhookRetrySchedule.map { .milliseconds(Int64($0 * 1000)) }),
             configuration: workerConfiguration,
-            logger: Logger(label: "formhouse.webhooks"))
+            logger: Logger(label: "formhouse.webhooks"),
+            stats: { [store] in
+                let stats = try await store.deliveryStats(now: Date())
+                return QueueStats(pending: stats.pending, oldestPendingAge: stats.oldestPendingAge)
+            })
         self.worker = worker
 
         let catalog = FormCatalog(store: store)
@@ -82,10 +92,19 @@ public final class FormhouseApplication: Sendable {
         try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
     }
 
-    /// Starts listening and delivering; returns the bound port (useful with port 0).
+    /// Starts listening; returns the bound port (useful with port 0). ``run()`` then serves and
+    /// delivers until a signal.
     public func start() throws -> Int {
         let port = try server.start()
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        return port
+    }
+
+    /// Starts listening and delivering without taking over signals (tests); stop with ``shutdown()``.
+    public func startInBackground() throws -> Int {
+        let port = try start()
+        let worker = self.worker
+        backgroundWorker.withLock { $0 = Task { try? await worker.run() } }
         return port
     }
 
@@ -97,13 +116,18 @@ public final class FormhouseApplication: Sendable {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        client.shutdown()
         store.close()
     }
 
-    /// Stops listening, drains in-flight requests and deliveries, closes the database (tests).
+    /// Stops listening, drains in-flight requests and deliveries, closes the database.
     public func shutdown() async {
         await server.shutdown()
-        await worker.shutdown()
+        if let task = backgroundWorker.withLock({ $0 }) {
+            task.cancel()
+            await task.value
+        }
+        client.shutdown()
         store.close()
     }
 }

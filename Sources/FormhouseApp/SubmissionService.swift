@@ -4,6 +4,7 @@ import FormStore
 import Foundation
 import Metrics
 import Synchronization
+import Webhooks
 
 /// Accepts submissions: parse once, pick the version, validate, store durably, answer.
 ///
@@ -102,18 +103,13 @@ final class SubmissionService: Sendable {
             ("receivedAt", .string(Timestamp.rfc3339(receivedAt))),
             ("values", result.values),
         ])
-        let payload = JSONValue.members([
-            ("type", .string("submission.accepted")),
-            ("timestamp", .string(Timestamp.rfc3339(receivedAt))),
-            ("data", answer),
-        ])
         let body = answer.serialized()
         let record = NewSubmission(
             id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
             values: String(decoding: result.values.serialized(), as: UTF8.self),
             rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
             response: String(decoding: body, as: UTF8.self), clientAddress: input.clientAddress,
-            webhookPayload: payload.serialized()
+            webhookPayload: WebhookPayload.envelope(timestamp: receivedAt, data: body)
         )
         let outcome: InsertOutcome
         do {

@@ -55,7 +55,7 @@ final class InProcessServer {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         app = try await FormhouseApplication(configuration: configuration, logger: logger, registry: MetricsBootstrap.registry())
-        port = try app.start()
+        port = try app.startInBackground()
     }
 
     /// Stops the server; the data directory stays until `finish()` so a restart can reuse it.
