@@ -126,6 +126,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse", "WebhookReceiver"]),
+        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse", "Webhooks", "WebhookReceiver"]),
     ]
 )
