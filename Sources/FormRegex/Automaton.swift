@@ -1,31 +1,44 @@
 /// Matches whole strings against a `Program` in one pass over the input.
 ///
-/// At compile time it builds a DFA over ASCII, breadth-first from the start state, until a state or
-/// work budget runs out. Each DFA state is a set of NFA instructions reached right after consuming a
+/// At compile time it builds a DFA over the scalars below U+0250 (ASCII and the Latin supplements,
+/// which cover the names and addresses forms mostly see), breadth-first from the start state, until a
+/// state or work budget runs out. Each DFA state is a set of NFA instructions reached right after consuming a
 /// scalar (before following empty transitions, whose assertions depend on the next scalar), plus
-/// whether that scalar was a word scalar. ASCII input walks the table; a non-ASCII scalar or an
-/// unbuilt transition takes one NFA step and returns to the table when the resulting set is a known
-/// state. Either way each input scalar costs at most one NFA step, so matching is linear in the
-/// input. The automaton is immutable once built, so a `Pattern` is shared across threads without locks.
-final class Automaton: Sendable {
+/// whether that scalar was a word scalar. Input below U+0250 walks the table; another scalar uses the
+/// column of a table scalar with the same class memberships (a Cyrillic letter behaves like "a" under
+/// `\p{L}`). A scalar without such a column, or an unbuilt transition, takes one NFA step and returns
+/// to the table when the resulting set is a known state. Either way each input scalar costs at most
+/// one NFA step, so matching is linear in the input.
+///
+/// The automaton is written only during `init` and read-only afterwards, so a `Pattern` is shared
+/// across threads without locks. The hot tables are raw allocations so that reading them involves
+/// no reference counting, which would contend across threads sharing one pattern.
+final class Automaton: @unchecked Sendable {
     static let maximumTableEntries = 65_536
     static let maximumStates = 4_096
     static let workBudget = 2_000_000
+
+    /// Scalars below this have table transitions; UTF-8 encodes them in one or two bytes.
+    static let tableLimit: UInt32 = 0x250
+    private static let membershipWords = (Int(tableLimit) + 63) / 64
 
     private static let dead: Int32 = 0
     private static let initial: Int32 = 1
     private static let unbuilt: Int32 = -1
 
     private let program: Program
-    /// Equivalence class of each ASCII byte: bytes in one class behave identically everywhere.
-    private let byteClasses: [UInt8]
-    private let byteClassCount: Int
-    /// ASCII membership of each program class, as two 64-bit halves.
-    private let asciiLow: [UInt64]
-    private let asciiHigh: [UInt64]
-    /// `table[state * byteClassCount + byteClass]`: next state, `dead`, or `unbuilt`.
-    private let table: [Int32]
-    private let accepting: [Bool]
+    /// Equivalence class of each scalar below `tableLimit`: scalars in one class behave identically
+    /// everywhere in the program, so the table needs one column per class, not per scalar.
+    private let scalarClasses: UnsafeMutablePointer<UInt16>
+    private let scalarClassCount: Int
+    /// Columns for scalars at or above `tableLimit`, keyed by membership bits (bit 63: word scalar).
+    /// Empty when the program has more than 63 classes.
+    private let outsideColumns: [UInt64: UInt16]
+    /// Membership of scalars below `tableLimit` in each program class, `membershipWords` per class.
+    private let memberships: [UInt64]
+    /// `table[state * scalarClassCount + scalarClass]`: next state, `dead`, or `unbuilt`.
+    private let table: UnsafeMutablePointer<Int32>
+    private let accepting: UnsafeMutablePointer<Bool>
     private let stateSets: [[Int32]]
     private let stateAfterWord: [Bool]
     private let stateNumbers: [StateKey: Int32]
@@ -45,47 +58,83 @@ final class Automaton: Sendable {
 
     init(_ program: Program) {
         self.program = program
-        var low = [UInt64](repeating: 0, count: program.classes.count)
-        var high = [UInt64](repeating: 0, count: program.classes.count)
+        let words = Self.membershipWords
+        var memberships = [UInt64](repeating: 0, count: program.classes.count * words)
         for (number, set) in program.classes.enumerated() {
-            for byte in 0..<128 where set.contains(UInt32(byte)) {
-                if byte < 64 { low[number] |= 1 << UInt64(byte) } else { high[number] |= 1 << UInt64(byte - 64) }
+            for value in 0..<Self.tableLimit where set.contains(value) {
+                memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
             }
         }
-        asciiLow = low
-        asciiHigh = high
+        self.memberships = memberships
 
-        // Partition ASCII by membership signature (and wordness, when \b is used).
-        var signatures: [[Bool]: UInt8] = [:]
-        var classes = [UInt8](repeating: 0, count: 128)
-        var representatives: [UInt8] = []
-        for byte in 0..<128 {
+        // Partition the table's scalars by membership signature (and wordness, when \b is used).
+        var signatures: [[Bool]: UInt16] = [:]
+        let classes = UnsafeMutablePointer<UInt16>.allocate(capacity: Int(Self.tableLimit))
+        var representatives: [UInt32] = []
+        for value in 0..<Self.tableLimit {
             var signature = (0..<program.classes.count).map { number in
-                byte < 64 ? low[number] & (1 << UInt64(byte)) != 0 : high[number] & (1 << UInt64(byte - 64)) != 0
+                memberships[number * words + Int(value / 64)] & (1 << UInt64(value % 64)) != 0
             }
-            if program.usesWordBoundaries { signature.append(ScalarProperty.isWord(UInt32(byte))) }
+            if program.usesWordBoundaries { signature.append(ScalarProperty.isWord(value)) }
             if let existing = signatures[signature] {
-                classes[byte] = existing
+                classes[Int(value)] = existing
             } else {
-                let number = UInt8(representatives.count)
+                let number = UInt16(representatives.count)
                 signatures[signature] = number
-                classes[byte] = number
-                representatives.append(UInt8(byte))
+                classes[Int(value)] = number
+                representatives.append(value)
             }
         }
-        byteClasses = classes
-        byteClassCount = representatives.count
+        scalarClasses = classes
+        scalarClassCount = representatives.count
+        var outside: [UInt64: UInt16] = [:]
+        if program.classes.count < 64 {
+            for (signature, column) in signatures {
+                var key: UInt64 = 0
+                for (number, member) in signature.prefix(program.classes.count).enumerated() where member {
+                    key |= 1 << UInt64(number)
+                }
+                if program.usesWordBoundaries && signature[program.classes.count] { key |= 1 << 63 }
+                outside[key] = column
+            }
+        }
+        outsideColumns = outside
 
-        var builder = Builder(program: program, byteClassCount: byteClassCount)
-        builder.build(representatives: representatives, asciiLow: low, asciiHigh: high)
-        table = builder.table
-        accepting = builder.accepting
+        var builder = Builder(program: program, memberships: memberships, scalarClassCount: scalarClassCount)
+        builder.build(representatives: representatives)
+        table = .allocate(capacity: builder.table.count)
+        table.initialize(from: builder.table, count: builder.table.count)
+        accepting = .allocate(capacity: builder.accepting.count)
+        accepting.initialize(from: builder.accepting, count: builder.accepting.count)
         stateSets = builder.sets
         stateAfterWord = builder.afterWord
         stateNumbers = builder.numbers
     }
 
+    deinit {
+        scalarClasses.deallocate()
+        table.deallocate()
+        accepting.deallocate()
+    }
+
     var stateCount: Int { stateSets.count }
+
+    /// The table column for `value`, or nil when only an NFA step can tell how it behaves.
+    @inline(__always)
+    private func column(_ value: UInt32) -> Int? {
+        if value < Self.tableLimit { return Int(scalarClasses[Int(value)]) }
+        return outsideColumn(value)
+    }
+
+    private func outsideColumn(_ value: UInt32) -> Int? {
+        if outsideColumns.isEmpty { return nil }
+        var key: UInt64 = 0
+        for (number, set) in program.classes.enumerated() where set.contains(value) {
+            key |= 1 << UInt64(number)
+        }
+        if program.usesWordBoundaries && ScalarProperty.isWord(value) { key |= 1 << 63 }
+        return outsideColumns[key].map(Int.init)
+    }
 
     // MARK: Matching
 
@@ -109,25 +158,29 @@ final class Automaton: Sendable {
         var state = Self.initial
         var index = 0
         let count = bytes.count
-        let stride = byteClassCount
-        let stopped: Bool = table.withUnsafeBufferPointer { table in
-            byteClasses.withUnsafeBufferPointer { classes in
-                while index < count {
-                    let byte = bytes[index]
-                    guard byte < 0x80 else { return true }
-                    let next = table[Int(state) &* stride &+ Int(classes[Int(byte)])]
-                    guard next > 0 else {
-                        if next == Self.dead { state = Self.dead }
-                        return true
-                    }
-                    state = next
-                    index &+= 1
-                }
-                return false
+        let stride = scalarClassCount
+        while index < count {
+            let start = index
+            let lead = bytes[index]
+            let next: Int32
+            if lead < 0x80 {
+                index &+= 1
+                next = table[Int(state) &* stride &+ Int(scalarClasses[Int(lead)])]
+            } else {
+                var iterator = UTF8Scalars(bytes: bytes, index: index)
+                guard let scalar = iterator.next(), let column = column(scalar.value) else { break }
+                index = iterator.index
+                next = table[Int(state) &* stride &+ column]
             }
+            if next > 0 {
+                state = next
+                continue
+            }
+            if next == Self.dead { return false }
+            index = start
+            break
         }
-        if !stopped { return accepting[Int(state)] }
-        if state == Self.dead { return false }
+        if index == count { return accepting[Int(state)] }
         var iterator = UTF8Scalars(bytes: bytes, index: index)
         return finish(from: state, scalars: &iterator)
     }
@@ -142,8 +195,8 @@ final class Automaton: Sendable {
         while let scalar = scalars.next() {
             let value = scalar.value
             if let state = current {
-                if value < 0x80 {
-                    let next = table[Int(state) * byteClassCount + Int(byteClasses[Int(value)])]
+                if let column = column(value) {
+                    let next = table[Int(state) * scalarClassCount + column]
                     if next == Self.dead { return false }
                     if next > 0 {
                         current = next
@@ -157,7 +210,7 @@ final class Automaton: Sendable {
             let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(scalar)
             let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, beforeWord: beforeWord)
             let reached = Self.close(set, context, program: program, scratch: &scratch)
-            set = Self.step(reached.consumers, value, program: program, asciiLow: asciiLow, asciiHigh: asciiHigh, scratch: &scratch)
+            set = Self.step(reached.consumers, value, program: program, memberships: memberships, scratch: &scratch)
             if set.isEmpty { return false }
             afterWord = beforeWord
             atStart = false
@@ -230,16 +283,14 @@ final class Automaton: Sendable {
     }
 
     /// The sorted set of instructions reached by consuming `value` from `consumers`.
-    private static func step(_ consumers: [Int32], _ value: UInt32, program: Program, asciiLow: [UInt64], asciiHigh: [UInt64], scratch: inout Scratch) -> [Int32] {
+    private static func step(_ consumers: [Int32], _ value: UInt32, program: Program, memberships: [UInt64], scratch: inout Scratch) -> [Int32] {
         scratch.nextGeneration()
         var result: [Int32] = []
         for instruction in consumers {
             let number = Int(program.operands[Int(instruction)])
             let member: Bool
-            if value < 64 {
-                member = asciiLow[number] & (1 << UInt64(value)) != 0
-            } else if value < 128 {
-                member = asciiHigh[number] & (1 << UInt64(value - 64)) != 0
+            if value < tableLimit {
+                member = memberships[number * membershipWords + Int(value / 64)] & (1 << UInt64(value % 64)) != 0
             } else {
                 member = program.classes[number].contains(value)
             }
@@ -258,7 +309,8 @@ final class Automaton: Sendable {
 
     private struct Builder {
         let program: Program
-        let byteClassCount: Int
+        let memberships: [UInt64]
+        let scalarClassCount: Int
         var table: [Int32] = []
         var accepting: [Bool] = []
         var sets: [[Int32]] = []
@@ -267,23 +319,24 @@ final class Automaton: Sendable {
         var scratch: Scratch
         var work = 0
 
-        init(program: Program, byteClassCount: Int) {
+        init(program: Program, memberships: [UInt64], scalarClassCount: Int) {
             self.program = program
-            self.byteClassCount = byteClassCount
+            self.memberships = memberships
+            self.scalarClassCount = scalarClassCount
             scratch = Scratch(count: program.count)
         }
 
-        mutating func build(representatives: [UInt8], asciiLow: [UInt64], asciiHigh: [UInt64]) {
-            let maximumStates = min(Automaton.maximumStates, max(16, Automaton.maximumTableEntries / byteClassCount))
+        mutating func build(representatives: [UInt32]) {
+            let maximumStates = min(Automaton.maximumStates, max(16, Automaton.maximumTableEntries / scalarClassCount))
             add(StateKey(set: [], afterWord: false, atStart: false))
             add(StateKey(set: [program.start], afterWord: false, atStart: true))
             var state = 1
             while state < sets.count {
                 let stateIsInitial = state == Int(Automaton.initial)
                 var closures: [Bool: [Int32]] = [:]
-                for byteClass in 0..<byteClassCount where work < Automaton.workBudget {
-                    let byte = representatives[byteClass]
-                    let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(UInt32(byte))
+                for scalarClass in 0..<scalarClassCount where work < Automaton.workBudget {
+                    let value = representatives[scalarClass]
+                    let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(value)
                     let consumers: [Int32]
                     if let cached = closures[beforeWord] {
                         consumers = cached
@@ -294,7 +347,7 @@ final class Automaton: Sendable {
                         consumers = reached.consumers
                         closures[beforeWord] = consumers
                     }
-                    let next = Automaton.step(consumers, UInt32(byte), program: program, asciiLow: asciiLow, asciiHigh: asciiHigh, scratch: &scratch)
+                    let next = Automaton.step(consumers, value, program: program, memberships: memberships, scratch: &scratch)
                     work += next.count + 1
                     let target: Int32
                     if next.isEmpty {
@@ -309,7 +362,7 @@ final class Automaton: Sendable {
                             target = Automaton.unbuilt
                         }
                     }
-                    table[state * byteClassCount + byteClass] = target
+                    table[state * scalarClassCount + scalarClass] = target
                 }
                 let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], beforeWord: false)
                 accepting[state] = Automaton.close(sets[state], context, program: program, scratch: &scratch).accepts
@@ -325,7 +378,7 @@ final class Automaton: Sendable {
             numbers[key] = number
             accepting.append(false)
             // The dead state loops to itself; others start unbuilt until explored.
-            table.append(contentsOf: repeatElement(number == Automaton.dead ? Automaton.dead : Automaton.unbuilt, count: byteClassCount))
+            table.append(contentsOf: repeatElement(number == Automaton.dead ? Automaton.dead : Automaton.unbuilt, count: scalarClassCount))
             return number
         }
     }

@@ -51,6 +51,9 @@ struct Parser {
             guard let atom = try parseAtom() else { continue }
             items.append(contentsOf: quotedPrefix)
             quotedPrefix.removeAll()
+            if case .assertion = atom, scalars[start] == "\\", let next = peek, "*+?{".unicodeScalars.contains(next) {
+                throw error("An assertion such as \\b or \\A cannot be repeated; remove the quantifier.", at: position)
+            }
             items.append(try parseQuantifier(applyingTo: atom, atomStart: start))
         }
         return items.count == 1 ? items[0] : (items.isEmpty ? .empty : .concatenation(items))
@@ -132,12 +135,12 @@ struct Parser {
 
     private mutating func skipGroupName(groupAt start: Int) throws(PatternError) {
         var name = String.UnicodeScalarView()
-        while let scalar = peek, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+        while let scalar = peek, ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) {
             name.append(scalar)
             position += 1
         }
         guard peek == ">", let first = name.first, !("0"..."9").contains(first) else {
-            throw error("Malformed group name: write (?<name>...) with a letter followed by letters and digits.", at: start)
+            throw error("Malformed group name: write (?<name>...) with an ASCII letter followed by ASCII letters and digits.", at: start)
         }
         position += 1
         guard groupNames.insert(String(name)).inserted else {
@@ -148,6 +151,9 @@ struct Parser {
     /// Parses `(?i)`, `(?-i)`, `(?i:...)` and `(?s)`. Returns true for a flag-only group `(?i)`, whose
     /// flags stay in force to the end of the enclosing group; false when a scoped group body follows.
     private mutating func parseFlags(groupAt start: Int) throws(PatternError) -> Bool {
+        if peek == ")" {
+            throw error("Empty group syntax '(?)'; use (?:...), (?<name>...) or (?i).", at: start)
+        }
         var turnOn = true
         var updated = flags
         while let scalar = peek {
@@ -271,6 +277,9 @@ struct Parser {
                 position += 1
                 count += 1
             }
+            guard count > 0 else {
+                throw error("\\0 must be followed by one to three octal digits, as in \\0101.", at: start)
+            }
             return .scalar(value)
         case "a": return .scalar(0x07)
         case "e": return .scalar(0x1B)
@@ -349,26 +358,19 @@ struct Parser {
     }
 
     private mutating func parseProperty(escapeAt start: Int, negated: Bool) throws(PatternError) -> ScalarProperty {
+        guard peek == "{" else {
+            throw error("Write properties with braces, as in \\p{L}.", at: start)
+        }
+        position += 1
         var name = ""
-        if peek == "{" {
-            position += 1
-            while let scalar = peek, scalar != "}" {
-                name.unicodeScalars.append(scalar)
-                position += 1
-            }
-            guard peek == "}" else {
-                throw error("Malformed \\p{...}: add '}'.", at: start)
-            }
-            position += 1
-        } else if let scalar = peek {
+        while let scalar = peek, scalar != "}" {
             name.unicodeScalars.append(scalar)
             position += 1
         }
-        var negated = negated
-        if name.hasPrefix("^") {
-            negated.toggle()
-            name.removeFirst()
+        guard peek == "}" else {
+            throw error("Malformed \\p{...}: add '}'.", at: start)
         }
+        position += 1
         let key = String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
         switch key {
         case "alphabetic", "alpha": return .alphabetic(negated: negated)
@@ -424,6 +426,9 @@ struct Parser {
             first = false
             if scalar == "[" {
                 throw error("Nested bracket expressions and POSIX classes ([[a]], [[:alpha:]]) are not supported; list the members in one [...].", at: itemStart)
+            }
+            if scalar == "-", position + 1 < scalars.count, scalars[position + 1] == "-" {
+                throw error("Set difference (--) inside [...] is not supported; escape a literal '-' as \\-.", at: itemStart)
             }
             if scalar == "&", position + 1 < scalars.count, scalars[position + 1] == "&" {
                 throw error("Set intersection (&&) inside [...] is not supported; list the members instead.", at: itemStart)

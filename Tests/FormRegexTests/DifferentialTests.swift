@@ -28,7 +28,7 @@ indirect enum GeneratedPattern {
         (#"\d"#, ["1", "7"]), (#"\D"#, ["a", "-"]), (#"\w"#, ["a", "_", "1", "é"]), (#"\W"#, ["-", " "]),
         (#"\s"#, [" "]), (#"\S"#, ["a", "é"]), (".", ["a", "-", "é"]), (#"[\w-]"#, ["a", "-"]),
         ("[é-ü]", ["é"]), (#"\p{L}"#, ["a", "é"]), (#"\p{Lu}"#, ["A"]), (#"[^\d\s]"#, ["a"]),
-        ("A", ["A"]), ("[A-Z0-9]", ["B", "5"]), (#"\x{e9}"#, ["é"]), (#"\b"#, [""]), (#"\B"#, [""]),
+        ("A", ["A"]), ("[A-Z0-9]", ["B", "5"]), ("σ", ["σ"]), ("[α-ω]", ["β", "ς"]), ("Ж", ["Ж"]), (#"\x{e9}"#, ["é"]), (#"\b"#, [""]), (#"\B"#, [""]),
     ]
 
     static func random(depth: Int, using rng: inout SeededGenerator) -> GeneratedPattern {
@@ -104,7 +104,7 @@ indirect enum GeneratedPattern {
 }
 
 @Suite struct DifferentialTests {
-    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "😀"]
+    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "😀", "Ж", "ж", "Σ", "ς", "日"]
 
     /// Inputs for one pattern: strings it generates, near misses of them, and random strings.
     static func inputs(for pattern: GeneratedPattern, using rng: inout SeededGenerator) -> [String] {
