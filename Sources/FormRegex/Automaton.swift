@@ -31,9 +31,10 @@ final class Automaton: @unchecked Sendable {
     /// everywhere in the program, so the table needs one column per class, not per scalar.
     private let scalarClasses: UnsafeMutablePointer<UInt16>
     private let scalarClassCount: Int
-    /// Columns for scalars at or above `tableLimit`, keyed by membership bits (bit 63: word scalar).
-    /// Empty when the program has more than 63 classes.
-    private let outsideColumns: [UInt64: UInt16]
+    /// Columns for scalars at or above `tableLimit`: membership bits (bit 63: word scalar), sorted,
+    /// with the column of each. Empty when the program has more than 63 classes.
+    private let outsideKeys: [UInt64]
+    private let outsideColumns: [UInt16]
     /// Membership of scalars below `tableLimit` in each program class, `membershipWords` per class.
     private let memberships: [UInt64]
     /// `table[state * scalarClassCount + scalarClass]`: next state, `dead`, or `unbuilt`.
@@ -87,7 +88,7 @@ final class Automaton: @unchecked Sendable {
         }
         scalarClasses = classes
         scalarClassCount = representatives.count
-        var outside: [UInt64: UInt16] = [:]
+        var outside: [(key: UInt64, column: UInt16)] = []
         if program.classes.count < 64 {
             for (signature, column) in signatures {
                 var key: UInt64 = 0
@@ -95,10 +96,12 @@ final class Automaton: @unchecked Sendable {
                     key |= 1 << UInt64(number)
                 }
                 if program.usesWordBoundaries && signature[program.classes.count] { key |= 1 << 63 }
-                outside[key] = column
+                outside.append((key, column))
             }
+            outside.sort { $0.key < $1.key }
         }
-        outsideColumns = outside
+        outsideKeys = outside.map(\.key)
+        outsideColumns = outside.map(\.column)
 
         var builder = Builder(program: program, memberships: memberships, scalarClassCount: scalarClassCount)
         builder.build(representatives: representatives)
@@ -127,13 +130,19 @@ final class Automaton: @unchecked Sendable {
     }
 
     private func outsideColumn(_ value: UInt32) -> Int? {
-        if outsideColumns.isEmpty { return nil }
+        if outsideKeys.isEmpty { return nil }
         var key: UInt64 = 0
         for (number, set) in program.classes.enumerated() where set.contains(value) {
             key |= 1 << UInt64(number)
         }
         if program.usesWordBoundaries && ScalarProperty.isWord(value) { key |= 1 << 63 }
-        return outsideColumns[key].map(Int.init)
+        var low = 0
+        var high = outsideKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if outsideKeys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < outsideKeys.count && outsideKeys[low] == key ? Int(outsideColumns[low]) : nil
     }
 
     // MARK: Matching

@@ -21,23 +21,27 @@ let cases = [
 ]
 
 let clock = ContinuousClock()
-let duration = Duration.seconds(2)
 
-/// Runs `body` over `inputs` in rounds for about `duration`; returns matches per second and a checksum.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// Matches per second for `body` over `inputs`: the best of 20 batches of about 50 ms, so that other
+/// processes on a shared machine disturb the figure less. Returns the rate and a checksum.
 func measure(_ inputs: [String], _ body: (String) -> Bool) -> (rate: Double, hits: Int) {
     var hits = 0
-    var calls = 0
-    let start = clock.now
-    var elapsed = Duration.zero
-    while elapsed < duration {
-        for _ in 0..<1_000 {
+    var best = 0.0
+    var rounds = 100
+    for _ in 0..<20 {
+        let start = clock.now
+        for _ in 0..<rounds {
             for input in inputs where body(input) { hits += 1 }
         }
-        calls += 1_000 * inputs.count
-        elapsed = clock.now - start
+        let elapsed = seconds(clock.now - start)
+        best = max(best, Double(rounds * inputs.count) / elapsed)
+        if elapsed < 0.05 { rounds = Int(Double(rounds) * min(10, 0.05 / max(elapsed, 1e-6))) + 1 }
     }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (Double(calls) / seconds, hits)
+    return (best, hits)
 }
 
 func format(_ rate: Double) -> String {
@@ -76,20 +80,24 @@ for benchmark in cases {
 }
 
 // Shared across threads: the automaton is immutable, so there is no lock to contend on.
+// Best of 30 short runs, as for the single-thread figures.
 let email = try Pattern(cases[0].pattern)
-let perThread = 2_000_000
+let perThread = 100_000
 for threads in [1, 2] {
-    let start = clock.now
-    DispatchQueue.concurrentPerform(iterations: threads) { _ in
-        // Each thread owns its input strings, so only the Pattern is shared.
-        let inputs = cases[0].inputs.map { String(decoding: Array($0.utf8), as: UTF8.self) }
-        var hits = 0
-        for index in 0..<perThread where email.matches(inputs[index & 3]) { hits += 1 }
-        precondition(hits == perThread / 2)
+    var best = 0.0
+    for _ in 0..<30 {
+        let start = clock.now
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            // Each thread owns its input strings, so only the Pattern is shared.
+            let inputs = cases[0].inputs.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+            let pattern = email
+            var hits = 0
+            for index in 0..<perThread where pattern.matches(inputs[index & 3]) { hits += 1 }
+            precondition(hits == perThread / 2)
+        }
+        best = max(best, Double(threads * perThread) / seconds(clock.now - start))
     }
-    let elapsed = clock.now - start
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print("email, \(threads) thread(s) sharing one Pattern: \(format(Double(threads * perThread) / seconds)) in total")
+    print("email, \(threads) thread(s) sharing one Pattern: \(format(best)) in total")
 }
 
 // Hostile input: linear for us; ICU backtracks exponentially (each extra 'a' doubles its time).
