@@ -16,7 +16,7 @@
 final class Automaton: @unchecked Sendable {
     static let maximumTableEntries = 65_536
     static let maximumStates = 4_096
-    static let workBudget = 2_000_000
+    static let workBudget = 1_000_000
 
     /// Scalars below this have table transitions; UTF-8 encodes them in one or two bytes.
     static let tableLimit: UInt32 = 0x250
@@ -62,21 +62,41 @@ final class Automaton: @unchecked Sendable {
         let words = Self.membershipWords
         var memberships = [UInt64](repeating: 0, count: program.classes.count * words)
         for (number, set) in program.classes.enumerated() {
-            for value in 0..<Self.tableLimit where set.contains(value) {
-                memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
+            if set.properties.isEmpty && !set.caseInsensitive {
+                // Plain ranges: set their bits directly instead of testing every scalar.
+                for range in set.ranges where range.lowerBound < Self.tableLimit {
+                    for value in range.lowerBound...min(range.upperBound, Self.tableLimit - 1) {
+                        memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
+                    }
+                }
+                if set.negated {
+                    for index in 0..<words { memberships[number * words + index] = ~memberships[number * words + index] }
+                }
+            } else {
+                for value in 0..<Self.tableLimit where set.contains(value) {
+                    memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
+                }
             }
         }
         self.memberships = memberships
 
-        // Partition the table's scalars by membership signature (and wordness, when \b is used).
-        var signatures: [[Bool]: UInt16] = [:]
+        // Partition the table's scalars by membership signature: one bit per program class, and a
+        // last bit for wordness when \b is used (bit 63 of a one-word signature).
+        let signatureWords = program.classes.count / 64 + 1
+        let wordBit = program.classes.count < 64 ? 63 : program.classes.count
+        var signatures: [[UInt64]: UInt16] = [:]
         let classes = UnsafeMutablePointer<UInt16>.allocate(capacity: Int(Self.tableLimit))
         var representatives: [UInt32] = []
+        var signature = [UInt64](repeating: 0, count: signatureWords)
         for value in 0..<Self.tableLimit {
-            var signature = (0..<program.classes.count).map { number in
-                memberships[number * words + Int(value / 64)] & (1 << UInt64(value % 64)) != 0
+            for index in signature.indices { signature[index] = 0 }
+            for number in 0..<program.classes.count
+            where memberships[number * words + Int(value / 64)] & (1 << UInt64(value % 64)) != 0 {
+                signature[number / 64] |= 1 << UInt64(number % 64)
             }
-            if program.usesWordBoundaries { signature.append(ScalarProperty.isWord(value)) }
+            if program.usesWordBoundaries && ScalarProperty.isWord(value) {
+                signature[wordBit / 64] |= 1 << UInt64(wordBit % 64)
+            }
             if let existing = signatures[signature] {
                 classes[Int(value)] = existing
             } else {
@@ -88,18 +108,7 @@ final class Automaton: @unchecked Sendable {
         }
         scalarClasses = classes
         scalarClassCount = representatives.count
-        var outside: [(key: UInt64, column: UInt16)] = []
-        if program.classes.count < 64 {
-            for (signature, column) in signatures {
-                var key: UInt64 = 0
-                for (number, member) in signature.prefix(program.classes.count).enumerated() where member {
-                    key |= 1 << UInt64(number)
-                }
-                if program.usesWordBoundaries && signature[program.classes.count] { key |= 1 << 63 }
-                outside.append((key, column))
-            }
-            outside.sort { $0.key < $1.key }
-        }
+        let outside = signatureWords == 1 ? signatures.map { (key: $0.key[0], column: $0.value) }.sorted { $0.key < $1.key } : []
         outsideKeys = outside.map(\.key)
         outsideColumns = outside.map(\.column)
 
@@ -357,7 +366,7 @@ final class Automaton: @unchecked Sendable {
                         closures[beforeWord] = consumers
                     }
                     let next = Automaton.step(consumers, value, program: program, memberships: memberships, scratch: &scratch)
-                    work += next.count + 1
+                    work += consumers.count + next.count + 1
                     let target: Int32
                     if next.isEmpty {
                         target = Automaton.dead
