@@ -55,6 +55,9 @@ final class Automaton: @unchecked Sendable {
         var atEnd: Bool
         var afterWord: Bool
         var beforeWord: Bool
+        /// Before the line terminator that ends the input, where `$` also holds. Never true while
+        /// building the DFA: that one position is always taken with an NFA step.
+        var beforeFinalTerminator = false
     }
 
     init(_ program: Program) {
@@ -160,24 +163,24 @@ final class Automaton: @unchecked Sendable {
         if let result = string.utf8.withContiguousStorageIfAvailable({ matches(utf8: $0) }) {
             return result
         }
-        var iterator = string.unicodeScalars.makeIterator()
-        return finish(from: Self.initial, scalars: &iterator)
+        return Array(string.utf8).withUnsafeBufferPointer { matches(utf8: $0) }
     }
 
     func matches(_ string: Substring) -> Bool {
         if let result = string.utf8.withContiguousStorageIfAvailable({ matches(utf8: $0) }) {
             return result
         }
-        var iterator = string.unicodeScalars.makeIterator()
-        return finish(from: Self.initial, scalars: &iterator)
+        return Array(string.utf8).withUnsafeBufferPointer { matches(utf8: $0) }
     }
 
     private func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var state = Self.initial
         var index = 0
         let count = bytes.count
+        let terminator = program.usesFinalTerminator ? Self.finalTerminatorStart(bytes) : count + 1
+        let limit = min(count, terminator)
         let stride = scalarClassCount
-        while index < count {
+        while index < limit {
             let start = index
             let lead = bytes[index]
             let next: Int32
@@ -200,20 +203,38 @@ final class Automaton: @unchecked Sendable {
         }
         if index == count { return accepting[Int(state)] }
         var iterator = UTF8Scalars(bytes: bytes, index: index)
-        return finish(from: state, scalars: &iterator)
+        return finish(from: state, scalars: &iterator, terminator: terminator)
     }
 
-    /// Continues from DFA `state` over the remaining scalars, taking NFA steps where the table has none.
-    private func finish<Scalars: IteratorProtocol<Unicode.Scalar>>(from state: Int32, scalars: inout Scalars) -> Bool {
+    /// Where the line terminator that ends the input starts (`\r\n` counts as one), or past the end.
+    private static func finalTerminatorStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let count = bytes.count
+        guard count > 0 else { return 1 }
+        let last = bytes[count - 1]
+        if count >= 2 && bytes[count - 2] == 0x0D && last == 0x0A { return count - 2 }
+        if last >= 0x0A && last <= 0x0D { return count - 1 }
+        if count >= 2 && bytes[count - 2] == 0xC2 && last == 0x85 { return count - 2 }
+        if count >= 3 && bytes[count - 3] == 0xE2 && bytes[count - 2] == 0x80 && (last == 0xA8 || last == 0xA9) {
+            return count - 3
+        }
+        return count + 1
+    }
+
+    /// Continues from DFA `state` over the remaining scalars, taking NFA steps where the table has
+    /// none and at `terminator`, the byte offset where `$` holds before a final line terminator.
+    private func finish(from state: Int32, scalars: inout UTF8Scalars, terminator: Int) -> Bool {
         var scratch = Scratch(count: program.count)
         var current: Int32? = state
         var set: [Int32] = []
         var afterWord = false
         var atStart = false
-        while let scalar = scalars.next() {
+        while true {
+            let position = scalars.index
+            guard let scalar = scalars.next() else { break }
             let value = scalar.value
+            let beforeFinalTerminator = position == terminator
             if let state = current {
-                if let column = column(value) {
+                if !beforeFinalTerminator, let column = column(value) {
                     let next = table[Int(state) * scalarClassCount + column]
                     if next == Self.dead { return false }
                     if next > 0 {
@@ -226,7 +247,8 @@ final class Automaton: @unchecked Sendable {
                 atStart = state == Self.initial
             }
             let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(scalar)
-            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, beforeWord: beforeWord)
+            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, beforeWord: beforeWord,
+                                  beforeFinalTerminator: beforeFinalTerminator)
             let reached = Self.close(set, context, program: program, scratch: &scratch)
             set = Self.step(reached.consumers, value, program: program, memberships: memberships, scratch: &scratch)
             if set.isEmpty { return false }
@@ -295,6 +317,7 @@ final class Automaton: @unchecked Sendable {
         switch assertion {
         case .start: context.atStart
         case .end: context.atEnd
+        case .endBeforeFinalTerminator: context.atEnd || context.beforeFinalTerminator
         case .wordBoundary: context.afterWord != context.beforeWord
         case .notWordBoundary: context.afterWord == context.beforeWord
         }

@@ -74,7 +74,7 @@ struct Parser {
         case "^":
             return .assertion(.start)
         case "$":
-            return .assertion(.end)
+            return .assertion(.endBeforeFinalTerminator)
         case "\\":
             return try parseEscapeOutsideBracket(escapeAt: start)
         case "*", "+", "?":
@@ -313,7 +313,8 @@ struct Parser {
             case "b": return .assertion(.wordBoundary)
             case "B": return .assertion(.notWordBoundary)
             case "A", "G": return .assertion(.start)
-            default: return .assertion(.end)
+            case "z": return .assertion(.end)
+            default: return .assertion(.endBeforeFinalTerminator)
             }
         case "R":
             if inBracket {

@@ -21,6 +21,8 @@ struct Program: Sendable {
     private(set) var classes: [ScalarClass] = []
     private(set) var start: Int32 = 0
     private(set) var usesWordBoundaries = false
+    /// Whether `$` or `\Z` occurs, so that a final line terminator needs an NFA step.
+    private(set) var usesFinalTerminator = false
 
     private var classIndex: [ScalarClass: Int32] = [:]
     /// Offset of the outermost repetition being expanded, to blame when the program grows too big.
@@ -56,6 +58,9 @@ struct Program: Sendable {
         case .assertion(let assertion):
             if assertion == .wordBoundary || assertion == .notWordBoundary {
                 usesWordBoundaries = true
+            }
+            if assertion == .endBeforeFinalTerminator {
+                usesFinalTerminator = true
             }
             return try emit(.assertion, next: next, operand: Int32(assertion.rawValue))
         case .repetition(let body, let min, let max, let offset):

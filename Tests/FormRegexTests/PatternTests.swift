@@ -86,10 +86,23 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     @Test func anchors() throws {
         try check("^abc$", yes: ["abc"], no: ["abcd"])
         try check(#"\Aabc\z"#, yes: ["abc"], no: ["abc\n"])
-        try check(#"abc\Z"#, yes: ["abc"], no: [])
+        try check(#"abc\Z"#, yes: ["abc"], no: ["abc\n"])
         try check("a^b", yes: [], no: ["ab", "a^b"])
         try check("a$b", yes: [], no: ["ab"])
         try check("(^a|b)+", yes: ["a", "ab", "abb", "b"], no: ["ba"])
+    }
+
+    /// ICU's `$` and `\Z` also hold before a line terminator that ends the input (not inside a
+    /// final CRLF); for a whole match, the pattern must then consume that terminator.
+    @Test func dollarBeforeAFinalLineTerminator() throws {
+        try check(#"a$\n"#, yes: ["a\n"], no: ["a", "a\n\n"])
+        try check(#"a\Z\s*"#, yes: ["a", "a\n", "a\r\n", "a\u{2028}", "a\u{85}", "a\u{0B}"], no: ["a\n\n", "a \n"])
+        try check(#"a\z\s*"#, yes: ["a"], no: ["a\n"])
+        try check(#"a$\r\n"#, yes: ["a\r\n"], no: [])
+        try check(#"a\r$\n"#, yes: [], no: ["a\r\n"])
+        try check(#"$\n"#, yes: ["\n"], no: ["", "\n\n"])
+        try check(#"(?:a$\n|b)+"#, yes: ["a\n", "ba\n", "bb"], no: ["a\nb", "a\na\n"])
+        try check(#"\w+$[\s\S]"#, yes: ["héllo\n", "日本\u{2029}"], no: ["héllo\nx", "héllo"])
     }
 
     @Test func wordBoundaries() throws {
