@@ -53,8 +53,9 @@ final class Automaton: @unchecked Sendable {
     private struct Context {
         var atStart: Bool
         var atEnd: Bool
+        /// Whether the last non-transparent scalar before the position is a word scalar.
         var afterWord: Bool
-        var beforeWord: Bool
+        var before: Wordness
         /// Before the line terminator that ends the input, where `$` also holds. Never true while
         /// building the DFA: that one position is always taken with an NFA step.
         var beforeFinalTerminator = false
@@ -83,10 +84,10 @@ final class Automaton: @unchecked Sendable {
         }
         self.memberships = memberships
 
-        // Partition the table's scalars by membership signature: one bit per program class, and a
-        // last bit for wordness when \b is used (bit 63 of a one-word signature).
-        let signatureWords = program.classes.count / 64 + 1
-        let wordBit = program.classes.count < 64 ? 63 : program.classes.count
+        // Partition the table's scalars by membership signature: one bit per program class, then
+        // two bits for wordness when \b is used.
+        let signatureWords = (program.classes.count + 2 + 63) / 64
+        let wordnessBit = program.classes.count
         var signatures: [[UInt64]: UInt16] = [:]
         let classes = UnsafeMutablePointer<UInt16>.allocate(capacity: Int(Self.tableLimit))
         var representatives: [UInt32] = []
@@ -97,8 +98,9 @@ final class Automaton: @unchecked Sendable {
             where memberships[number * words + Int(value / 64)] & (1 << UInt64(value % 64)) != 0 {
                 signature[number / 64] |= 1 << UInt64(number % 64)
             }
-            if program.usesWordBoundaries && ScalarProperty.isWord(value) {
-                signature[wordBit / 64] |= 1 << UInt64(wordBit % 64)
+            if program.usesWordBoundaries {
+                let wordness = UInt64(ScalarProperty.wordness(value).rawValue)
+                signature[wordnessBit / 64] |= wordness << UInt64(wordnessBit % 64)
             }
             if let existing = signatures[signature] {
                 classes[Int(value)] = existing
@@ -147,7 +149,9 @@ final class Automaton: @unchecked Sendable {
         for (number, set) in program.classes.enumerated() where set.contains(value) {
             key |= 1 << UInt64(number)
         }
-        if program.usesWordBoundaries && ScalarProperty.isWord(value) { key |= 1 << 63 }
+        if program.usesWordBoundaries {
+            key |= UInt64(ScalarProperty.wordness(value).rawValue) << UInt64(program.classes.count)
+        }
         var low = 0
         var high = outsideKeys.count
         while low < high {
@@ -246,18 +250,18 @@ final class Automaton: @unchecked Sendable {
                 afterWord = stateAfterWord[Int(state)]
                 atStart = state == Self.initial
             }
-            let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(scalar)
-            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, beforeWord: beforeWord,
+            let before = program.usesWordBoundaries ? ScalarProperty.wordness(value) : .nonWord
+            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, before: before,
                                   beforeFinalTerminator: beforeFinalTerminator)
             let reached = Self.close(set, context, program: program, scratch: &scratch)
             set = Self.step(reached.consumers, value, program: program, memberships: memberships, scratch: &scratch)
             if set.isEmpty { return false }
-            afterWord = beforeWord
+            afterWord = before.afterWord(previous: afterWord)
             atStart = false
             current = stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)]
         }
         if let state = current { return accepting[Int(state)] }
-        let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, beforeWord: false)
+        let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, before: .nonWord)
         return Self.close(set, context, program: program, scratch: &scratch).accepts
     }
 
@@ -318,8 +322,8 @@ final class Automaton: @unchecked Sendable {
         case .start: context.atStart
         case .end: context.atEnd
         case .endBeforeFinalTerminator: context.atEnd || context.beforeFinalTerminator
-        case .wordBoundary: context.afterWord != context.beforeWord
-        case .notWordBoundary: context.afterWord == context.beforeWord
+        case .wordBoundary: context.before != .transparent && context.afterWord != (context.before == .word)
+        case .notWordBoundary: context.before == .transparent || context.afterWord == (context.before == .word)
         }
     }
 
@@ -374,19 +378,19 @@ final class Automaton: @unchecked Sendable {
             var state = 1
             while state < sets.count {
                 let stateIsInitial = state == Int(Automaton.initial)
-                var closures: [Bool: [Int32]] = [:]
+                var closures: [Wordness: [Int32]] = [:]
                 for scalarClass in 0..<scalarClassCount where work < Automaton.workBudget {
                     let value = representatives[scalarClass]
-                    let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(value)
+                    let before = program.usesWordBoundaries ? ScalarProperty.wordness(value) : .nonWord
                     let consumers: [Int32]
-                    if let cached = closures[beforeWord] {
+                    if let cached = closures[before] {
                         consumers = cached
                     } else {
-                        let context = Context(atStart: stateIsInitial, atEnd: false, afterWord: afterWord[state], beforeWord: beforeWord)
+                        let context = Context(atStart: stateIsInitial, atEnd: false, afterWord: afterWord[state], before: before)
                         let reached = Automaton.close(sets[state], context, program: program, scratch: &scratch)
                         work += reached.work
                         consumers = reached.consumers
-                        closures[beforeWord] = consumers
+                        closures[before] = consumers
                     }
                     let next = Automaton.step(consumers, value, program: program, memberships: memberships, scratch: &scratch)
                     work += consumers.count + next.count + 1
@@ -394,7 +398,7 @@ final class Automaton: @unchecked Sendable {
                     if next.isEmpty {
                         target = Automaton.dead
                     } else {
-                        let key = StateKey(set: next, afterWord: beforeWord, atStart: false)
+                        let key = StateKey(set: next, afterWord: before.afterWord(previous: afterWord[state]), atStart: false)
                         if let known = numbers[key] {
                             target = known
                         } else if sets.count < maximumStates {
@@ -405,7 +409,7 @@ final class Automaton: @unchecked Sendable {
                     }
                     table[state * scalarClassCount + scalarClass] = target
                 }
-                let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], beforeWord: false)
+                let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], before: .nonWord)
                 accepting[state] = Automaton.close(sets[state], context, program: program, scratch: &scratch).accepts
                 state += 1
             }

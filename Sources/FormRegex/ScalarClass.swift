@@ -189,8 +189,26 @@ enum ScalarProperty: Hashable, Sendable {
         return bit & (GeneralCategoryMask.mark | GeneralCategoryMask.decimalNumber | GeneralCategoryMask.connector) != 0
     }
 
-    static func isWord(_ value: UInt32) -> Bool {
-        guard let scalar = Unicode.Scalar(value) else { return false }
-        return isWord(scalar)
+    /// How a scalar takes part in `\b`. As in ICU, combining (Grapheme_Extend) and format (Cf)
+    /// scalars are transparent: there is no boundary before one, and the scalar before a boundary
+    /// is the last one that is not transparent.
+    static func wordness(_ value: UInt32) -> Wordness {
+        if value < 0x80 { return isWord(Unicode.Scalar(UInt8(value))) ? .word : .nonWord }
+        guard let scalar = Unicode.Scalar(value) else { return .nonWord }
+        let properties = scalar.properties
+        if properties.isGraphemeExtend || properties.generalCategory == .format { return .transparent }
+        return isWord(scalar) ? .word : .nonWord
+    }
+}
+
+/// A scalar's part in word boundaries (see `ScalarProperty.wordness`).
+enum Wordness: UInt8, Sendable {
+    case nonWord
+    case word
+    case transparent
+
+    /// Whether the last non-transparent scalar was a word scalar, after consuming one with this wordness.
+    func afterWord(previous: Bool) -> Bool {
+        self == .transparent ? previous : self == .word
     }
 }

@@ -105,7 +105,7 @@ indirect enum GeneratedPattern {
 }
 
 @Suite struct DifferentialTests {
-    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "\r", "\r\n", "\u{2028}", "😀", "Ж", "ж", "Σ", "ς", "日"]
+    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "\r", "\r\n", "\u{2028}", "😀", "Ж", "ж", "Σ", "ς", "日", "\u{301}", "\u{200D}"]
 
     /// Inputs for one pattern: strings it generates, near misses of them, and random strings.
     static func inputs(for pattern: GeneratedPattern, using rng: inout SeededGenerator) -> [String] {

@@ -116,6 +116,18 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check(#"\B"#, yes: [""], no: [])
     }
 
+    /// ICU skips combining marks and format characters (ZWJ, soft hyphen) around a boundary.
+    @Test func wordBoundariesSkipCombiningAndFormatScalars() throws {
+        try check(#"-\b\x{301}"#, yes: [], no: ["-\u{301}"])
+        try check(#"-\B\x{301}"#, yes: ["-\u{301}"], no: [])
+        try check(#"\x{301}\b-"#, yes: [], no: ["\u{301}-"])
+        try check(#"a\x{301}\b-"#, yes: ["a\u{301}-"], no: [])
+        try check(#"a\x{200D}\b-"#, yes: ["a\u{200D}-"], no: [])
+        try check(#"a\b\x{AD}"#, yes: [], no: ["a\u{AD}"])
+        try check(#"\x{301}\b"#, yes: [], no: ["\u{301}"])
+        try check(#".*\bx\b.*"#, yes: ["a x b", "é\u{301} x"], no: ["ax", "a\u{301}x"])
+    }
+
     @Test func inlineFlags() throws {
         try check("(?i)abc", yes: ["ABC", "aBc"], no: ["abd"])
         try check("a(?i)bc", yes: ["aBC"], no: ["ABC"])
