@@ -92,7 +92,8 @@ struct Program: Sendable {
         if kinds.count >= Self.maximumInstructions {
             throw PatternError(
                 offset: expandingOffset ?? 0,
-                message: "The pattern is too large to compile (over \(Self.maximumInstructions) automaton states); use smaller repetition counts.")
+                message: "The pattern is too large to compile (over \(Self.maximumInstructions) automaton states); use smaller repetition counts.",
+                kind: .limit)
         }
         kinds.append(kind)
         nexts.append(next)

@@ -283,10 +283,25 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     }
 
     @Test func rejectsLongPatterns() throws {
-        #expect(throws: PatternError(offset: 2_000, message: "The pattern is longer than 2000 characters; shorten it.")) {
+        #expect(throws: PatternError(offset: 2_000, message: "The pattern is longer than 2000 characters; shorten it.", kind: .limit)) {
             try Pattern(String(repeating: "a", count: 2_001))
         }
         #expect(try Pattern(String(repeating: "a", count: 2_000)).matches(String(repeating: "a", count: 2_000)))
+    }
+
+    @Test func kindsAreStableCodes() {
+        let expectations: [(String, PatternError.Kind)] = [("(a)\\1", .unsupported), ("a(?=b)", .unsupported), ("a**", .syntax),
+                                                           ("[z-a]", .syntax), ("a{1001}", .limit), ("(a{1000}){1000}", .limit)]
+        for (source, kind) in expectations {
+            do {
+                _ = try Pattern(source)
+                Issue.record("\(source) should not compile")
+            } catch {
+                #expect(error.kind == kind, "\(source)")
+                #expect(error.description.hasPrefix(kind.rawValue))
+            }
+        }
+        #expect(PatternError.Kind.unsupported.rawValue == "regex.unsupported")
     }
 
     @Test func offsetsCountCharacters() {
