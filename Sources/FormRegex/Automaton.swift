@@ -39,7 +39,15 @@ final class Automaton: @unchecked Sendable {
     private let memberships: [UInt64]
     /// `table[state * scalarClassCount + scalarClass]`: next state, `dead`, or `unbuilt`.
     private let table: UnsafeMutablePointer<Int32>
-    private let accepting: UnsafeMutablePointer<Bool>
+    /// Whether each state accepts at the end of the input: `Acceptance` raw values.
+    private let accepting: UnsafeMutablePointer<UInt8>
+
+    private enum Acceptance: UInt8 {
+        case rejects
+        case accepts
+        /// Left for match time: construction ran out of budget before this state was explored.
+        case unknown
+    }
     private let stateSets: [[Int32]]
     private let stateAfterWord: [Bool]
     private let stateNumbers: [StateKey: Int32]
@@ -161,6 +169,18 @@ final class Automaton: @unchecked Sendable {
         return low < outsideKeys.count && outsideKeys[low] == key ? Int(outsideColumns[low]) : nil
     }
 
+    /// Whether the input may end in DFA `state`.
+    private func accepts(_ state: Int32) -> Bool {
+        switch Acceptance(rawValue: accepting[Int(state)]) {
+        case .accepts: return true
+        case .rejects: return false
+        default:
+            var scratch = Scratch(count: program.count)
+            let context = Context(atStart: state == Self.initial, atEnd: true, afterWord: stateAfterWord[Int(state)], before: .nonWord)
+            return Self.close(stateSets[Int(state)], context, program: program, scratch: &scratch).accepts
+        }
+    }
+
     // MARK: Matching
 
     func matches(_ string: String) -> Bool {
@@ -205,7 +225,7 @@ final class Automaton: @unchecked Sendable {
             index = start
             break
         }
-        if index == count { return accepting[Int(state)] }
+        if index == count { return accepts(state) }
         var iterator = UTF8Scalars(bytes: bytes, index: index)
         return finish(from: state, scalars: &iterator, terminator: terminator)
     }
@@ -260,7 +280,7 @@ final class Automaton: @unchecked Sendable {
             atStart = false
             current = stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)]
         }
-        if let state = current { return accepting[Int(state)] }
+        if let state = current { return accepts(state) }
         let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, before: .nonWord)
         return Self.close(set, context, program: program, scratch: &scratch).accepts
     }
@@ -357,7 +377,7 @@ final class Automaton: @unchecked Sendable {
         let memberships: [UInt64]
         let scalarClassCount: Int
         var table: [Int32] = []
-        var accepting: [Bool] = []
+        var accepting: [UInt8] = []
         var sets: [[Int32]] = []
         var afterWord: [Bool] = []
         var numbers: [StateKey: Int32] = [:]
@@ -376,7 +396,7 @@ final class Automaton: @unchecked Sendable {
             add(StateKey(set: [], afterWord: false, atStart: false))
             add(StateKey(set: [program.start], afterWord: false, atStart: true))
             var state = 1
-            while state < sets.count {
+            while state < sets.count && work < Automaton.workBudget {
                 let stateIsInitial = state == Int(Automaton.initial)
                 var closures: [Wordness: [Int32]] = [:]
                 for scalarClass in 0..<scalarClassCount where work < Automaton.workBudget {
@@ -410,7 +430,9 @@ final class Automaton: @unchecked Sendable {
                     table[state * scalarClassCount + scalarClass] = target
                 }
                 let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], before: .nonWord)
-                accepting[state] = Automaton.close(sets[state], context, program: program, scratch: &scratch).accepts
+                let reached = Automaton.close(sets[state], context, program: program, scratch: &scratch)
+                work += reached.work
+                accepting[state] = reached.accepts ? Acceptance.accepts.rawValue : Acceptance.rejects.rawValue
                 state += 1
             }
         }
@@ -421,7 +443,7 @@ final class Automaton: @unchecked Sendable {
             sets.append(key.set)
             afterWord.append(key.afterWord)
             numbers[key] = number
-            accepting.append(false)
+            accepting.append(number == Automaton.dead ? Acceptance.rejects.rawValue : Acceptance.unknown.rawValue)
             // The dead state loops to itself; others start unbuilt until explored.
             table.append(contentsOf: repeatElement(number == Automaton.dead ? Automaton.dead : Automaton.unbuilt, count: scalarClassCount))
             return number

@@ -225,6 +225,23 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     }
 }
 
+extension CatastrophicPatternTests {
+    /// Large closures exhaust the construction budget after a few hundred states: inputs that end in
+    /// states left unexplored, or run past them, must still get the right answer.
+    @Test func workBudgetBoundConstructionStaysCorrect() throws {
+        let pattern = try Pattern("(?:.?){150}a(?:.?){150}")
+        #expect(pattern.compiledStateCount < 4_096)
+        // The explored states reach about 30 scalars deep; the rest needs NFA steps.
+        for count in Array(0...45) + [149, 150, 151, 160] {
+            let prefix = String(repeating: "x", count: count)
+            #expect(pattern.matches(prefix + "a") == (count <= 150), "\(count)")
+            #expect(pattern.matches("a" + prefix) == (count <= 150), "\(count)")
+            #expect(pattern.matches(String(prefix.prefix(count / 2)) + "a" + String(prefix.prefix(count - count / 2))))
+            #expect(!pattern.matches(prefix))
+        }
+    }
+}
+
 @Suite struct RejectionTests {
     static let cases: [(pattern: String, offset: Int, mentions: String)] = [
         (#"(a)\1"#, 3, "Backreferences"),
