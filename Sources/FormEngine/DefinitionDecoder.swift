@@ -42,9 +42,9 @@ struct DefinitionDecoder {
             problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(wrapper.count) (\(found)).")
             return nil
         }
-        let typeKey = wrapper.keys[0]
+        let typeKey = wrapper.members[0].key
         let propsPointer = "\(pointer)/\(Self.escape(typeKey))"
-        guard let props = wrapper.values[0].objectValue else {
+        guard let props = wrapper.members[0].value.objectValue else {
             problem(propsPointer, "invalidType", "The properties of a \"\(typeKey)\" component must be an object.")
             return nil
         }
@@ -213,7 +213,7 @@ struct DefinitionDecoder {
         }
         if let v = props["messages"] {
             if let object = v.objectValue {
-                for (key, text) in object.members {
+                for (key, text) in object.members.map({ ($0.key, $0.value) }) {
                     if let s = text.stringValue { spec.messages[key] = s } else {
                         problem(pointer + "/messages/" + Self.escape(key), "invalidType", "A message must be a string.")
                     }

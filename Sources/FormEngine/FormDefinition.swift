@@ -8,6 +8,7 @@ public struct FormDefinition: Sendable {
     public let inputPaths: [String]
 
     let nodes: [FormNode]
+    let steps: [Step]
     let knownIDs: Set<String>
     let top: JSONObject
     private let normalized: JSONValue
@@ -48,7 +49,7 @@ public struct FormDefinition: Sendable {
         }
         if let v = top["style"] {
             if let style = v.objectValue {
-                for (key, color) in style.members where !Color.isValid(color.stringValue) {
+                for (key, color) in style.members.map({ ($0.key, $0.value) }) where !Color.isValid(color.stringValue) {
                     decoder.problem("/style/" + DefinitionDecoder.escape(key), "badColor",
                                     "\"\(key)\" must be a color written #RRGGBB or #RRGGBBAA (hex digits).")
                 }
@@ -64,6 +65,7 @@ public struct FormDefinition: Sendable {
         self.id = id
         self.title = title
         self.nodes = nodes
+        self.steps = Step.compile(nodes)
         self.knownIDs = knownIDs
         self.top = top
         var paths: [String] = []

@@ -33,6 +33,10 @@ struct JSONParser {
     private let maxDepth: Int
     /// Reused between strings so escapes and non-ASCII text decode without per-string allocation.
     private var scratch: [UInt8] = []
+    /// Members and elements of the containers being parsed; each container takes an exact-size copy
+    /// of its part when it closes, so no container array grows by reallocation.
+    private var memberStack: [JSONObject.Member] = []
+    private var elementStack: [JSONValue] = []
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
@@ -45,16 +49,16 @@ struct JSONParser {
         return value
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
-    private func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+    func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
         JSONParseError(offset: offset ?? position, message: message)
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -63,7 +67,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -87,7 +91,7 @@ struct JSONParser {
         position += count
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
     }
@@ -95,12 +99,13 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         position += 1
-        var object = JSONObject()
+        let start = memberStack.count
+        var seen: Set<String>?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -113,8 +118,16 @@ struct JSONParser {
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            if object.position(of: key) != nil { throw error("duplicate key \"\(key)\"", at: keyOffset) }
-            object.append(key, value)
+            // Small objects check duplicates by scanning; large ones switch to a set.
+            if seen == nil, memberStack.count - start < 16 {
+                for i in start..<memberStack.count where memberStack[i].key == key {
+                    throw error("duplicate key \"\(key)\"", at: keyOffset)
+                }
+            } else {
+                if seen == nil { seen = Set(memberStack[start...].map(\.key)) }
+                if !seen!.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
+            }
+            memberStack.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             switch bytes[position] {
@@ -122,6 +135,8 @@ struct JSONParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
+                let object = JSONObject(uniqueMembers: Array(memberStack[start...]))
+                memberStack.removeSubrange(start...)
                 return .object(object)
             default: throw error("expected ',' or '}'")
             }
@@ -131,16 +146,17 @@ struct JSONParser {
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         position += 1
-        var array: [JSONValue] = []
+        let start = elementStack.count
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return .array(array)
+            return .array([])
         }
         while true {
             skipWhitespace()
-            array.append(try parseValue())
+            let element = try parseValue()
+            elementStack.append(element)
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             switch bytes[position] {
@@ -148,24 +164,106 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
+                let array = Array(elementStack[start...])
+                elementStack.removeSubrange(start...)
                 return .array(array)
             default: throw error("expected ',' or ']'")
             }
         }
     }
 
-    /// Parses a string starting at the opening quote. Plain ASCII runs become a String straight from
-    /// the input bytes; escapes and multi-byte sequences are validated and go through `scratch`.
-    private mutating func parseString() throws(JSONParseError) -> String {
+    /// Checks the syntax of one value and moves past it without building anything.
+    mutating func skipValue() throws(JSONParseError) {
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let close = bytes[position] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            let isObject = close == UInt8(ascii: "}")
+            try enter()
+            position += 1
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == close {
+                position += 1
+                depth -= 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if isObject {
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                    _ = try scanString()
+                    skipWhitespace()
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                    position += 1
+                    skipWhitespace()
+                }
+                try skipValue()
+                skipWhitespace()
+                guard position < bytes.count else { throw error("unexpected end of input") }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == close {
+                    position += 1
+                    depth -= 1
+                    return
+                } else {
+                    throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+            }
+        case UInt8(ascii: "\""): _ = try scanString()
+        default: _ = try parseValue()
+        }
+    }
+
+    /// The current byte offset.
+    var offset: Int { position }
+
+    /// The next significant byte, if any.
+    var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    /// Consumes `byte` (after whitespace) or throws `message`.
+    mutating func expect(_ byte: UInt8, _ message: String) throws(JSONParseError) {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { throw error(message) }
+        position += 1
+    }
+
+    /// Consumes `byte` (after whitespace) when it is next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// Leaves a container entered with `enter()`.
+    mutating func leave() { depth -= 1 }
+
+    /// Checks that nothing but whitespace follows.
+    mutating func finish() throws(JSONParseError) {
+        skipWhitespace()
+        if position != bytes.count { throw error("unexpected data after the JSON value") }
+    }
+
+    /// Parses a string starting at the opening quote.
+    mutating func parseString() throws(JSONParseError) -> String {
+        if let range = try scanString() {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// Scans a string starting at the opening quote, validating escapes and UTF-8. Returns the byte
+    /// range of plain ASCII text without escapes (the common case, no copy); otherwise nil, with the
+    /// decoded bytes in `scratch`.
+    private mutating func scanString() throws(JSONParseError) -> Range<Int>? {
         position += 1
         let start = position
-        // Fast path: ASCII without escapes.
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
-                return string
+                return start..<position - 1
             }
             if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
             position += 1
@@ -177,7 +275,7 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return nil
             case UInt8(ascii: "\\"):
                 try parseEscape()
             case 0..<0x20:

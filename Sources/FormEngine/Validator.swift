@@ -4,8 +4,9 @@ extension FormDefinition {
     /// Validates a parsed submission with this definition's rules.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
         var run = ValidationRun(options: options)
-        run.walk(nodes, submitted: submission.values)
-        run.reportUnknown(in: submission.values, known: knownIDs)
+        if run.walk(steps, submitted: submission.values) != submission.values.count {
+            run.reportUnknown(in: submission.values, known: knownIDs)
+        }
         return ValidationResult(errors: run.errors, values: .object(run.scopes[0]))
     }
 }
@@ -26,30 +27,57 @@ struct ValidationRun {
         self.options = options
     }
 
-    mutating func walk(_ nodes: [FormNode], submitted: JSONObject) {
-        for node in nodes {
-            if let condition = node.visibleWhen, !condition.evaluate(scopes) { continue }
-            switch node.kind {
-            case .section(let children):
-                walk(children, submitted: submitted)
-            case .input(let spec):
-                path.append(.key(spec.id))
-                if let value = check(spec, submitted[spec.id] ?? .null) {
-                    scopes[scopes.count - 1].append(spec.id, value)
+    /// Validates one level; returns how many of `submitted`'s keys it recognized, so that unknown
+    /// keys need a set lookup only when there are some.
+    @discardableResult
+    mutating func walk(_ steps: [Step], submitted: JSONObject) -> Int {
+        var recognized = 0
+        for step in steps {
+            switch step {
+            case .section(let section):
+                if let condition = section.condition, !condition.evaluate(scopes) {
+                    recognized += Self.present(section.children, in: submitted)
+                    continue
+                }
+                recognized += walk(section.children, submitted: submitted)
+            case .input(let rule):
+                let raw = submitted[rule.id]
+                if raw != nil { recognized += 1 }
+                if let condition = rule.condition, !condition.evaluate(scopes) { continue }
+                path.append(.key(rule.id))
+                if let value = check(rule, raw ?? .null) {
+                    scopes[scopes.count - 1].append(rule.id, value)
                 }
                 path.removeLast()
             case .group(let group):
+                let raw = submitted[group.id]
+                if raw != nil { recognized += 1 }
+                if let condition = group.condition, !condition.evaluate(scopes) { continue }
                 path.append(.key(group.id))
-                if let value = walkGroup(group, submitted[group.id] ?? .null) {
+                if let value = walkGroup(group, raw ?? .null) {
                     scopes[scopes.count - 1].append(group.id, value)
                 }
                 path.removeLast()
             }
         }
+        return recognized
     }
 
-    private mutating func walkGroup(_ group: GroupSpec, _ raw: JSONValue) -> JSONValue? {
-        guard let bounds = group.repeatBounds else {
+    /// How many of `submitted`'s keys belong to the (hidden) steps.
+    private static func present(_ steps: [Step], in submitted: JSONObject) -> Int {
+        var n = 0
+        for step in steps {
+            switch step {
+            case .section(let section): n += present(section.children, in: submitted)
+            case .input(let rule): if submitted.position(of: rule.id) != nil { n += 1 }
+            case .group(let group): if submitted.position(of: group.id) != nil { n += 1 }
+            }
+        }
+        return n
+    }
+
+    private mutating func walkGroup(_ group: GroupRule, _ raw: JSONValue) -> JSONValue? {
+        guard let bounds = group.bounds else {
             let object: JSONObject
             switch raw {
             case .null: object = JSONObject()
@@ -87,10 +115,11 @@ struct ValidationRun {
         return .array(out)
     }
 
-    private mutating func walkItem(_ group: GroupSpec, _ object: JSONObject) -> JSONObject {
+    private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
         scopes.append(JSONObject())
-        walk(group.children, submitted: object)
-        reportUnknown(in: object, known: group.knownIDs)
+        if walk(group.children, submitted: object) != object.count {
+            reportUnknown(in: object, known: group.knownIDs)
+        }
         return scopes.removeLast()
     }
 
@@ -116,14 +145,14 @@ struct ValidationRun {
         return text
     }
 
-    private mutating func fail(_ code: String, _ message: String, _ spec: InputSpec?) {
-        errors.append(FieldError(field: fieldPath, code: code, message: spec?.messages[code] ?? message))
+    private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
+        errors.append(FieldError(field: fieldPath, code: code, message: rule?.messages[code] ?? message))
     }
 
     // MARK: Inputs
 
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
-    private mutating func check(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func check(_ spec: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Condition.isEmpty(raw) {
             if spec.required { fail("required", "This field is required.", spec) }
             return nil
@@ -197,7 +226,7 @@ struct ValidationRun {
         }
     }
 
-    private mutating func checkText(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func checkText(_ spec: InputRule, _ raw: JSONValue) -> JSONValue? {
         let s: String
         switch raw {
         case .string(let v): s = v
@@ -260,7 +289,7 @@ struct ValidationRun {
         return .string(s)
     }
 
-    private mutating func checkBounds(_ spec: InputSpec, _ n: Double) -> JSONValue? {
+    private mutating func checkBounds(_ spec: InputRule, _ n: Double) -> JSONValue? {
         if let lo = spec.minValue, n < lo {
             fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", spec)
             return nil
@@ -272,7 +301,7 @@ struct ValidationRun {
         return .number(n)
     }
 
-    private mutating func checkSelect(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func checkSelect(_ spec: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
         guard spec.multiple else {
             guard case .string(let s) = raw, spec.options.contains(s) else {
