@@ -31,12 +31,14 @@ indirect enum Condition: Sendable {
 
     private static func lookup(_ ref: FieldReference, _ scopes: [JSONObject]) -> JSONValue {
         guard ref.scope < scopes.count else { return .null }
-        var current = JSONValue.object(scopes[ref.scope])
-        for key in ref.path {
-            guard let next = current[key] else { return .null }
-            current = next
-        }
-        return current
+        return lookup(ref.path[...], in: scopes[ref.scope])
+    }
+
+    private static func lookup(_ path: ArraySlice<String>, in object: JSONObject) -> JSONValue {
+        guard let key = path.first, let value = object[key] else { return .null }
+        if path.count == 1 { return value }
+        guard case .object(let inner) = value else { return .null }
+        return lookup(path.dropFirst(), in: inner)
     }
 
     static func isEmpty(_ v: JSONValue) -> Bool {

@@ -1,7 +1,9 @@
 /// A JSON object that keeps its members in insertion order.
 ///
-/// Members live in one array; lookup is a linear scan while the object is small (the common case for
-/// form values) and goes through a hash index once it grows past `indexThreshold` members.
+/// Members live in one array. Lookup is a linear scan, except in large parsed objects (more than
+/// `indexThreshold` members), which carry a hash index so hostile bodies cannot make lookups
+/// quadratic. Objects built by appending (validated values) stay index-free: they are small and
+/// mostly serialized, not searched.
 public struct JSONObject: Sendable, Equatable {
     /// One member.
     public struct Member: Sendable, Equatable {
@@ -13,10 +15,15 @@ public struct JSONObject: Sendable, Equatable {
     public private(set) var members: [Member] = []
     private var index: [String: Int]?
 
-    private static let indexThreshold = 12
+    private static let indexThreshold = 32
 
     /// An empty object.
     public init() {}
+
+    /// An empty object with room for `capacity` members.
+    init(reservingCapacity capacity: Int) {
+        members.reserveCapacity(capacity)
+    }
 
     /// An object of `members`, whose keys the caller guarantees are unique.
     init(uniqueMembers members: [Member]) {
@@ -43,6 +50,18 @@ public struct JSONObject: Sendable, Equatable {
         return nil
     }
 
+    /// The value of `key`, trying position `cursor` first: lookups in the order the members were
+    /// written cost one comparison each. `cursor` moves past the member found.
+    func value(of key: String, cursor: inout Int) -> JSONValue? {
+        if cursor < members.count, members[cursor].key == key {
+            cursor += 1
+            return members[cursor - 1].value
+        }
+        guard let i = position(of: key) else { return nil }
+        cursor = i + 1
+        return members[i].value
+    }
+
     /// Reads, replaces, appends (new key) or removes (nil) a member.
     public subscript(key: String) -> JSONValue? {
         get {
@@ -66,11 +85,7 @@ public struct JSONObject: Sendable, Equatable {
     /// Appends a member without checking for an existing key (callers guarantee uniqueness).
     mutating func append(_ key: String, _ value: JSONValue) {
         members.append(Member(key: key, value: value))
-        if index != nil {
-            index![key] = members.count - 1
-        } else if members.count > Self.indexThreshold {
-            rebuildIndex()
-        }
+        if index != nil { index![key] = members.count - 1 }
     }
 
     /// Inserts a member at the front (used to put a generated `id` first).

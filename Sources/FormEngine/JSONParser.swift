@@ -36,6 +36,8 @@ struct JSONParser {
     /// Members and elements of the containers being parsed; each container takes an exact-size copy
     /// of its part when it closes, so no container array grows by reallocation.
     private var memberStack: [JSONObject.Member] = []
+    /// A cheap hash of each key on `memberStack`, so duplicate checks compare integers first.
+    private var keyHashStack: [UInt32] = []
     private var elementStack: [JSONValue] = []
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
@@ -59,12 +61,16 @@ struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
+        var p = position
+        while p < bytes.count {
+            switch bytes[p] {
+            case 0x20, 0x0A, 0x0D, 0x09: p += 1
+            default:
+                position = p
+                return
             }
         }
+        position = p
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
@@ -112,20 +118,23 @@ struct JSONParser {
             guard position < bytes.count else { throw error("unexpected end of input") }
             guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyOffset = position
-            let key = try parseString()
+            let (key, hash) = try parseKey()
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            // Small objects check duplicates by scanning; large ones switch to a set.
-            if seen == nil, memberStack.count - start < 16 {
-                for i in start..<memberStack.count where memberStack[i].key == key {
+            // Duplicate keys: compare key hashes by scanning while the object is small; very large
+            // objects switch to a set so hostile bodies stay linear.
+            if seen == nil, memberStack.count - start < 256 {
+                for i in start..<keyHashStack.count where keyHashStack[i] == hash && memberStack[i].key == key {
                     throw error("duplicate key \"\(key)\"", at: keyOffset)
                 }
+                keyHashStack.append(hash)
             } else {
                 if seen == nil { seen = Set(memberStack[start...].map(\.key)) }
                 if !seen!.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
+                keyHashStack.append(0)
             }
             memberStack.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
@@ -137,10 +146,23 @@ struct JSONParser {
                 depth -= 1
                 let object = JSONObject(uniqueMembers: Array(memberStack[start...]))
                 memberStack.removeSubrange(start...)
+                keyHashStack.removeSubrange(start...)
                 return .object(object)
             default: throw error("expected ',' or '}'")
             }
         }
+    }
+
+    /// Parses a key, with FNV-1a of its decoded bytes.
+    private mutating func parseKey() throws(JSONParseError) -> (String, UInt32) {
+        var hash: UInt32 = 2_166_136_261
+        if let range = try scanString() {
+            let raw = UnsafeBufferPointer(rebasing: bytes[range])
+            for byte in raw { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            return (String(decoding: raw, as: UTF8.self), hash)
+        }
+        for byte in scratch { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return (String(decoding: scratch, as: UTF8.self), hash)
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
@@ -257,17 +279,26 @@ struct JSONParser {
     /// range of plain ASCII text without escapes (the common case, no copy); otherwise nil, with the
     /// decoded bytes in `scratch`.
     private mutating func scanString() throws(JSONParseError) -> Range<Int>? {
-        position += 1
-        let start = position
-        while position < bytes.count {
-            let byte = bytes[position]
+        let start = position + 1
+        var p = start
+        // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
+        if let base = bytes.baseAddress {
+            while bytes.count - p >= 8 {
+                let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+                if Self.needsAttention(word) { break }
+                p += 8
+            }
+        }
+        while p < bytes.count {
+            let byte = bytes[p]
             if byte == UInt8(ascii: "\"") {
-                position += 1
-                return start..<position - 1
+                position = p + 1
+                return start..<p
             }
             if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
-            position += 1
+            p += 1
         }
+        position = p
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while position < bytes.count {
@@ -288,6 +319,18 @@ struct JSONParser {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Whether any byte of `word` is `"`, `\\`, below 0x20 or at least 0x80 (SWAR; exact on existence).
+    @inline(__always)
+    private static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let quote = hasZero(word ^ (ones &* 0x22))
+        let backslash = hasZero(word ^ (ones &* 0x5C))
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (quote | backslash | control | (word & highs)) != 0
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF) and copies it.

@@ -30,7 +30,7 @@ final class InputRule: Sendable {
     let maxDecimalPlaces: Int?
     let minDate: String?
     let maxDate: String?
-    let options: Set<String>
+    let options: [String]
     let multiple: Bool
     let messages: [String: String]
     let condition: Condition?
@@ -47,7 +47,7 @@ final class InputRule: Sendable {
         maxDecimalPlaces = spec.maxDecimalPlaces
         minDate = spec.minDate
         maxDate = spec.maxDate
-        options = Set(spec.options)
+        options = spec.options
         multiple = spec.multiple
         messages = spec.messages
         self.condition = condition

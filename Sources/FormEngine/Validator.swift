@@ -3,7 +3,7 @@ import FormRegex
 extension FormDefinition {
     /// Validates a parsed submission with this definition's rules.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
-        var run = ValidationRun(options: options)
+        var run = ValidationRun(options: options, capacity: knownIDs.count)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
@@ -16,15 +16,17 @@ struct ValidationRun {
     let options: ValidationOptions
     var errors: [FieldError] = []
     /// Accepted values per open group level; conditions read from here.
-    var scopes: [JSONObject] = [JSONObject()]
+    var scopes: [JSONObject]
     /// The key path of the current position, turned into text only for errors.
     var path: [KeyPath.Segment] = []
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions) {
+    init(options: ValidationOptions, capacity: Int) {
         self.options = options
+        scopes = [JSONObject(reservingCapacity: capacity)]
+        scopes.reserveCapacity(4)
     }
 
     /// Validates one level; returns how many of `submitted`'s keys it recognized, so that unknown
@@ -32,6 +34,7 @@ struct ValidationRun {
     @discardableResult
     mutating func walk(_ steps: [Step], submitted: JSONObject) -> Int {
         var recognized = 0
+        var cursor = 0
         for step in steps {
             switch step {
             case .section(let section):
@@ -41,7 +44,7 @@ struct ValidationRun {
                 }
                 recognized += walk(section.children, submitted: submitted)
             case .input(let rule):
-                let raw = submitted[rule.id]
+                let raw = submitted.value(of: rule.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = rule.condition, !condition.evaluate(scopes) { continue }
                 path.append(.key(rule.id))
@@ -50,7 +53,7 @@ struct ValidationRun {
                 }
                 path.removeLast()
             case .group(let group):
-                let raw = submitted[group.id]
+                let raw = submitted.value(of: group.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = group.condition, !condition.evaluate(scopes) { continue }
                 path.append(.key(group.id))
