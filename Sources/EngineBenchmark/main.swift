@@ -4,7 +4,6 @@
 import FormEngine
 import Foundation
 
-
 let root: URL = {
     let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     if FileManager.default.fileExists(atPath: cwd.appendingPathComponent("config/forms").path) { return cwd }
@@ -110,6 +109,7 @@ struct Baseline {
 func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
 let fiveFieldSnapshot = Array(#"""
 {"components":[{"id":"name","title":"What is your name?","description":"Type your name.","required":true,"regex":"","placeholder":"Your name","content":"Ana Maria"},{"id":"email","title":"What is your e-mail?","description":"Type your e-mail.","required":true,"regex":"","placeholder":"youremail@example.org","content":"ana.maria@example.org"},{"id":"about","title":"Tell us a little bit about yourself","description":"We want to know more about you.","required":false,"regex":"","placeholder":"","content":"I build forms."},{"id":"text-what-is-your-mothers-name","title":"What is your mother's name?","description":"","required":false,"regex":"","placeholder":"","content":"Beatriz"},{"id":"phone","title":"What is your phone number?","description":"With area code.","required":true,"regex":"","placeholder":"(11) 91234-5678","content":"(11) 91234-5678"},{"id":"age","title":"How old are you?","description":"","required":true,"regex":"","placeholder":"30","content":"34"}]}
 """#.utf8)
