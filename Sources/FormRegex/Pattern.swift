@@ -1,40 +1,48 @@
-// TEMPORARY shim so FormEngine builds before the real linear-time FormRegex lands; the lead replaces
-// this file with the real module on merge.
-import Foundation
-
-/// A compiled regular expression that matches whole strings.
-public struct Pattern: Sendable, Hashable {
-    /// The pattern as written.
+/// A compiled regular expression that answers whether a whole string matches, in linear time.
+///
+/// The syntax is the ICU (NSRegularExpression) flavour used in form definitions; see docs/regex.md.
+/// Matching works on Unicode scalars, not grapheme clusters: `.` consumes one scalar, so "é" written
+/// as "e" + U+0301 is two. A `Pattern` is immutable and can be shared across threads.
+public struct Pattern: Sendable, Hashable, CustomStringConvertible {
+    /// The pattern text as given.
     public let source: String
-    private let caseInsensitive: Bool
-    private let box: Box
+    /// Whether the pattern was compiled to ignore case.
+    public let caseInsensitive: Bool
+    private let automaton: Automaton
 
-    private final class Box: @unchecked Sendable {
-        let regex: NSRegularExpression
-        init(_ regex: NSRegularExpression) { self.regex = regex }
-    }
-
-    /// Compiles `source`; throws when it is not a valid pattern.
+    /// Compiles `source`. Throws PatternError for syntax errors and unsupported features.
     public init(_ source: String, caseInsensitive: Bool = false) throws(PatternError) {
+        var parser = Parser(source, caseInsensitive: caseInsensitive)
+        let syntax = try parser.parse()
+        let program: Program
+        do {
+            program = try Program(syntax)
+        } catch {
+            throw PatternError(offset: Self.characterOffset(ofScalar: error.offset, in: source), message: error.message)
+        }
         self.source = source
         self.caseInsensitive = caseInsensitive
-        do {
-            let regex = try NSRegularExpression(pattern: "^(?:" + source + ")$",
-                                                options: caseInsensitive ? [.caseInsensitive] : [])
-            box = Box(regex)
-        } catch {
-            throw PatternError(offset: 0, message: "invalid pattern: \(error)")
-        }
+        self.automaton = Automaton(program)
     }
 
-    /// Whether the whole of `string` matches.
+    /// True when the WHOLE string matches (as NSPredicate "SELF MATCHES" does).
     public func matches(_ string: String) -> Bool {
-        let range = NSRange(string.startIndex..., in: string)
-        return box.regex.firstMatch(in: string, options: [], range: range) != nil
+        automaton.matches(string)
     }
 
-    /// Whether the whole of `string` matches.
-    public func matches(_ string: Substring) -> Bool { matches(String(string)) }
+    /// True when the whole substring matches; assertions see its bounds as the start and end.
+    public func matches(_ string: Substring) -> Bool {
+        automaton.matches(string)
+    }
+
+    /// How many DFA states were built at compile time (for diagnostics and tests).
+    public var compiledStateCount: Int {
+        automaton.stateCount
+    }
+
+    public var description: String {
+        caseInsensitive ? "/\(source)/i" : "/\(source)/"
+    }
 
     public static func == (lhs: Pattern, rhs: Pattern) -> Bool {
         lhs.source == rhs.source && lhs.caseInsensitive == rhs.caseInsensitive
@@ -44,10 +52,10 @@ public struct Pattern: Sendable, Hashable {
         hasher.combine(source)
         hasher.combine(caseInsensitive)
     }
-}
 
-/// Why a pattern did not compile.
-public struct PatternError: Error, Sendable, Equatable {
-    public var offset: Int
-    public var message: String
+    private static func characterOffset(ofScalar offset: Int, in source: String) -> Int {
+        let scalars = source.unicodeScalars
+        let end = scalars.index(scalars.startIndex, offsetBy: offset, limitedBy: scalars.endIndex) ?? scalars.endIndex
+        return source[..<end].count
+    }
 }
