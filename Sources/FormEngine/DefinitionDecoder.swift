@@ -214,7 +214,10 @@ struct DefinitionDecoder {
         if let v = props["messages"] {
             if let object = v.objectValue {
                 for (key, text) in object.members.map({ ($0.key, $0.value) }) {
-                    if let s = text.stringValue { spec.messages[key] = s } else {
+                    if !FieldError.codes.contains(key) {
+                        problem(pointer + "/messages/" + Self.escape(key), "badValue",
+                                "\"\(key)\" is not an error code; use one of \(FieldError.codes.sorted().joined(separator: ", ")).")
+                    } else if let s = text.stringValue { spec.messages[key] = s } else {
                         problem(pointer + "/messages/" + Self.escape(key), "invalidType", "A message must be a string.")
                     }
                 }

@@ -38,3 +38,11 @@ import Testing
                                               "Only numerical characters are accepted."])
     }
 }
+
+@Suite struct MessageDefinitionTests {
+    @Test func messageKeysMustBeErrorCodes() {
+        let problems = Fixtures.problems(#"{"title": "T", "components": [{"text": {"id": "a", "messages": {"requird": "x", "required": 3}}}]}"#)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/components/0/text/messages/requird badValue",
+                                                                 "/components/0/text/messages/required invalidType"])
+    }
+}
