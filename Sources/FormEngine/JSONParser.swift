@@ -237,6 +237,20 @@ struct JSONParser {
         }
     }
 
+    /// Whether the string last scanned by `scanString` (its `range`, or `scratch` when nil) is `literal`.
+    func scanned(_ range: Range<Int>?, equals literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        let start = literal.utf8Start
+        if let range {
+            guard range.count == count else { return false }
+            for i in 0..<count where bytes[range.lowerBound + i] != start[i] { return false }
+            return true
+        }
+        guard scratch.count == count else { return false }
+        for i in 0..<count where scratch[i] != start[i] { return false }
+        return true
+    }
+
     /// The current byte offset.
     var offset: Int { position }
 
@@ -278,7 +292,7 @@ struct JSONParser {
     /// Scans a string starting at the opening quote, validating escapes and UTF-8. Returns the byte
     /// range of plain ASCII text without escapes (the common case, no copy); otherwise nil, with the
     /// decoded bytes in `scratch`.
-    private mutating func scanString() throws(JSONParseError) -> Range<Int>? {
+    mutating func scanString() throws(JSONParseError) -> Range<Int>? {
         let start = position + 1
         var p = start
         // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.

@@ -110,18 +110,20 @@ extension JSONParser {
         repeat {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            // Keys are compared as bytes: a snapshot component has seven of them and only two matter.
             let keyOffset = offset
-            let key = try parseString()
+            let key = try scanString()
+            let isID = scanned(key, equals: "id")
+            let isContent = !isID && scanned(key, equals: "content")
             try expect(UInt8(ascii: ":"), "expected ':'")
             skipWhitespace()
-            switch key {
-            case "id":
+            if isID {
                 if item.id != nil { throw error("duplicate key \"id\"", at: keyOffset) }
                 item.id = try parseValue()
-            case "content":
+            } else if isContent {
                 if item.content != nil { throw error("duplicate key \"content\"", at: keyOffset) }
                 item.content = try parseValue()
-            default:
+            } else {
                 try skipValue()
             }
         } while consume(UInt8(ascii: ","))
