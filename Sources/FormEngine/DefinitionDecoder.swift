@@ -16,6 +16,9 @@ struct DefinitionDecoder {
 
     // MARK: Components
 
+    /// How many components were decoded (the slots of a validation's value table).
+    var componentCount: Int { nextOrder }
+
     mutating func decodeComponents(_ value: JSONValue?, at pointer: String) -> [FormNode] {
         guard let value else {
             problem(pointer, "missing", "\"components\" is required: an array of components.")
@@ -419,23 +422,19 @@ struct DefinitionDecoder {
 
     private static func walk(_ segments: [String], from start: Int, scopes: [[FormNode]], ancestors: [Int]) -> Walk {
         var scope = start
-        var path: [String] = []
         var nodes = scopes[start]
         for (i, segment) in segments.enumerated() {
             guard let node = find(segment, in: nodes) else { return .notFound }
             let last = i == segments.count - 1
             switch node.kind {
             case .input:
-                return last ? .found(node, FieldReference(scope: scope, path: path + [segment])) : .notFound
+                return last ? .found(node, FieldReference(slot: node.order)) : .notFound
             case .group(let group):
                 if last { return .notFound }
                 if scope < ancestors.count, ancestors[scope] == node.order {
                     scope += 1
-                    path = []
                 } else if group.repeatBounds != nil {
                     return .throughRepeat
-                } else {
-                    path.append(segment)
                 }
                 nodes = group.children
             case .section:

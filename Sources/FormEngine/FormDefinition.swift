@@ -9,6 +9,8 @@ public struct FormDefinition: Sendable {
 
     let nodes: [FormNode]
     let steps: [Step]
+    /// Size of the value table conditions read from (0 when the form has no conditions).
+    let slotCount: Int
     let knownIDs: Set<String>
     let top: JSONObject
     private let normalized: JSONValue
@@ -65,7 +67,9 @@ public struct FormDefinition: Sendable {
         self.id = id
         self.title = title
         self.nodes = nodes
-        self.steps = Step.compile(nodes)
+        let referenced = Step.referencedSlots(nodes)
+        self.steps = Step.compile(nodes, referenced: referenced)
+        self.slotCount = referenced.isEmpty ? 0 : decoder.componentCount
         self.knownIDs = knownIDs
         self.top = top
         var paths: [String] = []

@@ -7,13 +7,39 @@ enum Step: Sendable {
     case group(GroupRule)
     case section(SectionRule)
 
-    static func compile(_ nodes: [FormNode]) -> [Step] {
+    /// Compiles the tree; `referenced` holds the slots (form-order positions) that conditions read.
+    static func compile(_ nodes: [FormNode], referenced: Set<Int>) -> [Step] {
         nodes.map { node in
             switch node.kind {
-            case .input(let spec): .input(InputRule(spec, node.visibleWhen))
-            case .group(let group): .group(GroupRule(group, node.visibleWhen))
-            case .section(let children): .section(SectionRule(children: compile(children), condition: node.visibleWhen))
+            case .input(let spec):
+                .input(InputRule(spec, node.visibleWhen, slot: referenced.contains(node.order) ? node.order : nil))
+            case .group(let group):
+                .group(GroupRule(group, node.visibleWhen, slots: node.order + 1..<lastOrder(node) + 1, referenced: referenced))
+            case .section(let children):
+                .section(SectionRule(children: compile(children, referenced: referenced), condition: node.visibleWhen))
             }
+        }
+    }
+
+    /// Every slot read by a condition anywhere in `nodes`.
+    static func referencedSlots(_ nodes: [FormNode]) -> Set<Int> {
+        var slots = Set<Int>()
+        for node in nodes {
+            if let condition = node.visibleWhen { slots.formUnion(condition.slots) }
+            switch node.kind {
+            case .input: break
+            case .group(let group): slots.formUnion(referencedSlots(group.children))
+            case .section(let children): slots.formUnion(referencedSlots(children))
+            }
+        }
+        return slots
+    }
+
+    private static func lastOrder(_ node: FormNode) -> Int {
+        switch node.kind {
+        case .input: node.order
+        case .group(let group): group.children.last.map(lastOrder) ?? node.order
+        case .section(let children): children.last.map(lastOrder) ?? node.order
         }
     }
 }
@@ -34,8 +60,11 @@ final class InputRule: Sendable {
     let multiple: Bool
     let messages: [String: String]
     let condition: Condition?
+    /// Where this input's accepted value goes for conditions to read; nil when no condition does.
+    let slot: Int?
 
-    init(_ spec: InputSpec, _ condition: Condition?) {
+    init(_ spec: InputSpec, _ condition: Condition?, slot: Int?) {
+        self.slot = slot
         type = spec.type
         id = spec.id
         required = spec.required
@@ -60,11 +89,14 @@ final class GroupRule: Sendable {
     let children: [Step]
     let knownIDs: Set<String>
     let condition: Condition?
+    /// The slots of its descendants, cleared before each repeat item.
+    let slots: Range<Int>
 
-    init(_ group: GroupSpec, _ condition: Condition?) {
+    init(_ group: GroupSpec, _ condition: Condition?, slots: Range<Int>, referenced: Set<Int>) {
         id = group.id
         bounds = group.repeatBounds
-        children = Step.compile(group.children)
+        self.slots = slots
+        children = Step.compile(group.children, referenced: referenced)
         knownIDs = group.knownIDs
         self.condition = condition
     }

@@ -3,7 +3,7 @@ import FormRegex
 extension FormDefinition {
     /// Validates a parsed submission with this definition's rules.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
-        var run = ValidationRun(options: options, capacity: knownIDs.count)
+        var run = ValidationRun(options: options, capacity: knownIDs.count, slotCount: slotCount)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
@@ -15,16 +15,19 @@ extension FormDefinition {
 struct ValidationRun {
     let options: ValidationOptions
     var errors: [FieldError] = []
-    /// Accepted values per open group level; conditions read from here.
+    /// Accepted values per open group level, becoming the stored values.
     var scopes: [JSONObject]
-    /// The key path of the current position, turned into text only for errors.
+    /// Accepted values of the inputs conditions read, by slot.
+    var slots: [JSONValue]
+    /// The key path of the enclosing groups (and repeat items), turned into text only for errors.
     var path: [KeyPath.Segment] = []
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions, capacity: Int) {
+    init(options: ValidationOptions, capacity: Int, slotCount: Int) {
         self.options = options
+        slots = Array(repeating: .null, count: slotCount)
         scopes = [JSONObject(reservingCapacity: capacity)]
         scopes.reserveCapacity(4)
     }
@@ -38,7 +41,7 @@ struct ValidationRun {
         for step in steps {
             switch step {
             case .section(let section):
-                if let condition = section.condition, !condition.evaluate(scopes) {
+                if let condition = section.condition, !condition.evaluate(slots) {
                     recognized += Self.present(section.children, in: submitted)
                     continue
                 }
@@ -46,16 +49,15 @@ struct ValidationRun {
             case .input(let rule):
                 let raw = submitted.value(of: rule.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
-                if let condition = rule.condition, !condition.evaluate(scopes) { continue }
-                path.append(.key(rule.id))
+                if let condition = rule.condition, !condition.evaluate(slots) { continue }
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.id, value)
+                    if let slot = rule.slot { slots[slot] = value }
                 }
-                path.removeLast()
             case .group(let group):
                 let raw = submitted.value(of: group.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
-                if let condition = group.condition, !condition.evaluate(scopes) { continue }
+                if let condition = group.condition, !condition.evaluate(slots) { continue }
                 path.append(.key(group.id))
                 if let value = walkGroup(group, raw ?? .null) {
                     scopes[scopes.count - 1].append(group.id, value)
@@ -119,6 +121,9 @@ struct ValidationRun {
     }
 
     private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
+        if !slots.isEmpty, group.bounds != nil {
+            for slot in group.slots { slots[slot] = .null }
+        }
         scopes.append(JSONObject())
         if walk(group.children, submitted: object) != object.count {
             reportUnknown(in: object, known: group.knownIDs)
@@ -148,8 +153,11 @@ struct ValidationRun {
         return text
     }
 
+    /// Records an error at the current path, or at the input `rule` under it.
     private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
-        errors.append(FieldError(field: fieldPath, code: code, message: rule?.messages[code] ?? message))
+        var field = fieldPath
+        if let rule { field += field.isEmpty ? rule.id : "." + rule.id }
+        errors.append(FieldError(field: field, code: code, message: rule?.messages[code] ?? message))
     }
 
     // MARK: Inputs
