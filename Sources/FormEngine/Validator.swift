@@ -34,10 +34,14 @@ struct ValidationRun {
 
     /// Validates one level; returns how many of `submitted`'s keys it recognized, so that unknown
     /// keys need a set lookup only when there are some.
-    @discardableResult
     mutating func walk(_ steps: [Step], submitted: JSONObject) -> Int {
-        var recognized = 0
         var cursor = 0
+        return walk(steps, submitted: submitted, cursor: &cursor)
+    }
+
+    /// `cursor` is where the next submitted key is expected; sections share their level's cursor.
+    private mutating func walk(_ steps: [Step], submitted: JSONObject, cursor: inout Int) -> Int {
+        var recognized = 0
         for step in steps {
             switch step {
             case .section(let section):
@@ -45,7 +49,7 @@ struct ValidationRun {
                     recognized += Self.present(section.children, in: submitted)
                     continue
                 }
-                recognized += walk(section.children, submitted: submitted)
+                recognized += walk(section.children, submitted: submitted, cursor: &cursor)
             case .input(let rule):
                 let raw = submitted.value(of: rule.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
