@@ -120,10 +120,13 @@ public struct Submission: Sendable {
             return false
         }
         let rest = path.dropFirst()
+        // `node = .null` before writing back drops the second reference, so the container is
+        // mutated in place rather than copied.
         switch (first, node) {
         case (.key(let key), .object(var object)):
-            var child = object[key] ?? (rest.first.map { if case .index = $0 { JSONValue.array([]) } else { JSONValue.object(JSONObject()) } } ?? .null)
-            if rest.isEmpty, object[key] != nil { return false }
+            let existing = object[key]
+            if rest.isEmpty, existing != nil { return false }
+            var child = existing ?? emptyContainer(for: rest.first)
             guard insert(content, at: rest, into: &child) else { return false }
             node = .null
             object[key] = child
@@ -139,6 +142,15 @@ public struct Submission: Sendable {
             return true
         default:
             return false
+        }
+    }
+
+    /// What a path segment steps into: an array for an index, an object for a key, nothing at the end.
+    private static func emptyContainer(for next: KeyPath.Segment?) -> JSONValue {
+        switch next {
+        case .index?: .array([])
+        case .key?: .object(JSONObject())
+        case nil: .null
         }
     }
 }
