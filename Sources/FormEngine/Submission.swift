@@ -105,6 +105,7 @@ public struct Submission: Sendable {
                 continue
             }
             var node = JSONValue.object(root)
+            root = JSONObject()
             guard insert(content, at: path.segments[...], into: &node), case .object(let updated) = node else {
                 throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
             }
@@ -120,23 +121,25 @@ public struct Submission: Sendable {
             return false
         }
         let rest = path.dropFirst()
-        // `node = .null` before writing back drops the second reference, so the container is
-        // mutated in place rather than copied.
+        // Each case takes the container out of `node` (leaving `.null`) so it is mutated in place
+        // rather than copied; a failure leaves `node` spoiled, and the caller then rejects the body.
         switch (first, node) {
         case (.key(let key), .object(var object)):
+            node = .null
             let existing = object[key]
             if rest.isEmpty, existing != nil { return false }
             var child = existing ?? emptyContainer(for: rest.first)
+            object[key] = .null
             guard insert(content, at: rest, into: &child) else { return false }
-            node = .null
             object[key] = child
             node = .object(object)
             return true
         case (.index(let index), .array(var array)):
+            node = .null
             while array.count <= index { array.append(.object(JSONObject())) }
             var child = array[index]
+            array[index] = .null
             guard insert(content, at: rest, into: &child) else { return false }
-            node = .null
             array[index] = child
             node = .array(array)
             return true
