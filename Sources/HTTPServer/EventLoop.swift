@@ -38,6 +38,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var acceptPaused = false
 
     static let sweepInterval: UInt64 = 100_000_000
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     init(server: ServerCore, listenFD: Int32) throws {
         self.server = server
@@ -265,9 +266,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// A fresh request id: 15 hex digits (an inline string, no allocation).
     func makeRequestID() -> String {
         requestIDCounter &+= 1
-        let value = (requestIDBase &+ requestIDCounter) & ((1 << 60) - 1)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 15 - hex.utf8.count) + hex
+        var value = (requestIDBase &+ requestIDCounter) & ((1 << 60) - 1)
+        return String(unsafeUninitializedCapacity: 15) { buffer in
+            for index in stride(from: 14, through: 0, by: -1) {
+                buffer[index] = Self.hexDigits[Int(value & 0xF)]
+                value >>= 4
+            }
+            return 15
+        }
     }
 
     private func updateDate() {
