@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "Webhooks",
                 "WebhookReceiver",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
