@@ -722,7 +722,7 @@ async function showWebhooks(generation, formId, body) {
               } catch (error) {
                 say(status, describe(error), "error");
               }
-            }, "fh-button fh-small fh-danger ad-delete")))))));
+            }, "fh-button fh-small fh-danger ad-delete"))))));
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
     }

@@ -166,6 +166,10 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+function present(...nodes) {
+  return nodes.filter(Boolean);
+}
+
 function text(value) {
   return typeof value === "string" || typeof value === "number" ? String(value) : "";
 }
@@ -379,7 +383,7 @@ export class FormView {
       }
       field.invalidTarget = group;
       field.focusTarget = field.controls[0] || group;
-      wrapper.append(group, description, error);
+      wrapper.append(...present(group, description, error));
     } else if (type === "switch") {
       const box = el("input", {
         type: "checkbox", role: "switch", id: inputId, class: "fh-switch-input", "aria-describedby": describedBy,
@@ -392,7 +396,7 @@ export class FormView {
       field.invalidTarget = box;
       wrapper.append(el("div", { class: "fh-switch-row" }, [
         box, el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]),
-      ]), description, error);
+      ]), ...present(description, error));
     } else if (type === "count") {
       const input = el("input", {
         id: inputId, type: "text", inputmode: "numeric", class: "fh-input fh-count-input",
@@ -415,8 +419,8 @@ export class FormView {
       field.controls.push(input);
       field.focusTarget = input;
       field.invalidTarget = input;
-      wrapper.append(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description,
-        el("div", { class: "fh-stepper" }, [minus, input, plus]), error);
+      wrapper.append(...present(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description,
+        el("div", { class: "fh-stepper" }, [minus, input, plus]), error));
     } else {
       let control;
       if (type === "select") {
@@ -450,7 +454,7 @@ export class FormView {
       field.controls.push(control);
       field.focusTarget = control;
       field.invalidTarget = control;
-      wrapper.prepend(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description);
+      wrapper.prepend(...present(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description));
       wrapper.append(control, error);
     }
     this.fields.set(path, field);
