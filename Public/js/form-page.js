@@ -162,30 +162,32 @@ async function onSubmit(event) {
   submitting = true;
   view.setDisabled(true);
   view.element.setAttribute("aria-busy", "true");
+  let answer = null;
+  let failure = null;
   try {
-    const { data } = await request(`/v1/forms/${segment(formId)}/submissions`, {
+    answer = await request(`/v1/forms/${segment(formId)}/submissions`, {
       method: "POST", body: serialized, headers: { "Idempotency-Key": lastSubmission.key },
     });
-    showReceipt(data);
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 422 && error.errors.length) {
-      const unplaced = view.setErrors(error.errors, { showAll: true });
-      renderSummary(error.errors, unplaced);
-      if (!view.focusFirstError()) summary.focus();
-    } else if (error instanceof ProblemError && error.status === 409) {
-      showProblem("This form was changed since you opened it. Reload the page to get the current version; what you typed here will need to be entered again.");
-    } else if (error instanceof ProblemError && error.status === 429) {
-      const wait = error.headers && error.headers.get("Retry-After");
-      showProblem(`Too many submissions right now. Please try again${wait ? ` in ${wait} seconds` : " in a moment"}.`);
-    } else {
-      showProblem(describe(error));
-    }
-  } finally {
-    submitting = false;
-    if (view) {
-      view.setDisabled(false);
-      view.element.removeAttribute("aria-busy");
-    }
+    failure = error;
+  }
+  submitting = false;
+  // Controls are enabled again before errors are shown, so focus can move to the first invalid field.
+  view.setDisabled(false);
+  view.element.removeAttribute("aria-busy");
+  if (answer) {
+    showReceipt(answer.data);
+  } else if (failure instanceof ProblemError && failure.status === 422 && failure.errors.length) {
+    const unplaced = view.setErrors(failure.errors, { showAll: true });
+    renderSummary(failure.errors, unplaced);
+    if (!view.focusFirstError()) summary.focus();
+  } else if (failure instanceof ProblemError && failure.status === 409) {
+    showProblem("This form was changed since you opened it. Reload the page to get the current version; what you typed here will need to be entered again.");
+  } else if (failure instanceof ProblemError && failure.status === 429) {
+    const wait = failure.headers && failure.headers.get("Retry-After");
+    showProblem(`Too many submissions right now. Please try again${wait ? ` in ${wait} seconds` : " in a moment"}.`);
+  } else {
+    showProblem(describe(failure));
   }
 }
 
