@@ -700,7 +700,7 @@ async function showWebhooks(generation, formId, body) {
           h("td", {}, h("code", { text: w.id })),
           h("td", { class: "ad-values", text: w.url }),
           h("td", { class: "ad-nowrap", text: formatTime(w.createdAt) }),
-          h("td", { text: w.disabled ? "disabled" : "active" }),
+          h("td", { class: "ad-webhook-state", text: w.disabled ? `disabled${w.disabledReason ? `: ${w.disabledReason}` : ""}` : "active" }),
           h("td", { class: "ad-nowrap" },
             h("button", {
               type: "button", class: "fh-button fh-small fh-secondary ad-rotate", text: "Rotate secret",
@@ -852,17 +852,17 @@ async function showDeliveries(generation) {
       detail.firstChild.append(
         h("dl", { class: "fh-facts" },
           h("dt", { text: "Status" }), h("dd", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
-          h("dt", { text: "Endpoint" }), h("dd", {}, h("code", { text: d.endpointId ?? "" })),
+          h("dt", { text: "Endpoint" }), h("dd", {}, h("code", { text: d.endpointId ?? "" }), d.url ? ` ${d.url}` : ""),
           h("dt", { text: "Submission" }), h("dd", {}, h("code", { text: d.submissionId ?? "" })),
           h("dt", { text: "Attempts" }), h("dd", { text: d.attempts ?? log.length }),
           h("dt", { text: "Next attempt" }), h("dd", { text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" })),
         h("div", { class: "ad-row" }, redeliver),
         log.length === 0 ? h("p", { text: "No attempts yet." }) :
-          table(["Attempted", "Status", "Duration", "Error"], log.map((a) => h("tr", {},
+          table(["Attempted", "Status", "Duration", "Error or answer"], log.map((a) => h("tr", {},
             h("td", { class: "ad-nowrap", text: formatTime(a.attemptedAt) }),
             h("td", { text: a.statusCode ?? "—" }),
             h("td", { text: a.durationMs !== undefined && a.durationMs !== null ? `${a.durationMs} ms` : "—" }),
-            h("td", { class: "ad-values", text: a.error || "" }))), "ad-attempt-log"));
+            h("td", { class: "ad-values", text: a.error || a.responseExcerpt || "" }))), "ad-attempt-log"));
     } catch (error) {
       if (stillCurrent(generation)) say(detailStatus, describe(error), "error");
     }

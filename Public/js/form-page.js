@@ -56,7 +56,9 @@ async function load() {
   }
   document.title = `${definition.title || formId} · Formhouse`;
   applyStyle(document.documentElement, definition.style);
-  showStatus("");
+  if (requestedVersion && formVersion !== null && String(formVersion) !== requestedVersion) {
+    showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}, the current one.`);
+  } else showStatus("");
   mount();
 }
 

@@ -136,13 +136,16 @@ function isEmpty(value) {
   return value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 }
 
-function looseEqual(actual, expected) {
-  if (Array.isArray(actual) && !Array.isArray(expected)) return actual.some((a) => looseEqual(a, expected));
-  if (typeof actual === "number" && typeof expected === "string") return String(actual) === expected.trim();
-  if (typeof actual === "string" && typeof expected === "number") return actual.trim() === String(expected);
-  if (typeof actual === "string" && typeof expected === "boolean") return actual === String(expected);
-  if (actual === undefined) return expected === null || expected === "";
-  return JSON.stringify(actual) === JSON.stringify(expected);
+/** The engine's equality for conditions: absent equals "", a number equals its text, a boolean "true"/"false". */
+function sameValue(actual, expected) {
+  const value = actual === undefined ? null : actual;
+  if (JSON.stringify(value) === JSON.stringify(expected)) return true;
+  if (value === null && expected === "") return true;
+  if (value === "" && expected === null) return true;
+  if (typeof value === "number" && typeof expected === "string") return expected.trim() !== "" && Number(expected) === value;
+  if (typeof value === "string" && typeof expected === "number") return value.trim() !== "" && Number(value) === expected;
+  if (typeof value === "boolean" && typeof expected === "string") return expected === String(value);
+  return false;
 }
 
 /** Splits a component `{ "<type>": { ...props } }` into its type and properties. */
@@ -222,6 +225,9 @@ export class FormView {
 
   renderComponent(component, scope, index) {
     const { type, props } = componentParts(component);
+    // Registered before the children so conditions are evaluated parents first, in form order.
+    const entry = props.visibleWhen ? { element: null, condition: props.visibleWhen, scope } : null;
+    if (entry) this.conditionals.push(entry);
     let node;
     if (type === "section") node = this.renderSection(props, scope);
     else if (type === "group") node = this.renderGroup(props, scope, index);
@@ -232,7 +238,7 @@ export class FormView {
         el("span", { text: type ? `Unsupported component type “${type}”.` : "A component must have exactly one key, its type." }),
       ]);
     }
-    if (props.visibleWhen) this.conditionals.push({ element: node, condition: props.visibleWhen, scope });
+    if (entry) entry.element = node;
     return node;
   }
 
@@ -496,7 +502,6 @@ export class FormView {
       const raw = field.controls[0].value;
       if (raw === "") value = undefined;
       else if (field.type === "integer" || field.type === "count") value = /^\s*[+-]?\d+\s*$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
-      else if (field.type === "decimal") value = /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : raw;
       else value = raw;
     }
     setAt(this.state, field.segments, value);
@@ -529,33 +534,32 @@ export class FormView {
     if (Array.isArray(condition.any)) return condition.any.some((c) => this.evaluate(c, scope));
     if (typeof condition.field !== "string") return true;
     const value = this.lookup(condition.field, scope);
-    if ("equals" in condition) return looseEqual(value, condition.equals);
-    if ("notEquals" in condition) return !looseEqual(value, condition.notEquals);
-    if (Array.isArray(condition.in)) return condition.in.some((v) => looseEqual(value, v));
+    if ("equals" in condition) return sameValue(value, condition.equals);
+    if ("notEquals" in condition) return !sameValue(value, condition.notEquals);
+    if (Array.isArray(condition.in)) return condition.in.some((v) => sameValue(value, v));
     if ("notEmpty" in condition) return isEmpty(value) !== (condition.notEmpty !== false);
     return true;
   }
 
   /**
-   * Resolves a visibleWhen key path seen from `scope`: a sibling inside the same group instance first,
-   * then the path from the top, with a repeat's missing index taken from the scope
-   * (`addresses.country` inside `addresses[2]` reads `addresses[2].country`).
+   * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
+   * entering the current item of a repeating group the component stands in. A hidden input reads as
+   * absent, as the engine drops it before later conditions look.
    */
   lookup(field, scope) {
-    const segments = parsePath(field);
-    if (scope.length) {
-      const relative = [...scope, ...segments];
-      if (this.fields.has(formatPath(relative))) return getAt(this.state, relative);
+    const names = String(field).split(".");
+    for (let length = scope.length; length >= 0; length--) {
+      if (length > 0 && typeof scope[length] === "number") continue;
+      const candidate = scope.slice(0, length);
+      for (const name of names) {
+        candidate.push(name);
+        const index = scope[candidate.length];
+        if (typeof index === "number" && candidate.every((s, k) => scope[k] === s)) candidate.push(index);
+      }
+      const input = this.fields.get(formatPath(candidate));
+      if (input && input.kind === "input") return this.isShown(input) ? getAt(this.state, candidate) : undefined;
     }
-    const absolute = [];
-    for (let i = 0; i < segments.length; i++) {
-      absolute.push(segments[i]);
-      const next = segments[i + 1];
-      const fromScope = scope[absolute.length];
-      if (typeof next !== "number" && typeof fromScope === "number"
-        && absolute.every((s, k) => scope[k] === s)) absolute.push(fromScope);
-    }
-    return getAt(this.state, absolute);
+    return undefined;
   }
 
   isShown(field) {
