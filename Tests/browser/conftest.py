@@ -176,7 +176,7 @@ def chrome(downloads):
     options = Options()
     options.binary_location = binary
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--lang=en-US", "--no-first-run", "--disable-extensions"):
+                     "--window-size=1280,900", "--hide-scrollbars", "--lang=en-US", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {
         "download.default_directory": str(downloads),
