@@ -342,6 +342,8 @@ function editorPanel(generation, initialText, formId) {
   const preview = h("div", { class: "ad-preview", id: "preview", "aria-label": "Live preview" });
   const save = h("button", { type: "button", class: "fh-button", id: "save-definition", text: formId ? "Save new version" : "Create form" });
   const format = h("button", { type: "button", class: "fh-button fh-secondary", id: "format-definition", text: "Format" });
+  const file = h("input", { type: "file", accept: "application/json,.json", id: "definition-file", class: "ad-file" });
+  const fileLabel = h("label", { for: "definition-file", class: "fh-button fh-secondary ad-file-label", text: "Load file…" });
 
   let problems = [];
   let activeIndex = -1;
@@ -454,6 +456,16 @@ function editorPanel(generation, initialText, formId) {
     else delete textarea.dataset.escaped;
   });
 
+  file.addEventListener("change", async () => {
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    textarea.value = await chosen.text();
+    file.value = "";
+    problems = [];
+    refreshPreview();
+    say(status, `Loaded ${chosen.name}; check the preview, then save.`);
+  });
+
   format.addEventListener("click", () => {
     try {
       textarea.value = JSON.stringify(JSON.parse(textarea.value), null, 2);
@@ -512,7 +524,7 @@ function editorPanel(generation, initialText, formId) {
   return h("section", { class: "ad-panel", "aria-label": "Definition editor" },
     status,
     h("div", { class: "ad-editor-grid" },
-      h("div", {}, h("div", { class: "ad-row" }, save, format), editor, errorList),
+      h("div", {}, h("div", { class: "ad-row" }, save, format, file, fileLabel), editor, errorList),
       h("div", {}, h("h3", { text: "Live preview" }), preview)));
 }
 

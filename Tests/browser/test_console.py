@@ -133,12 +133,15 @@ def line_of(text, needle):
     return text[: text.index(needle)].count("\n") + 1
 
 
-def test_broken_definition_shows_errors_at_their_pointers(browser, server):
+def test_broken_definition_shows_errors_at_their_pointers(browser, server, tmp_path):
     signed_in(browser)
     go(browser, "#/new")
     d = browser.driver
     editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
-    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, BROKEN)
+    upload = tmp_path / "broken.json"
+    upload.write_text(BROKEN)
+    d.find_element(By.ID, "definition-file").send_keys(str(upload))
+    browser.wait(lambda: editor.get_attribute("value") == BROKEN, "file not loaded into the editor")
     # The preview follows the text and marks the unknown type.
     browser.wait(lambda: "Unsupported component type" in d.find_element(By.ID, "preview").text, "preview not refreshed")
     d.find_element(By.ID, "save-definition").click()
