@@ -167,8 +167,9 @@ signinForm.addEventListener("submit", async (event) => {
   }
   sessionStorage.setItem(TOKEN_KEY, candidate);
   tokenInput.value = "";
+  // Changing the hash renders through hashchange; otherwise render the current route now.
   if (!location.hash || location.hash === "#") location.hash = "#/forms";
-  route();
+  else route();
 });
 
 signOutButton.addEventListener("click", () => {

@@ -421,6 +421,12 @@ export class FormView {
       minus.addEventListener("click", () => step(-1));
       plus.addEventListener("click", () => step(1));
       input.addEventListener("input", () => this.readField(field));
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+          event.preventDefault();
+          step(event.key === "ArrowUp" ? 1 : -1);
+        }
+      });
       input.addEventListener("blur", () => this.blurred(field));
       field.controls.push(input);
       field.focusTarget = input;
