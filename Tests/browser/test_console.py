@@ -270,7 +270,14 @@ def test_console_screenshots_and_360px(browser, server):
     server.put_form(TOUR)
     signed_in(browser)
     go(browser, f"#/forms/{TOUR['id']}/definition")
-    browser.wait(lambda: browser.driver.find_elements(By.CSS_SELECTOR, "#preview .fh-form"))
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, "#preview .fh-form"))
+    # Shown with a definition error, so the screenshot has the editor's error list and highlight.
+    broken = editor.get_attribute("value").replace('"Ana Souza"', '"Ana Souza",\n        "regex": "(unclosed"', 1)
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, broken)
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: rows(browser, '#definition-errors .ad-error[data-pointer="/components/0/text/regex"]'))
     for width in (360, 1280):
         browser.size(width, 900)
         assert browser.horizontal_overflow() == 0, width
