@@ -221,6 +221,7 @@ class Browser:
         self.size(width, 900)
         height = self.script("return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
         self.size(width, min(max(int(height) + 100, 600), 6000))
+        self.script("window.scrollTo(0, 0)")
         path = self.artifacts / f"{name}-{width}.png"
         self.driver.save_screenshot(str(path))
         self.size(width, 900)
