@@ -114,6 +114,24 @@ def test_live_errors_come_from_the_server_by_key_path(browser, tour):
     browser.wait(lambda: error_text(browser, "addresses[0].postcode") != "", "no pattern error in the repeat")
 
 
+def test_keyboard_reaches_every_control_in_order(browser, tour):
+    open_form(browser, tour)
+    d = browser.driver
+    controls = [e for e in d.find_elements(By.CSS_SELECTOR, "form.fh-form input, form.fh-form select, form.fh-form textarea, form.fh-form button")
+                if e.is_displayed() and e.is_enabled()]
+    control(browser, "name").click()
+    visited = [d.switch_to.active_element]
+    for _ in range(len(controls) + 5):
+        d.switch_to.active_element.send_keys(Keys.TAB)
+        visited.append(d.switch_to.active_element)
+        if visited[-1] == controls[-1]:
+            break
+    # A date input takes several Tab presses (month, day, year): count each control once.
+    order = [e for k, e in enumerate(visited) if k == 0 or e != visited[k - 1]]
+    assert order == controls, "Tab order differs from the visual order"
+    assert controls[-1].get_attribute("type") == "submit"
+
+
 def test_visible_when_follows_typing(browser, tour):
     open_form(browser, tour)
     assert not shown(browser, "otherContact")
