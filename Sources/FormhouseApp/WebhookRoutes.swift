@@ -34,7 +34,7 @@ struct WebhookRoutes {
         guard try await catalog.current(id: formID) != nil else {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
-        guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body.member("url") else {
+        guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body["url"] else {
             throw APIProblem.badRequest("invalid-body", #"Send {"url": "https://…"}."#)
         }
         guard url.utf8.count <= Self.maxURLLength else {

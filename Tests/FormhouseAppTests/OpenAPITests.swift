@@ -52,11 +52,11 @@ struct AdminAuthCoverageTests {
         for (method, pattern) in routes {
             let path = pattern.replacingOccurrences(of: #"\{[^}]+\}"#, with: "x", options: .regularExpression)
             anonymous.token = nil
-            let none = try anonymous.send(method.rawValue, path, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+            let none = try await anonymous.send(method.rawValue, path, headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
             #expect(none.status == 401, "\(method.rawValue) \(pattern) answered \(none.status) without a token")
             #expect(none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
             anonymous.token = "not-the-token-at-all"
-            let wrong = try anonymous.send(method.rawValue, path, headers: [("Authorization", "Bearer not-the-token-at-all"), ("Content-Type", "application/json")], body: Array("{}".utf8))
+            let wrong = try await anonymous.send(method.rawValue, path, headers: [("Authorization", "Bearer not-the-token-at-all"), ("Content-Type", "application/json")], body: Array("{}".utf8))
             #expect(wrong.status == 401, "\(method.rawValue) \(pattern) answered \(wrong.status) with a wrong token")
         }
         await server.finish()

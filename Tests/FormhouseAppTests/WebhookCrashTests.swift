@@ -43,8 +43,8 @@ import Webhooks
             try ServerProcess(dataDirectory: data.path, extraArguments: ["--allow-private-webhooks"], environment: environment)
         }
         var server = try launch()
-        #expect(try server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
-        let endpoint = try server.client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#)
+        #expect(try await server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let endpoint = try await server.client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#)
         log.secret.withLock { $0 = endpoint.object["secret"] as? String }
         #expect(log.secret.withLock { $0 } != nil)
 
@@ -54,24 +54,9 @@ import Webhooks
         for leg in 0..<3 {
             let port = server.port
             let target = leg == 2 ? 1_000 : (leg + 1) * 333
-            let ids = Mutex<[String]>([])
-            let counter = Mutex(next)
-            DispatchQueue.concurrentPerform(iterations: 4) { _ in
-                let client = TestHTTPClient(port: port)
-                while true {
-                    let n: Int? = counter.withLock { value in
-                        guard value < target else { return nil }
-                        value += 1
-                        return value
-                    }
-                    guard let n else { return }
-                    guard let response = try? client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "n\(n)")),
-                          response.status == 201, let id = response.object["id"] as? String else { continue }
-                    ids.withLock { $0.append(id) }
-                }
-            }
+            let legIDs = try await Blocking.run { [next] in Self.submit(port: port, from: next, to: target) }
             next = target
-            acknowledged.formUnion(ids.withLock { $0 })
+            acknowledged.formUnion(legIDs)
             if leg < 2 {
                 log.kills.withLock { $0.append(Date()) }
                 server.kill9()
@@ -85,7 +70,7 @@ import Webhooks
         while Date() < deadline {
             delivered = Set(log.entries.withLock { $0 }.filter { $0.status == 200 }.map(\.submissionID))
             if acknowledged.isSubset(of: delivered) { break }
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
         }
         #expect(acknowledged.subtracting(delivered).isEmpty, "\(acknowledged.subtracting(delivered).count) acknowledged submissions never delivered")
         _ = server.terminate()
@@ -101,5 +86,26 @@ import Webhooks
             let explained = kills.contains { kill in first <= kill.addingTimeInterval(1) && kill.timeIntervalSince(first) < 5 }
             #expect(explained, "webhook-id \(id) succeeded \(successes.count) times with no crash to explain it")
         }
+    }
+
+    /// Submits numbers `from+1...to` from four threads; returns the ids acknowledged with 201.
+    static func submit(port: Int, from: Int, to target: Int) -> Set<String> {
+        let ids = Mutex<[String]>([])
+        let counter = Mutex(from)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let client = TestHTTPClient(port: port)
+            while true {
+                let n: Int? = counter.withLock { value in
+                    guard value < target else { return nil }
+                    value += 1
+                    return value
+                }
+                guard let n else { return }
+                guard let response = try? client.postJSONNow("/v1/forms/signup/submissions", Fixtures.values(name: "n\(n)")),
+                      response.status == 201, let id = response.object["id"] as? String else { continue }
+                ids.withLock { $0.append(id) }
+            }
+        }
+        return Set(ids.withLock { $0 })
     }
 }
