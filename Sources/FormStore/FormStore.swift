@@ -86,7 +86,7 @@ public protocol FormStore: Sendable {
     ///
     /// A delivery is due when it is `pending` or `failed`, its next attempt time has come, and it is
     /// not leased or its lease has expired (a crashed worker's rows come back this way).
-    func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery]
+    func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [ClaimedDelivery]
 
     /// Appends an attempt to a delivery, applies its outcome and releases the lease.
     ///
@@ -114,4 +114,11 @@ public protocol FormStore: Sendable {
 
     /// A cheap read that throws when the database cannot be read (for `/readyz`).
     func ping() async throws
+}
+
+extension FormStore {
+    /// Claims due deliveries to any endpoint.
+    public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
+    }
 }

@@ -76,10 +76,15 @@ extension SQLiteFormStore {
     /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in
     /// flight and a row whose worker died becomes due again exactly when its lease expires. The index
     /// is forced: without statistics SQLite would pick the status index and sort every open row.
-    public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+    /// `excludingEndpoints` lets the worker skip endpoints whose share of in-flight slots is used up.
+    public func claimDueDeliveries(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>
+    ) async throws -> [ClaimedDelivery] {
         guard limit > 0 else { return [] }
         let nowMilliseconds = now.storedMilliseconds
         let leaseEnd = now.addingTimeInterval(lease).storedMilliseconds
+        // One statement text whatever the set's size: the ids travel as a JSON array.
+        let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingEndpoints.sorted()), as: UTF8.self)
         return try await write { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
@@ -88,8 +93,9 @@ extension SQLiteFormStore {
                 WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?
                     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
                     AND e.deleted_at IS NULL AND e.disabled_at IS NULL
+                    AND d.endpoint_id NOT IN (SELECT value FROM json_each(?))
                 ORDER BY d.next_attempt_at LIMIT ?
-                """), arguments: [nowMilliseconds, nowMilliseconds, limit])
+                """), arguments: [nowMilliseconds, nowMilliseconds, excluded, limit])
             let lease = try db.cachedStatement(sql: """
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """)

@@ -11,7 +11,13 @@ struct StoreDeliveryQueue: DeliveryQueue {
     let owner: String
 
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
-        let claimed = try await store.claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease)
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
+    }
+
+    /// Honours the worker's exclusions, so slow endpoints cannot take the slots fast ones need.
+    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
+        let claimed = try await store.claimDueDeliveries(
+            owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints)
         return try claimed.map { row in
             var keys = [try secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self))]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now {

@@ -55,6 +55,21 @@ import Testing
         }
     }
 
+    /// The worker's slow lane: deliveries to excluded endpoints stay for a later claim.
+    @Test func claimsSkipExcludedEndpoints() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let slow = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://slow.test/", secretCiphertext: secret))
+            let fast = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://fast.test/", secretCiphertext: secret))
+            _ = try await store.insertSubmission(newSubmission(id: "sub_1"))
+            let now = Date().addingTimeInterval(1)
+            let claimed = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [slow.id])
+            #expect(claimed.map(\.endpointID) == [fast.id])
+            let rest = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [])
+            #expect(rest.map(\.endpointID) == [slow.id])
+        }
+    }
+
     @Test func anExpiredLeaseIsClaimableByAnotherOwner() async throws {
         try await withStore { store, _ in
             let (endpoint, submission) = try await oneDelivery(store)
