@@ -14,10 +14,22 @@ struct PublicRoutes {
         router.handle(.post, "/v1/forms/{id}/validate") { try await validate($0) }
     }
 
+    /// The current version, or `?version=n` (clients that cached a version, the web renderer).
+    /// A deleted form answers 404 for every version.
     func getForm(_ request: Request) async throws -> Response {
         let id = try request.formID()
-        guard let form = try await catalog.current(id: id) else {
+        guard let current = try await catalog.current(id: id) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
+        }
+        var form = current
+        if let raw = request.query["version"] {
+            guard let version = Int(raw), version > 0 else {
+                throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
+            }
+            guard let old = try await catalog.version(id: id, version: version) else {
+                throw APIProblem.notFound("Form '\(id)' has no version \(version); the current version is \(current.version).")
+            }
+            form = old
         }
         let profile = request.query["profile"]
         if let profile, profile != "formworks" {

@@ -49,6 +49,12 @@ import Testing
         #expect(Set(types).isSubset(of: ["text", "multiline", "email", "numerical", "phonenumber"]))
         #expect(try await client.get("/v1/forms/signup?profile=nope").status == 400)
 
+        let publicV1 = try await client.get("/v1/forms/signup?version=1")
+        #expect(publicV1.status == 200)
+        #expect(publicV1.header("ETag") == "\"1\"")
+        #expect(publicV1.object["version"] as? Int == 1)
+        #expect(try await client.get("/v1/forms/signup?version=3").status == 404)
+        #expect(try await client.get("/v1/forms/signup?version=zero").status == 400)
         let v1 = try await client.admin("GET", "/v1/admin/forms/signup?version=1")
         #expect(v1.status == 200)
         #expect(v1.header("ETag") == "\"1\"")
