@@ -1,4 +1,3 @@
-import Crypto
 import FormEngine
 import FormStore
 import Foundation
@@ -53,7 +52,7 @@ final class FormCatalog: Sendable {
     func save(id: String, definition: FormDefinition) async throws -> (form: PublishedForm, created: Bool) {
         let normalized = definition.normalizedJSON().withMember("id", .string(id))
         let text = String(decoding: normalized.serialized(), as: UTF8.self)
-        let hash = SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hash = SubmissionService.hash(Array(text.utf8))
         let saved = try await store.saveFormVersion(formID: id, definition: text, title: definition.title, contentHash: hash)
         invalidate(id: id)
         guard let form = try await current(id: id), form.version == saved.version else {

@@ -76,8 +76,7 @@ public final class FormhouseApplication: Sendable {
         AdminFormRoutes(catalog: catalog, store: store, auth: auth).register(on: &router)
         WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy,
                       notify: { worker.notify() }).register(on: &router)
-        OperationsRoutes(store: store, registry: registry, publicDirectory: configuration.publicDirectory)
-            .register(on: &router)
+        OperationsRoutes(store: store, registry: registry).register(on: &router)
         let files = StaticFiles(root: configuration.publicDirectory)
         WebPages(files: files).register(on: &router)
         router.fallback = files

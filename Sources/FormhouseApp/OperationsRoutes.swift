@@ -8,7 +8,6 @@ import Prometheus
 struct OperationsRoutes {
     let store: any FormStore
     let registry: PrometheusCollectorRegistry
-    let publicDirectory: String
 
     func register(on router: inout Router) {
         router.handle(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
