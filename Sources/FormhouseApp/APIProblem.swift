@@ -46,11 +46,21 @@ struct APIProblem: Error, HTTPResponseConvertible {
                    headers: [("Retry-After", String(retryAfter))])
     }
 
-    /// 422 for a submission, with every field error in form order.
+    /// The most field errors one answer lists; a body of thousands of unknown keys would otherwise
+    /// make an answer many times its own size.
+    static let maxListedErrors = 1_000
+
+    /// 422 for a submission, with every field error in form order (up to ``maxListedErrors``;
+    /// `errorCount` always gives the total).
     static func validationFailed(_ errors: [FieldError]) -> APIProblem {
-        APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
-                   detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
-                   extra: [("errors", .array(errors.map(\.json)))])
+        var extra: [(String, JSONValue)] = [("errors", .array(errors.prefix(maxListedErrors).map(\.json)))]
+        if errors.count > maxListedErrors {
+            extra.append(("errorCount", .number(Double(errors.count))))
+            extra.append(("truncated", .bool(true)))
+        }
+        return APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
+                          detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
+                          extra: extra)
     }
 
     /// 422 for a form definition, with every problem and its JSON Pointer into the upload.

@@ -74,7 +74,12 @@ final class SubmissionService: Sendable {
         do {
             submission = try Submission(json: body)
         } catch {
-            throw APIProblem.badRequest("malformed-submission", error.message)
+            let slug = switch error.code {
+            case "malformedJSON": "malformed-submission"
+            case "tooLarge": "submission-too-large"
+            default: "invalid-submission-shape"
+            }
+            throw APIProblem.badRequest(slug, error.message)
         }
         guard let requested = submission.formVersion, requested != current.version else {
             return (submission, current)

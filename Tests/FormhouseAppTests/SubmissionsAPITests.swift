@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func everyErrorStatus() async throws {
-        let server = try await server { $0.maxBodyBytes = 4_096 }
+        let server = try await server { $0.maxBodyBytes = 32_768 }
         let client = server.client
         let invalid = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "", "mail": "nope", "age": 7, "extra": 1}}"#)
         #expect(invalid.status == 422)
@@ -59,11 +59,19 @@ import Testing
         let malformed = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "#)
         #expect(malformed.status == 400)
         #expect(malformed.header("Content-Type") == "application/problem+json")
-        #expect(try await client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#).status == 400)
+        let shape = try await client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#)
+        #expect(shape.status == 400)
+        #expect(shape.object["type"] as? String == "https://formhouse.dev/problems/invalid-submission-shape")
+        let unknown = (0..<1_500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
+        let flood = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {\#(unknown)}}"#)
+        #expect(flood.status == 422)
+        #expect((flood.object["errors"] as? [Any])?.count == 1_000)
+        #expect(flood.object["errorCount"] as? Int ?? 0 >= 1_500)
+        #expect(flood.object["truncated"] as? Bool == true)
         #expect(try await client.postJSON("/v1/forms/nope/submissions", Fixtures.validValues).status == 404)
         let wrongType = try await client.send("POST", "/v1/forms/signup/submissions", headers: [("Content-Type", "text/plain")], body: Array(Fixtures.validValues.utf8))
         #expect(wrongType.status == 415)
-        let tooLarge = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 10_000) + #""}}"#)
+        let tooLarge = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 40_000) + #""}}"#)
         #expect(tooLarge.status == 413)
         let unknownVersion = try await client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 7, "values": {}}"#)
         #expect(unknownVersion.status == 409)
