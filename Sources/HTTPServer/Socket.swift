@@ -72,7 +72,12 @@ enum Socket {
                 }
             }
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // On a dual-stack socket IPv4 peers arrive as ::ffff:a.b.c.d; logs and rate limits want a.b.c.d.
+        if text.hasPrefix("::ffff:"), text.contains(".") {
+            return String(text.dropFirst(7))
+        }
+        return text
     }
 
     private static func systemError(_ code: String, _ what: String) -> HTTPServerError {

@@ -181,6 +181,17 @@ import Testing
         }
     }
 
+    @Test func reportsIPv4PeersOnADualStackSocketAsIPv4() async throws {
+        var router = Router()
+        router.on(.get, "/peer") { request in Response(body: .bytes(Array(request.remoteAddress.utf8))) }
+        try await withServer(router, configure: { $0.host = "::" }) { port, _ in
+            let viaIPv4 = try RawClient(port: port).exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
+            let viaIPv6 = try RawClient(port: port, host: "::1").exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(viaIPv4.text == "127.0.0.1")
+            #expect(viaIPv6.text == "::1")
+        }
+    }
+
     @Test func listensOnIPv6() async throws {
         try await withServer(testRouter(), configure: { $0.host = "::1" }) { port, _ in
             let reply = try RawClient(port: port, host: "::1").exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
