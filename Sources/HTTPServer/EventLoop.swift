@@ -36,8 +36,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
     private var acceptPaused = false
-    /// Set when the loop queued work for itself, so it can run it without taking the lock to look.
-    private var localWork = false
+    /// Work the loop queued for itself; other threads use `queue`.
+    private var localQueue: [Work] = []
+    private var spareQueue: [Work] = []
+    private var spareRemote: [Work] = []
 
     static let sweepInterval: UInt64 = 100_000_000
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -85,14 +87,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             runAfterExit(work)
             return
         }
+        if inLoop {
+            // The loop's own work (a handler it just started) skips the lock.
+            localQueue.append(work)
+            return
+        }
         let wasEmpty = queue.withLock { queue in
             let wasEmpty = queue.isEmpty
             queue.append(work)
             return wasEmpty
         }
-        if inLoop {
-            localWork = true
-        } else if wasEmpty {
+        if wasEmpty {
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -130,7 +135,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         now = Self.monotonicNow()
         updateDate()
         while running {
-            let pending = queue.withLock { !$0.isEmpty }
+            let pending = !localQueue.isEmpty || queue.withLock { !$0.isEmpty }
             let count = epoll_wait(epollFD, &events, Int32(events.count), pending ? 0 : 100)
             now = Self.monotonicNow()
             if count > 0 {
@@ -146,7 +151,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                         connection.handle(events: event.events)
                         // Run the handler this event started right away, as nginx finishes one
                         // connection before the next: the first client does not wait for the whole batch.
-                        if localWork { runQueued() }
+                        if !localQueue.isEmpty { runQueued() }
                     }
                 }
             }
@@ -168,10 +173,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         finished.store(true, ordering: .releasing)
-        let leftover = queue.withLock { queue in
+        let leftover = localQueue + queue.withLock { queue in
             defer { queue.removeAll() }
             return queue
         }
+        localQueue = []
         leftover.forEach(runAfterExit)
         let waiters = exited.withLock { state in
             state.done = true
@@ -182,11 +188,20 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func runQueued() {
-        localWork = false
-        let work = queue.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
+        // Double-buffered, so draining allocates nothing: the drained arrays come back as the next spares.
+        var work = spareQueue
+        swap(&work, &localQueue)
+        var remote = spareRemote
+        queue.withLock { swap(&$0, &remote) }
+        run(work)
+        run(remote)
+        work.removeAll(keepingCapacity: true)
+        remote.removeAll(keepingCapacity: true)
+        spareQueue = work
+        spareRemote = remote
+    }
+
+    private func run(_ work: [Work]) {
         let executor = asUnownedTaskExecutor()
         for item in work {
             switch item {
