@@ -4,7 +4,8 @@ import CEpoll
 import Glibc
 import Synchronization
 
-/// One epoll loop on its own thread: it accepts on its own listening socket, drives its connections,
+/// One epoll loop on its own thread: it drives its connections (the first loop also accepts and deals
+/// new connections out to all loops in turn),
 /// and is the task executor that request handlers start on, so a response is written without a thread hop.
 final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Fields below the queue are touched only on the loop thread.
@@ -36,6 +37,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
     private var acceptPaused = false
+    /// The loops the accepting loop deals connections to (itself included); set before the threads start.
+    var peers: [EventLoop] = []
+    private var nextPeer = 0
     /// Work the loop queued for itself; other threads use `queue`.
     private var localQueue: [Work] = []
     private var spareQueue: [Work] = []
@@ -55,7 +59,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         writeBuffer.reserveCapacity(16 * 1024)
         requestIDBase = UInt64.random(in: 0..<(1 << 59))
-        register(listenFD, events: EPOLLIN.rawValue)
+        if listenFD >= 0 { register(listenFD, events: EPOLLIN.rawValue) }
         register(wakeFD, events: EPOLLIN.rawValue)
     }
 
@@ -169,7 +173,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         for case let connection? in connections {
             connection.close()
         }
-        if listenFD >= 0 { Glibc.close(listenFD) }
+        peers = []
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         finished.store(true, ordering: .releasing)
@@ -239,14 +243,32 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, loop: self, remoteAddress: Socket.addressString(&address))
-            if Int(fd) >= connections.count {
-                connections += [Connection?](repeating: nil, count: Int(fd) + 64 - connections.count)
+            let remoteAddress = Socket.addressString(&address)
+            // Round-robin: the kernel would hand a shared socket's connections mostly to one loop.
+            let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
+            nextPeer &+= 1
+            if target === self {
+                adopt(fd, remoteAddress: remoteAddress)
+            } else {
+                target.execute { target.adopt(fd, remoteAddress: remoteAddress) }
             }
-            connections[Int(fd)] = connection
-            register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
-            connection.opened()
         }
+    }
+
+    /// Takes over an accepted connection (on this loop's thread).
+    func adopt(_ fd: Int32, remoteAddress: String) {
+        guard running, !draining else {
+            Glibc.close(fd)
+            server.releaseConnection()
+            return
+        }
+        let connection = Connection(fd: fd, loop: self, remoteAddress: remoteAddress)
+        if Int(fd) >= connections.count {
+            connections += [Connection?](repeating: nil, count: Int(fd) + 64 - connections.count)
+        }
+        connections[Int(fd)] = connection
+        register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+        connection.opened()
     }
 
     private func register(_ fd: Int32, events: UInt32) {
@@ -270,10 +292,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.
+    /// The server closes the shared listening socket once every loop has let go of it.
     func beginDrain() {
         draining = true
         if listenFD >= 0 {
-            Glibc.close(listenFD)
+            if !acceptPaused { epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil) }
             listenFD = -1
         }
         for case let connection? in connections {

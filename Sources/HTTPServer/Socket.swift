@@ -22,8 +22,6 @@ enum Socket {
         var zero: Int32 = 0
         let size = socklen_t(MemoryLayout<Int32>.size)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size)
-        // Every loop binds its own socket to the port; the kernel spreads connections across them.
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size)
         if info.ai_family == AF_INET6 {
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, size)
         }
