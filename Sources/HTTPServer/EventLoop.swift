@@ -40,6 +40,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// The loops the accepting loop deals connections to (itself included); set before the threads start.
     var peers: [EventLoop] = []
     private var nextPeer = 0
+    private var started = false
     /// Work the loop queued for itself; other threads use `queue`.
     private var localQueue: [Work] = []
     private var spareQueue: [Work] = []
@@ -64,11 +65,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     deinit {
+        // A started loop closes its descriptors on its way out; one that never ran still owns them.
+        if !started {
+            Glibc.close(epollFD)
+            Glibc.close(wakeFD)
+        }
         readBuffer.deallocate()
     }
 
     /// Starts the loop's thread.
     func start() {
+        started = true
         let thread = Thread { [self] in run() }
         thread.start()
     }
