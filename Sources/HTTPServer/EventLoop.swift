@@ -4,7 +4,8 @@ import CEpoll
 import Glibc
 import Synchronization
 
-/// One epoll loop on its own thread: it accepts on its own listening socket, drives its connections,
+/// One epoll loop on its own thread: it drives its connections (the first loop also accepts and deals
+/// new connections out to all loops in turn),
 /// and is the task executor that request handlers start on, so a response is written without a thread hop.
 final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Fields below the queue are touched only on the loop thread.
@@ -36,8 +37,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
     private var acceptPaused = false
-    /// Set when the loop queued work for itself, so it can run it without taking the lock to look.
-    private var localWork = false
+    /// The loops the accepting loop deals connections to (itself included); set before the threads start.
+    var peers: [EventLoop] = []
+    private var nextPeer = 0
+    private var started = false
+    /// Work the loop queued for itself; other threads use `queue`.
+    private var localQueue: [Work] = []
+    private var spareQueue: [Work] = []
+    private var spareRemote: [Work] = []
 
     static let sweepInterval: UInt64 = 100_000_000
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -53,16 +60,22 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         writeBuffer.reserveCapacity(16 * 1024)
         requestIDBase = UInt64.random(in: 0..<(1 << 59))
-        register(listenFD, events: EPOLLIN.rawValue)
+        if listenFD >= 0 { register(listenFD, events: EPOLLIN.rawValue) }
         register(wakeFD, events: EPOLLIN.rawValue)
     }
 
     deinit {
+        // A started loop closes its descriptors on its way out; one that never ran still owns them.
+        if !started {
+            Glibc.close(epollFD)
+            Glibc.close(wakeFD)
+        }
         readBuffer.deallocate()
     }
 
     /// Starts the loop's thread.
     func start() {
+        started = true
         let thread = Thread { [self] in run() }
         thread.start()
     }
@@ -85,14 +98,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             runAfterExit(work)
             return
         }
+        if inLoop {
+            // The loop's own work (a handler it just started) skips the lock.
+            localQueue.append(work)
+            return
+        }
         let wasEmpty = queue.withLock { queue in
             let wasEmpty = queue.isEmpty
             queue.append(work)
             return wasEmpty
         }
-        if inLoop {
-            localWork = true
-        } else if wasEmpty {
+        if wasEmpty {
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -130,7 +146,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         now = Self.monotonicNow()
         updateDate()
         while running {
-            let pending = queue.withLock { !$0.isEmpty }
+            let pending = !localQueue.isEmpty || queue.withLock { !$0.isEmpty }
             let count = epoll_wait(epollFD, &events, Int32(events.count), pending ? 0 : 100)
             now = Self.monotonicNow()
             if count > 0 {
@@ -146,7 +162,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                         connection.handle(events: event.events)
                         // Run the handler this event started right away, as nginx finishes one
                         // connection before the next: the first client does not wait for the whole batch.
-                        if localWork { runQueued() }
+                        if !localQueue.isEmpty { runQueued() }
                     }
                 }
             }
@@ -164,14 +180,15 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         for case let connection? in connections {
             connection.close()
         }
-        if listenFD >= 0 { Glibc.close(listenFD) }
+        peers = []
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
         finished.store(true, ordering: .releasing)
-        let leftover = queue.withLock { queue in
+        let leftover = localQueue + queue.withLock { queue in
             defer { queue.removeAll() }
             return queue
         }
+        localQueue = []
         leftover.forEach(runAfterExit)
         let waiters = exited.withLock { state in
             state.done = true
@@ -182,11 +199,20 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func runQueued() {
-        localWork = false
-        let work = queue.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
+        // Double-buffered, so draining allocates nothing: the drained arrays come back as the next spares.
+        var work = spareQueue
+        swap(&work, &localQueue)
+        var remote = spareRemote
+        queue.withLock { swap(&$0, &remote) }
+        run(work)
+        run(remote)
+        work.removeAll(keepingCapacity: true)
+        remote.removeAll(keepingCapacity: true)
+        spareQueue = work
+        spareRemote = remote
+    }
+
+    private func run(_ work: [Work]) {
         let executor = asUnownedTaskExecutor()
         for item in work {
             switch item {
@@ -224,14 +250,32 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let connection = Connection(fd: fd, loop: self, remoteAddress: Socket.addressString(&address))
-            if Int(fd) >= connections.count {
-                connections += [Connection?](repeating: nil, count: Int(fd) + 64 - connections.count)
+            let remoteAddress = Socket.addressString(&address)
+            // Round-robin: the kernel would hand a shared socket's connections mostly to one loop.
+            let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
+            nextPeer &+= 1
+            if target === self {
+                adopt(fd, remoteAddress: remoteAddress)
+            } else {
+                target.execute { target.adopt(fd, remoteAddress: remoteAddress) }
             }
-            connections[Int(fd)] = connection
-            register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
-            connection.opened()
         }
+    }
+
+    /// Takes over an accepted connection (on this loop's thread).
+    func adopt(_ fd: Int32, remoteAddress: String) {
+        guard running, !draining else {
+            Glibc.close(fd)
+            server.releaseConnection()
+            return
+        }
+        let connection = Connection(fd: fd, loop: self, remoteAddress: remoteAddress)
+        if Int(fd) >= connections.count {
+            connections += [Connection?](repeating: nil, count: Int(fd) + 64 - connections.count)
+        }
+        connections[Int(fd)] = connection
+        register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+        connection.opened()
     }
 
     private func register(_ fd: Int32, events: UInt32) {
@@ -255,10 +299,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.
+    /// The server closes the shared listening socket once every loop has let go of it.
     func beginDrain() {
         draining = true
         if listenFD >= 0 {
-            Glibc.close(listenFD)
+            if !acceptPaused { epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil) }
             listenFD = -1
         }
         for case let connection? in connections {

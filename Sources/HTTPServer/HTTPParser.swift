@@ -145,7 +145,8 @@ enum HTTPParser {
         guard index > start, index < end, buffer[index] == UInt8(ascii: " ") else {
             return .failure(.init(status: 400, reason: "malformed method"))
         }
-        let method = HTTPMethod(rawValue: String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self))
+        let method = HTTPMethod.known(UnsafeRawBufferPointer(rebasing: buffer[start..<index]))
+            ?? HTTPMethod(rawValue: String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self))
         index += 1
         let targetStart = index
         while index < end, buffer[index] > 0x20, buffer[index] < 0x7F { index += 1 }

@@ -3,13 +3,13 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// An HTTP/1.1 server: one epoll loop per core, each accepting on its own `SO_REUSEPORT` socket.
+/// An HTTP/1.1 server: one epoll loop per core; the first accepts and deals connections out round-robin.
 ///
 /// Run it in a `ServiceGroup` (graceful shutdown on SIGTERM/SIGINT), or call `start()` and `shutdown()` directly.
 public final class HTTPServer: Service, Sendable {
     private enum Phase {
         case idle
-        case running(loops: [EventLoop], port: Int)
+        case running(loops: [EventLoop], listener: Int32, port: Int)
         case stopping
         case stopped
     }
@@ -30,7 +30,7 @@ public final class HTTPServer: Service, Sendable {
     public func start() throws -> Int {
         try phase.withLock { phase in
             switch phase {
-            case .running(_, let port):
+            case .running(_, _, let port):
                 return port
             case .stopping, .stopped:
                 throw HTTPServerError(code: "stopped", message: "the server has been shut down")
@@ -41,24 +41,20 @@ public final class HTTPServer: Service, Sendable {
             signal(SIGPIPE, SIG_IGN)
             Self.raiseDescriptorLimit()
             let count = configuration.eventLoops > 0 ? configuration.eventLoops : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-            var sockets: [Int32] = []
-            var port = configuration.port
+            // One socket, not one per loop with SO_REUSEPORT: a second process cannot silently share the port.
+            let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+            var loops: [EventLoop] = []
             do {
-                for _ in 0..<count {
-                    let (fd, bound) = try Socket.listen(host: configuration.host, port: port, backlog: configuration.backlog)
-                    sockets.append(fd)
-                    port = bound
+                for index in 0..<count {
+                    loops.append(try EventLoop(server: core, listenFD: index == 0 ? listener : -1))
                 }
             } catch {
-                sockets.forEach { _ = close($0) }
+                close(listener)
                 throw error
             }
-            var loops: [EventLoop] = []
-            for fd in sockets {
-                loops.append(try EventLoop(server: core, listenFD: fd))
-            }
+            loops[0].peers = loops
             loops.forEach { $0.start() }
-            phase = .running(loops: loops, port: port)
+            phase = .running(loops: loops, listener: listener, port: port)
             core.logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "loops": "\(count)"])
             return port
         }
@@ -76,26 +72,33 @@ public final class HTTPServer: Service, Sendable {
 
     /// Stops accepting, lets in-flight requests finish within the shutdown deadline, then closes everything.
     public func shutdown() async {
-        let loops: [EventLoop]? = phase.withLock { phase in
+        let running: (loops: [EventLoop], listener: Int32)? = phase.withLock { phase in
             switch phase {
-            case .running(let loops, _):
+            case .running(let loops, let listener, _):
                 phase = .stopping
-                return loops
+                return (loops, listener)
             case .idle:
                 phase = .stopped
-                return []
+                return ([], -1)
             case .stopping, .stopped:
                 return nil
             }
         }
-        guard let loops else {
+        guard let (loops, listener) = running else {
             await waitUntilStopped()
             return
         }
         core.logger.info("shutting down", metadata: ["connections": "\(core.connectionCount)"])
         for loop in loops {
-            loop.execute { loop.beginDrain() }
+            await withCheckedContinuation { continuation in
+                loop.execute {
+                    loop.beginDrain()
+                    continuation.resume()
+                }
+            }
         }
+        // No loop watches the listener any more, so closing it cannot race an accept.
+        if listener >= 0 { close(listener) }
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.shutdownDeadline
         while core.connectionCount > 0, clock.now < deadline {

@@ -34,8 +34,11 @@ public struct Response: Sendable {
 
     /// A JSON response (`Content-Type: application/json`).
     public static func json(_ bytes: [UInt8], status: Int = 200) -> Response {
-        Response(status: status, headers: ["Content-Type": "application/json"], body: .bytes(bytes))
+        Response(status: status, headers: jsonHeaders, body: .bytes(bytes))
     }
+
+    /// Shared, so the common JSON answer allocates no header storage of its own.
+    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json"]
 
     /// An RFC 9457 problem details response (`application/problem+json`); `extra` adds string members.
     public static func problem(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> Response {

@@ -63,7 +63,9 @@ public struct Router: Responder {
 
     public func respond(to request: Request) async throws -> Response {
         var captures: [Substring] = []
-        guard request.path.hasPrefix("/"), let node = match(request.path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...], from: 0, captures: &captures) else {
+        let path = request.path
+        guard path.utf8.first == UInt8(ascii: "/"),
+              let node = match(path[path.utf8.index(after: path.startIndex)...], from: 0, captures: &captures) else {
             if let fallback {
                 return try await fallback.respond(to: request)
             }
@@ -83,40 +85,49 @@ public struct Router: Responder {
             return response
         }
         var request = request
-        var parameters: [(String, String)] = []
-        parameters.reserveCapacity(captures.count)
-        for (name, raw) in zip(route.parameterNames, captures) {
-            guard let value = PercentDecoding.decode(raw.utf8, plusAsSpace: false) else {
-                var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
-                response.routePattern = route.pattern
-                return response
+        if !captures.isEmpty {
+            var parameters: [(String, String)] = []
+            parameters.reserveCapacity(captures.count)
+            for (name, raw) in zip(route.parameterNames, captures) {
+                guard let value = PercentDecoding.decode(raw.utf8, plusAsSpace: false) else {
+                    var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
+                    response.routePattern = route.pattern
+                    return response
+                }
+                parameters.append((name, value))
             }
-            parameters.append((name, value))
+            request.parameters = Parameters(parameters)
         }
-        request.parameters = Parameters(parameters)
         RouteRecord.current?.pattern = route.pattern
         var response = try await route.handler(request)
         response.routePattern = route.pattern
         return response
     }
 
-    /// Depth-first match preferring literal segments; backtracks into parameters when a literal branch fails.
-    private func match(_ segments: ArraySlice<Substring.UTF8View.SubSequence>, from node: Int, captures: inout [Substring]) -> Int? {
-        guard let segment = segments.first else {
-            return nodes[node].routes.isEmpty ? nil : node
-        }
-        let rest = segments.dropFirst()
-        if let next = nodes[node].literals[String(Substring(segment))], let found = match(rest, from: next, captures: &captures) {
+    /// Depth-first match of the path after its leading slash, preferring literal segments and
+    /// backtracking into parameters when a literal branch fails. Walks the path in place.
+    private func match(_ rest: Substring, from node: Int, captures: inout [Substring]) -> Int? {
+        let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+        let segment = rest[rest.startIndex..<end]
+        let remainder: Substring? = end == rest.endIndex ? nil : rest[rest.utf8.index(after: end)...]
+        if let next = nodes[node].literals[String(segment)], let found = descend(remainder, into: next, captures: &captures) {
             return found
         }
         if let next = nodes[node].parameter, !segment.isEmpty {
-            captures.append(Substring(segment))
-            if let found = match(rest, from: next, captures: &captures) {
+            captures.append(segment)
+            if let found = descend(remainder, into: next, captures: &captures) {
                 return found
             }
             captures.removeLast()
         }
         return nil
+    }
+
+    private func descend(_ remainder: Substring?, into node: Int, captures: inout [Substring]) -> Int? {
+        guard let remainder else {
+            return nodes[node].routes.isEmpty ? nil : node
+        }
+        return match(remainder, from: node, captures: &captures)
     }
 }
 

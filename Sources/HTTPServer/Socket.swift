@@ -22,8 +22,6 @@ enum Socket {
         var zero: Int32 = 0
         let size = socklen_t(MemoryLayout<Int32>.size)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size)
-        // Every loop binds its own socket to the port; the kernel spreads connections across them.
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size)
         if info.ai_family == AF_INET6 {
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, size)
         }
@@ -72,7 +70,12 @@ enum Socket {
                 }
             }
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // On a dual-stack socket IPv4 peers arrive as ::ffff:a.b.c.d; logs and rate limits want a.b.c.d.
+        if text.hasPrefix("::ffff:"), text.contains(".") {
+            return String(text.dropFirst(7))
+        }
+        return text
     }
 
     private static func systemError(_ code: String, _ what: String) -> HTTPServerError {

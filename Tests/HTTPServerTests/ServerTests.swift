@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTPServer
+import Logging
 import Testing
 
 @Suite struct ServerTests {
@@ -178,6 +179,28 @@ import Testing
             post.httpBody = Data("ping".utf8)
             let (echoed, _) = try await URLSession.shared.data(for: post)
             #expect(String(decoding: echoed, as: UTF8.self) == "ping")
+        }
+    }
+
+    @Test func reportsIPv4PeersOnADualStackSocketAsIPv4() async throws {
+        var router = Router()
+        router.on(.get, "/peer") { request in Response(body: .bytes(Array(request.remoteAddress.utf8))) }
+        try await withServer(router, configure: { $0.host = "::" }) { port, _ in
+            let viaIPv4 = try RawClient(port: port).exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
+            let viaIPv6 = try RawClient(port: port, host: "::1").exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(viaIPv4.text == "127.0.0.1")
+            #expect(viaIPv6.text == "::1")
+        }
+    }
+
+    @Test func refusesToShareAPortWithAnotherServer() async throws {
+        try await withServer(testRouter()) { port, _ in
+            var configuration = HTTPServerConfiguration()
+            configuration.port = port
+            let second = HTTPServer(configuration: configuration, responder: testRouter(), logger: Logger(label: "test"))
+            #expect { try second.start() } throws: { ($0 as? HTTPServerError)?.code == "bind-failed" }
+            let reply = try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(reply.text == "hello")
         }
     }
 
