@@ -245,13 +245,15 @@ import Webhooks
         let concurrency = Mutex((now: 0, peak: 0))
         let receiver = try LoopbackReceiver(recording: false) { _ in
             concurrency.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-            Thread.sleep(forTimeInterval: 1)
+            Thread.sleep(forTimeInterval: 0.5)
             concurrency.withLock { $0.now -= 1 }
             return ReceiverReply(status: 200)
         }
         defer { receiver.stop() }
         let queue = MemoryDeliveryQueue()
-        for index in 0..<400 { await queue.add(job("msg_\(index)", to: receiver.url, secrets: [secret])) }
+        for index in 0..<400 {
+            await queue.add(job("msg_\(index)", to: receiver.url + "/\(index % 10)", secrets: [secret], endpoint: "wh_\(index % 10)"))
+        }
         try await withWorker(queue, schedule: slow) { _ in
             try await eventually("400 deliveries") { await queue.statuses.values.allSatisfy { $0 == "succeeded" } }
         }
