@@ -71,12 +71,12 @@ struct DeliveryLanes {
 
     /// Notes a delivery ending; `speed` is what it showed of its endpoint, nil when nothing (a refused connection, a cancel).
     ///
-    /// Returns true when claims skipped deliveries this one's end may let through: its endpoint was
-    /// probed or saturated, or it held a slow-lane slot.
+    /// Returns true when claims skipped deliveries this one's end may let through: it freed a
+    /// slow-lane slot, or its endpoint stopped being probed or saturated.
     @discardableResult
     mutating func finish(_ token: UInt64, speed: Speed?, now: ContinuousClock.Instant = .now) -> Bool {
         guard let run = running.removeValue(forKey: token), var state = endpoints[run.endpoint] else { return false }
-        let unblocks = run.slow || probing.contains(run.endpoint) || saturated.contains(run.endpoint)
+        let wasBlocked = probing.contains(run.endpoint) || saturated.contains(run.endpoint)
         if run.slow { slowInFlight -= 1 }
         state.inFlight -= 1
         state.seen = now
@@ -84,7 +84,7 @@ struct DeliveryLanes {
         endpoints[run.endpoint] = state
         classify(run.endpoint, state)
         if endpoints.count > 10_000 { forget(before: now - .seconds(900)) }
-        return unblocks
+        return run.slow || (wasBlocked && !probing.contains(run.endpoint) && !saturated.contains(run.endpoint))
     }
 
     /// Moves deliveries running past the threshold into the slow lane, marking their endpoints slow.
@@ -103,7 +103,12 @@ struct DeliveryLanes {
     private mutating func classify(_ endpoint: String, _ state: Endpoint) {
         if state.speed == nil && state.inFlight > 0 { probing.insert(endpoint) } else { probing.remove(endpoint) }
         if state.speed == .slow { slow.insert(endpoint) } else { slow.remove(endpoint) }
-        if state.inFlight >= endpointLimit { saturated.insert(endpoint) } else { saturated.remove(endpoint) }
+        // Cleared only at half the limit, so a busy endpoint is claimed for in batches, not one by one.
+        if state.inFlight >= endpointLimit {
+            saturated.insert(endpoint)
+        } else if state.inFlight <= endpointLimit / 2 {
+            saturated.remove(endpoint)
+        }
     }
 
     /// Drops idle endpoints not seen since `cutoff`, so deleted endpoints do not pile up.
