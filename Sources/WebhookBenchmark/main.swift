@@ -136,8 +136,8 @@ print("20 ms receiver, one at a time:    \(format(distantBaseline)) deliveries/s
 print("20 ms receiver, worker:           \(format(distantRate)) deliveries/s (5000 deliveries, \(String(format: "%.0f", distantRate / distantBaseline))x one at a time; 64 in flight per endpoint)")
 distant.stop()
 
-// B: 1,000 endpoints, 10 deliveries each, interleaved; endpoints 500-999 answer after 2 s.
-let perEndpoint = 10
+// B: 1,000 endpoints, 20 deliveries each, interleaved; endpoints 500-999 answer after 2 s.
+let perEndpoint = 20
 func endpointJobs(_ prefix: String, endpoints: Range<Int>) -> [DeliveryJob] {
     var jobs: [DeliveryJob] = []
     for round in 0..<perEndpoint {
