@@ -173,8 +173,10 @@ public final class DeliveryWorker: Service, Sendable {
             group.cancelAll()
         }
 
+        // Detached, so that a cancelled run still releases: a store may refuse work in a cancelled task.
+        let (queue, owner) = (queue, configuration.owner)
         do {
-            try await queue.releaseLeases(owner: configuration.owner)
+            try await Task.detached { try await queue.releaseLeases(owner: owner) }.value
         } catch {
             logger.error("Could not release delivery leases; they expire on their own", metadata: ["error": "\(error)"])
         }
