@@ -6,16 +6,24 @@ import Webhooks
 // Webhook delivery benchmark over loopback: one request at a time (baseline), the worker against one
 // fast receiver, and 1,000 endpoints of which half answer after 2 s.
 
-/// An in-memory outbox that notes when each delivery ends.
+/// An in-memory outbox, a FIFO per endpoint taken round-robin, that notes when each delivery ends.
 actor BenchmarkQueue: DeliveryQueue {
-    private var pending: [DeliveryJob] = []
-    private var next = 0
-    private var skipped: [DeliveryJob] = []
+    private var queues: [String: [DeliveryJob]] = [:]
+    private var heads: [String: Int] = [:]
+    private var endpoints: [String] = []
+    private var cursor = 0
     private(set) var finished: [String: ContinuousClock.Instant] = [:]
-    private(set) var attempts = 0
     private var waiters: [(Set<String>, CheckedContinuation<Void, Never>)] = []
 
-    func add(_ jobs: [DeliveryJob]) { pending.append(contentsOf: jobs) }
+    func add(_ jobs: [DeliveryJob]) {
+        for job in jobs {
+            if queues[job.endpointID] == nil {
+                endpoints.append(job.endpointID)
+                heads[job.endpointID] = 0
+            }
+            queues[job.endpointID, default: []].append(job)
+        }
+    }
 
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
         try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
@@ -23,21 +31,23 @@ actor BenchmarkQueue: DeliveryQueue {
 
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
         var jobs: [DeliveryJob] = []
-        var kept: [DeliveryJob] = []
-        for job in skipped {
-            if jobs.count < limit && !excludingEndpoints.contains(job.endpointID) { jobs.append(job) } else { kept.append(job) }
-        }
-        skipped = kept
-        while jobs.count < limit && next < pending.count {
-            let job = pending[next]
-            next += 1
-            if excludingEndpoints.contains(job.endpointID) { skipped.append(job) } else { jobs.append(job) }
+        var idle = 0
+        while jobs.count < limit && idle < endpoints.count {
+            let endpoint = endpoints[cursor]
+            cursor = (cursor + 1) % endpoints.count
+            let head = heads[endpoint]!
+            guard !excludingEndpoints.contains(endpoint), head < queues[endpoint]!.count else {
+                idle += 1
+                continue
+            }
+            idle = 0
+            jobs.append(queues[endpoint]![head])
+            heads[endpoint] = head + 1
         }
         return jobs
     }
 
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws {
-        attempts += 1
         if outcome == .succeeded { finished[job.id] = .now }
         waiters.removeAll { ids, continuation in
             guard ids.allSatisfy({ finished[$0] != nil }) else { return false }
@@ -86,34 +96,48 @@ let fast = try LoopbackReceiver(recording: false) { _ in ReceiverReply(status: 2
 let slow = try LoopbackReceiver(recording: false) { _ in ReceiverReply(status: 200, delay: .seconds(2)) }
 let client = CurlClient(configuration: .init(policy: policy))
 
-// Baseline: one request at a time over a reused connection, the simplest sender.
-let baselineCount = 2_000
-let baselineStart = ContinuousClock.now
-for index in 0..<baselineCount {
-    let timestamp = Int64(Date().timeIntervalSince1970)
-    let sample = job("base_\(index)", endpoint: "fast", url: fast.url, secret: secret)
-    _ = await client.send(OutgoingRequest(url: sample.url, headers: [
-        ("content-type", "application/json"), ("webhook-id", sample.id), ("webhook-timestamp", String(timestamp)),
-        ("webhook-signature", WebhookSigner.sign(id: sample.id, timestamp: timestamp, body: sample.payload, secrets: [secret])),
-    ], body: sample.payload))
+/// Sends `count` signed deliveries one at a time, each awaited before the next: the simplest sender.
+func oneAtATime(_ count: Int, to url: String) async -> Double {
+    let start = ContinuousClock.now
+    for index in 0..<count {
+        let timestamp = Int64(Date().timeIntervalSince1970)
+        let sample = job("base_\(index)", endpoint: "base", url: url, secret: secret)
+        _ = await client.send(OutgoingRequest(url: sample.url, headers: [
+            ("content-type", "application/json"), ("webhook-id", sample.id), ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", WebhookSigner.sign(id: sample.id, timestamp: timestamp, body: sample.payload, secrets: [secret])),
+        ], body: sample.payload))
+    }
+    return Double(count) / seconds(ContinuousClock.now - start)
 }
-let baselineRate = Double(baselineCount) / seconds(ContinuousClock.now - baselineStart)
-print("baseline, one at a time:          \(format(baselineRate)) deliveries/s (\(baselineCount) deliveries)")
 
-// A: the worker, one fast receiver.
-let burst = 20_000
-let queueA = BenchmarkQueue()
-await queueA.add((0..<burst).map { job("a_\($0)", endpoint: "fast", url: fast.url, secret: secret) })
-let startA = ContinuousClock.now
-await withWorker(queueA, client: client) { worker in
-    worker.notify()
-    await queueA.waitFor(Set((0..<burst).map { "a_\($0)" }))
+/// Delivers `count` deliveries to one endpoint through the worker.
+func throughWorker(_ count: Int, to url: String, prefix: String) async -> Double {
+    let queue = BenchmarkQueue()
+    await queue.add((0..<count).map { job("\(prefix)_\($0)", endpoint: prefix, url: url, secret: secret) })
+    let start = ContinuousClock.now
+    await withWorker(queue, client: client) { worker in
+        worker.notify()
+        await queue.waitFor(Set((0..<count).map { "\(prefix)_\($0)" }))
+    }
+    return Double(count) / seconds(ContinuousClock.now - start)
 }
-let rateA = Double(burst) / seconds(ContinuousClock.now - startA)
-print("worker, one fast receiver:        \(format(rateA)) deliveries/s (\(burst) deliveries, \(String(format: "%.1f", rateA / baselineRate))x baseline)")
 
-// B: 1,000 endpoints, 10 deliveries each, interleaved; endpoints 500-999 answer after 2 s.
-let perEndpoint = 10
+// A: one receiver that answers at once.
+let baselineRate = await oneAtATime(2_000, to: fast.url)
+let rateA = await throughWorker(20_000, to: fast.url, prefix: "a")
+print("fast receiver, one at a time:     \(format(baselineRate)) deliveries/s (2000 deliveries)")
+print("fast receiver, worker:            \(format(rateA)) deliveries/s (20000 deliveries, \(String(format: "%.1f", rateA / baselineRate))x one at a time)")
+
+// C: one receiver 20 ms away (it answers after 20 ms), where waiting one at a time costs most.
+let distant = try LoopbackReceiver(recording: false) { _ in ReceiverReply(status: 200, delay: .milliseconds(20)) }
+let distantBaseline = await oneAtATime(100, to: distant.url)
+let distantRate = await throughWorker(5_000, to: distant.url, prefix: "c")
+print("20 ms receiver, one at a time:    \(format(distantBaseline)) deliveries/s (100 deliveries)")
+print("20 ms receiver, worker:           \(format(distantRate)) deliveries/s (5000 deliveries, \(String(format: "%.0f", distantRate / distantBaseline))x one at a time; 64 in flight per endpoint)")
+distant.stop()
+
+// B: 1,000 endpoints, 20 deliveries each, interleaved; endpoints 500-999 answer after 2 s.
+let perEndpoint = 20
 func endpointJobs(_ prefix: String, endpoints: Range<Int>) -> [DeliveryJob] {
     var jobs: [DeliveryJob] = []
     for round in 0..<perEndpoint {

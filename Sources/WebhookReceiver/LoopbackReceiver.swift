@@ -60,6 +60,7 @@ public final class LoopbackReceiver: Sendable {
     private struct State {
         var requests: [ReceivedRequest] = []
         var count = 0
+        var accepted = 0
         var connections: Set<Int32> = []
         var stopped = false
     }
@@ -107,6 +108,9 @@ public final class LoopbackReceiver: Sendable {
     /// How many requests were received.
     public var count: Int { state.withLock { $0.count } }
 
+    /// How many connections were accepted.
+    public var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
     /// Stops listening and closes every connection.
     public func stop() {
         let connections = state.withLock { state in
@@ -126,6 +130,7 @@ public final class LoopbackReceiver: Sendable {
             }
             let admitted = state.withLock { state in
                 if state.stopped { return false }
+                state.accepted += 1
                 state.connections.insert(fd)
                 return true
             }

@@ -3,8 +3,11 @@
 ///
 /// - An endpoint not heard from yet gets one delivery in flight (a probe) until it answers.
 /// - An endpoint whose attempt took `threshold` or more, or timed out, or is still running past
-///   `threshold`, is slow; slow endpoints together hold at most `slowLimit` slots.
-/// - An endpoint that answers within `threshold` is fast and unrestricted.
+///   `threshold`, is slow; slow endpoints together hold at most `slowLimit` slots, shared evenly
+///   among them, so that one fast endpoint wrongly taken for slow (by a burst of load, say) soon gets
+///   a turn, answers quickly and is fast again.
+/// - An endpoint that answers within `threshold` is fast; like every endpoint it has at most
+///   `endpointLimit` deliveries in flight, so no receiver is flooded with parallel connections.
 struct DeliveryLanes {
     enum Speed { case fast, slow }
 
@@ -22,6 +25,7 @@ struct DeliveryLanes {
 
     let threshold: Duration
     let slowLimit: Int
+    let endpointLimit: Int
     private var endpoints: [String: Endpoint] = [:]
     private var running: [UInt64: Running] = [:]
     private var nextToken: UInt64 = 0
@@ -30,10 +34,13 @@ struct DeliveryLanes {
     private(set) var probing: Set<String> = []
     /// Endpoints known to be slow.
     private(set) var slow: Set<String> = []
+    /// Endpoints with `endpointLimit` deliveries in flight.
+    private(set) var saturated: Set<String> = []
 
-    init(threshold: Duration, slowLimit: Int) {
+    init(threshold: Duration, slowLimit: Int, endpointLimit: Int) {
         self.threshold = threshold
         self.slowLimit = max(1, slowLimit)
+        self.endpointLimit = max(1, endpointLimit)
     }
 
     /// Deliveries in flight.
@@ -42,6 +49,12 @@ struct DeliveryLanes {
     /// Slots the slow lane still has.
     var slowRoom: Int { slowLimit - slowInFlight }
 
+    /// Slow endpoints holding their even share of the slow lane.
+    var slowAtShare: Set<String> {
+        let share = max(1, slowLimit / max(1, slow.count))
+        return slow.filter { (endpoints[$0]?.inFlight ?? 0) >= share }
+    }
+
     /// Notes a delivery starting; the token identifies it to `finish`.
     mutating func start(_ endpoint: String, now: ContinuousClock.Instant = .now) -> UInt64 {
         var state = endpoints[endpoint] ?? Endpoint(seen: now)
@@ -49,16 +62,21 @@ struct DeliveryLanes {
         state.seen = now
         let isSlow = state.speed == .slow
         if isSlow { slowInFlight += 1 }
-        if state.speed == nil { probing.insert(endpoint) }
         endpoints[endpoint] = state
+        classify(endpoint, state)
         nextToken += 1
         running[nextToken] = Running(endpoint: endpoint, started: now, slow: isSlow)
         return nextToken
     }
 
     /// Notes a delivery ending; `speed` is what it showed of its endpoint, nil when nothing (a refused connection, a cancel).
-    mutating func finish(_ token: UInt64, speed: Speed?, now: ContinuousClock.Instant = .now) {
-        guard let run = running.removeValue(forKey: token), var state = endpoints[run.endpoint] else { return }
+    ///
+    /// Returns true when claims skipped deliveries this one's end may let through: it freed a
+    /// slow-lane slot, or its endpoint stopped being probed or saturated.
+    @discardableResult
+    mutating func finish(_ token: UInt64, speed: Speed?, now: ContinuousClock.Instant = .now) -> Bool {
+        guard let run = running.removeValue(forKey: token), var state = endpoints[run.endpoint] else { return false }
+        let wasBlocked = probing.contains(run.endpoint) || saturated.contains(run.endpoint)
         if run.slow { slowInFlight -= 1 }
         state.inFlight -= 1
         state.seen = now
@@ -66,6 +84,7 @@ struct DeliveryLanes {
         endpoints[run.endpoint] = state
         classify(run.endpoint, state)
         if endpoints.count > 10_000 { forget(before: now - .seconds(900)) }
+        return run.slow || (wasBlocked && !probing.contains(run.endpoint) && !saturated.contains(run.endpoint))
     }
 
     /// Moves deliveries running past the threshold into the slow lane, marking their endpoints slow.
@@ -84,6 +103,12 @@ struct DeliveryLanes {
     private mutating func classify(_ endpoint: String, _ state: Endpoint) {
         if state.speed == nil && state.inFlight > 0 { probing.insert(endpoint) } else { probing.remove(endpoint) }
         if state.speed == .slow { slow.insert(endpoint) } else { slow.remove(endpoint) }
+        // Cleared only at half the limit, so a busy endpoint is claimed for in batches, not one by one.
+        if state.inFlight >= endpointLimit {
+            saturated.insert(endpoint)
+        } else if state.inFlight <= endpointLimit / 2 {
+            saturated.remove(endpoint)
+        }
     }
 
     /// Drops idle endpoints not seen since `cutoff`, so deleted endpoints do not pile up.
@@ -92,6 +117,7 @@ struct DeliveryLanes {
             endpoints[endpoint] = nil
             probing.remove(endpoint)
             slow.remove(endpoint)
+            saturated.remove(endpoint)
         }
     }
 }

@@ -11,9 +11,10 @@ import Synchronization
 /// `CurlClient`, and on graceful shutdown stops claiming, gives in-flight deliveries `shutdownGrace`
 /// to finish, cancels the rest, and releases its leases so that nothing waits for them to expire.
 ///
-/// Slow receivers cannot starve fast ones (see `DeliveryLanes`): an endpoint not heard from yet gets
-/// one delivery at a time until it answers, and endpoints slower than `slowThreshold` share at most
-/// `slowShare` of the in-flight slots; claims skip endpoints that may not get more.
+/// Slow receivers cannot starve fast ones (see `DeliveryLanes`): an endpoint not heard from yet is not
+/// claimed again until it answers, and endpoints slower than `slowThreshold` share at most
+/// `slowShare` of the in-flight slots evenly, and no endpoint has more than `maxInFlightPerEndpoint`
+/// deliveries in flight; claims skip endpoints that may not get more.
 public final class DeliveryWorker: Service, Sendable {
     /// How the worker paces itself.
     public struct Configuration: Sendable {
@@ -37,20 +38,23 @@ public final class DeliveryWorker: Service, Sendable {
         public var slowThreshold: Duration
         /// The share of `maxInFlight` that slow endpoints may hold together.
         public var slowShare: Double
+        /// Deliveries in flight to one endpoint at most.
+        public var maxInFlightPerEndpoint: Int
 
-        /// The defaults: 1,024 in flight (a quarter for slow endpoints), 60 s leases, polling every
-        /// 200 ms, 10 s shutdown grace.
+        /// The defaults: 1,024 in flight (at most half for slow endpoints, 64 per endpoint), 60 s
+        /// leases, polling every 200 ms, 10 s shutdown grace.
         public init(
             owner: String = "worker-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))",
             maxInFlight: Int = 1024,
-            claimBatch: Int = 128,
+            claimBatch: Int = 64,
             lease: TimeInterval = 60,
             pollInterval: Duration = .milliseconds(200),
             shutdownGrace: Duration = .seconds(10),
             statsInterval: Duration = .seconds(5),
             excerptLimit: Int = 4096,
             slowThreshold: Duration = .seconds(1),
-            slowShare: Double = 0.25
+            slowShare: Double = 0.5,
+            maxInFlightPerEndpoint: Int = 64
         ) {
             self.owner = owner
             self.maxInFlight = maxInFlight
@@ -62,6 +66,7 @@ public final class DeliveryWorker: Service, Sendable {
             self.excerptLimit = excerptLimit
             self.slowThreshold = slowThreshold
             self.slowShare = slowShare
+            self.maxInFlightPerEndpoint = maxInFlightPerEndpoint
         }
     }
 
@@ -103,7 +108,9 @@ public final class DeliveryWorker: Service, Sendable {
         self.logger = logger
         self.stats = stats
         let slowLimit = Int(Double(configuration.maxInFlight) * configuration.slowShare)
-        self.state = Mutex(State(lanes: DeliveryLanes(threshold: configuration.slowThreshold, slowLimit: slowLimit)))
+        let lanes = DeliveryLanes(threshold: configuration.slowThreshold, slowLimit: slowLimit,
+                                  endpointLimit: configuration.maxInFlightPerEndpoint)
+        self.state = Mutex(State(lanes: lanes))
         var outcomes: [String: Counter] = [:]
         for outcome in [DeliveryOutcome.succeeded, .retry(at: Date()), .dead, .endpointDisabled] {
             outcomes[outcome.name] = Counter(label: "formhouse_webhook_deliveries_total", dimensions: [("outcome", outcome.name)])
@@ -166,8 +173,10 @@ public final class DeliveryWorker: Service, Sendable {
             group.cancelAll()
         }
 
+        // Detached, so that a cancelled run still releases: a store may refuse work in a cancelled task.
+        let (queue, owner) = (queue, configuration.owner)
         do {
-            try await queue.releaseLeases(owner: configuration.owner)
+            try await Task.detached { try await queue.releaseLeases(owner: owner) }.value
         } catch {
             logger.error("Could not release delivery leases; they expire on their own", metadata: ["error": "\(error)"])
         }
@@ -176,11 +185,12 @@ public final class DeliveryWorker: Service, Sendable {
 
     /// Leases as many due deliveries as there are free slots, skipping endpoints that may not get more.
     ///
-    /// While some endpoints are known to be slow, the free slots are claimed skipping them too, and
-    /// then what is left of the slow lane is claimed without that restriction.
+    /// The free slots are claimed skipping probed, saturated and slow endpoints; then what is left of
+    /// the slow lane is claimed skipping only slow endpoints that hold their share of it.
     private func claim() async -> [(DeliveryJob, token: UInt64)] {
-        let (free, probing, slow, slowRoom) = state.withLock { state in
-            (configuration.maxInFlight - state.lanes.inFlight, state.lanes.probing, state.lanes.slow, state.lanes.slowRoom)
+        let (free, busy, slow, slowAtShare, slowRoom) = state.withLock { state in
+            (configuration.maxInFlight - state.lanes.inFlight, state.lanes.probing.union(state.lanes.saturated),
+             state.lanes.slow, state.lanes.slowAtShare, state.lanes.slowRoom)
         }
         guard free > 0 else { return [] }
         let limit = min(free, configuration.claimBatch)
@@ -188,12 +198,12 @@ public final class DeliveryWorker: Service, Sendable {
         var full = false
         do {
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
-                                            excludingEndpoints: probing.union(slow))
+                                            excludingEndpoints: busy.union(slow))
             full = jobs.count == limit
             let room = min(limit - jobs.count, slowRoom)
-            if !slow.isEmpty && room > 0 {
+            if room > 0 && slowAtShare.count < slow.count {
                 let more = try await queue.claimDue(owner: configuration.owner, limit: room, now: Date(), lease: configuration.lease,
-                                                    excludingEndpoints: probing)
+                                                    excludingEndpoints: busy.union(slowAtShare))
                 jobs += more
                 full = full || more.count == room
             }
@@ -216,8 +226,8 @@ public final class DeliveryWorker: Service, Sendable {
         var speed: DeliveryLanes.Speed?
         defer {
             let (inFlight, wake) = state.withLock { state in
-                state.lanes.finish(token, speed: speed)
-                return (state.lanes.inFlight, state.backlog || state.stopping ? state.wake : nil)
+                let unblocks = state.lanes.finish(token, speed: speed)
+                return (state.lanes.inFlight, state.backlog || state.stopping || unblocks ? state.wake : nil)
             }
             inFlightGauge.record(inFlight)
             wake?.yield()

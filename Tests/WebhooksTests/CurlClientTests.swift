@@ -26,6 +26,17 @@ import Webhooks
         #expect(request.body == Array(#"{"a":1}"#.utf8))
     }
 
+    @Test func reusesTheConnectionToAHost() async throws {
+        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
+        defer { receiver.stop() }
+        for index in 0..<10 {
+            let result = await open.send(OutgoingRequest(url: receiver.url + "/\(index)", body: []))
+            #expect(result.status == 200)
+        }
+        #expect(receiver.count == 10)
+        #expect(receiver.connectionsAccepted == 1)
+    }
+
     @Test func reportsErrorStatusesWithRetryAfter() async throws {
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 503, headers: [("Retry-After", "7")], body: Array("busy".utf8)) }
         defer { receiver.stop() }

@@ -245,13 +245,15 @@ import Webhooks
         let concurrency = Mutex((now: 0, peak: 0))
         let receiver = try LoopbackReceiver(recording: false) { _ in
             concurrency.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-            Thread.sleep(forTimeInterval: 1)
+            Thread.sleep(forTimeInterval: 0.5)
             concurrency.withLock { $0.now -= 1 }
             return ReceiverReply(status: 200)
         }
         defer { receiver.stop() }
         let queue = MemoryDeliveryQueue()
-        for index in 0..<400 { await queue.add(job("msg_\(index)", to: receiver.url, secrets: [secret])) }
+        for index in 0..<400 {
+            await queue.add(job("msg_\(index)", to: receiver.url + "/\(index % 10)", secrets: [secret], endpoint: "wh_\(index % 10)"))
+        }
         try await withWorker(queue, schedule: slow) { _ in
             try await eventually("400 deliveries") { await queue.statuses.values.allSatisfy { $0 == "succeeded" } }
         }
@@ -320,6 +322,38 @@ import Webhooks
         #expect(await queue.statuses.values.allSatisfy { $0 == "pending" })
         #expect(await queue.leased.isEmpty)
         for index in 0..<5 { #expect(await queue.row("msg_\(index)")?.attempts.isEmpty == true) }
+    }
+
+    @Test func cancellingTheWorkerReleasesItsLeases() async throws {
+        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200, delay: .seconds(30)) }
+        defer { receiver.stop() }
+        let queue = MemoryDeliveryQueue()
+        for index in 0..<3 { await queue.add(job("msg_\(index)", to: receiver.url + "/\(index)", secrets: [WebhookSecret.generate()], endpoint: "wh_\(index)")) }
+        var logger = Logger(label: "webhooks.test")
+        logger.logLevel = .error
+        let worker = DeliveryWorker(queue: queue, client: client, schedule: slow,
+                                    configuration: .init(pollInterval: .milliseconds(20)), logger: logger)
+        let running = Task { try await worker.run() }
+        try await eventually("all 3 in flight") { receiver.count == 3 }
+        running.cancel()
+        try await running.value
+        #expect(await queue.leased.isEmpty)
+        #expect(await queue.statuses.values.allSatisfy { $0 == "pending" })
+    }
+
+    @Test func picksUpDeliveriesWhoseLeaseExpired() async throws {
+        let secret = WebhookSecret.generate()
+        let receiver = try verifyingReceiver([secret]) { _ in ReceiverReply(status: 200) }
+        defer { receiver.stop() }
+        let queue = MemoryDeliveryQueue()
+        await queue.add(job("msg_orphan", to: receiver.url, secrets: [secret]))
+        // A worker that claims and then dies, leaving its lease to run out.
+        let orphaned = try await queue.claimDue(owner: "crashed-worker", limit: 10, now: Date(), lease: 0.3)
+        #expect(orphaned.map(\.id) == ["msg_orphan"])
+        try await withWorker(queue, schedule: slow) { _ in
+            try await eventually("redelivery after the lease") { await queue.row("msg_orphan")?.status == "succeeded" }
+        }
+        #expect(receiver.count == 1)
     }
 
     @Test func reportsMetrics() async throws {
