@@ -212,7 +212,7 @@ function route() {
     else link.removeAttribute("aria-current");
   }
   appView.replaceChildren();
-  if (current.view === "deliveries") showDeliveries(routeGeneration, {});
+  if (current.view === "deliveries") showDeliveries(routeGeneration);
   else if (current.view === "editor") showNewForm(routeGeneration);
   else if (current.view === "form") showForm(routeGeneration, current.formId, current.tab);
   else showForms(routeGeneration);

@@ -36,9 +36,6 @@ const TEXT_INPUTS = {
   usstate: { tag: "input", type: "text", autocomplete: "address-level1" },
 };
 
-/** Every component type the renderer knows (inputs and containers). */
-export const COMPONENT_TYPES = [...Object.keys(TEXT_INPUTS), "select", "switch", "count", "section", "group"];
-
 let documentCounter = 0;
 
 /**
@@ -98,17 +95,6 @@ export function formatPath(segments) {
     else out += out.length ? `.${s}` : s;
   }
   return out;
-}
-
-/** `addresses[1].postcode` → `["addresses", 1, "postcode"]`. */
-export function parsePath(path) {
-  const segments = [];
-  const re = /([^.[\]]+)|\[(\d+)\]/g;
-  let m;
-  while ((m = re.exec(String(path))) !== null) {
-    segments.push(m[2] !== undefined ? Number(m[2]) : m[1]);
-  }
-  return segments;
 }
 
 function getAt(root, segments) {
