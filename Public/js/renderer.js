@@ -178,6 +178,8 @@ export class FormView {
     this.showAllErrors = false;
 
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
+    // Never a browser form post: the page that owns the view decides what submitting means.
+    this.element.addEventListener("submit", (event) => event.preventDefault());
     applyStyle(this.element, this.definition.style);
     const level = Math.min(Math.max(Number(options.headingLevel) || 1, 1), 5);
     this.level = level;
