@@ -1,0 +1,906 @@
+// The admin console served at /admin: token sign-in (session storage only), forms, a JSON editor with
+// live preview and definition errors at their pointers, version diffs, submissions, webhooks, deliveries.
+
+import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
+import { renderForm } from "./renderer.js";
+import { locatePointers, findPointer, lineColumn } from "./json-locate.js";
+import { diffLines, foldDiff } from "./line-diff.js";
+
+const TOKEN_KEY = "formhouse.adminToken";
+const PREVIEW_DELAY_MS = 250;
+const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"];
+const NEW_FORM_TEMPLATE = {
+  id: "new-form",
+  responseFormat: "long",
+  title: "New form",
+  components: [
+    { text: { id: "name", title: "Your name", required: true, placeholder: "Ana" } },
+    { email: { id: "mail", title: "E-mail", required: true } },
+  ],
+};
+
+const signinView = document.getElementById("signin-view");
+const signinForm = document.getElementById("signin-form");
+const signinMessage = document.getElementById("signin-message");
+const tokenInput = document.getElementById("token");
+const appView = document.getElementById("app-view");
+const nav = document.getElementById("nav");
+const signOutButton = document.getElementById("sign-out");
+const flashEl = document.getElementById("flash");
+
+let routeGeneration = 0;
+let pendingFlash = null;
+
+// ---------- small DOM helpers ----------
+
+/** Creates an element: `on*` props become listeners, `text` the text content, other props attributes. */
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = String(value);
+    else if (key === "disabled" || key === "checked" || key === "value") node[key] = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+function message(kind = "info") {
+  return h("p", { class: "ad-message", "data-kind": kind, role: kind === "error" ? "alert" : "status" });
+}
+
+function say(target, text, kind = "info") {
+  target.dataset.kind = kind;
+  target.textContent = text;
+}
+
+function flash(text, kind = "ok") {
+  pendingFlash = { text, kind };
+}
+
+function formatTime(value) {
+  if (!value) return "—";
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}
+
+function describe(error) {
+  if (error instanceof NetworkError) return error.message;
+  if (error instanceof ProblemError) return error.detail ? `${error.title}: ${error.detail}` : error.title;
+  return String(error && error.message ? error.message : error);
+}
+
+function table(headers, rows, className = "") {
+  return h("div", { class: "ad-table-wrap" },
+    h("table", { class: `ad-table ${className}` },
+      h("thead", {}, h("tr", {}, headers.map((title) => h("th", { scope: "col", text: title })))),
+      h("tbody", {}, rows)));
+}
+
+/** A button that asks for a second click before it acts (no dialogs, so it is easy on keyboards and tests). */
+function confirmButton(label, confirmLabel, action, className = "fh-button fh-small fh-danger") {
+  let armed = false;
+  let timer = null;
+  const button = h("button", { type: "button", class: className, text: label });
+  button.addEventListener("click", async () => {
+    if (!armed) {
+      armed = true;
+      button.textContent = confirmLabel;
+      timer = setTimeout(() => {
+        armed = false;
+        button.textContent = label;
+      }, 5000);
+      return;
+    }
+    clearTimeout(timer);
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+      armed = false;
+      button.textContent = label;
+    }
+  });
+  return button;
+}
+
+function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: filename });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// ---------- session ----------
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** Calls the admin API with the session's token; a 401 ends the session and shows the sign-in form. */
+async function api(path, options = {}) {
+  try {
+    return await request(path, { ...options, token: token() });
+  } catch (error) {
+    if (error instanceof ProblemError && error.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showSignIn("Your token was not accepted (it may have been revoked). Sign in again.");
+    }
+    throw error;
+  }
+}
+
+function showSignIn(text = "") {
+  routeGeneration++;
+  signinView.hidden = false;
+  appView.hidden = true;
+  appView.replaceChildren();
+  nav.hidden = true;
+  signOutButton.hidden = true;
+  flashEl.textContent = "";
+  signinMessage.textContent = text;
+  tokenInput.value = "";
+  tokenInput.focus();
+}
+
+signinForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const candidate = tokenInput.value.trim();
+  if (!candidate) return;
+  signinMessage.textContent = "";
+  try {
+    await request("/v1/admin/forms", { token: candidate });
+  } catch (error) {
+    signinMessage.textContent = error instanceof ProblemError && error.status === 401
+      ? "That token was not accepted."
+      : describe(error);
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, candidate);
+  tokenInput.value = "";
+  // Changing the hash renders through hashchange; otherwise render the current route now.
+  if (!location.hash || location.hash === "#") location.hash = "#/forms";
+  else route();
+});
+
+signOutButton.addEventListener("click", () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  showSignIn("Signed out.");
+});
+
+// ---------- routing ----------
+
+function parseRoute() {
+  const parts = location.hash.split("?")[0].replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "deliveries") return { view: "deliveries" };
+  if (parts[0] === "new") return { view: "editor", formId: null };
+  if (parts[0] === "forms" && parts[1]) return { view: "form", formId: parts[1], tab: parts[2] || "definition" };
+  return { view: "forms" };
+}
+
+function formHash(formId, tab) {
+  return `#/forms/${encodeURIComponent(formId)}${tab ? `/${tab}` : ""}`;
+}
+
+function route() {
+  if (!token()) {
+    showSignIn();
+    return;
+  }
+  routeGeneration++;
+  signinView.hidden = true;
+  appView.hidden = false;
+  nav.hidden = false;
+  signOutButton.hidden = false;
+  if (pendingFlash) {
+    say(flashEl, pendingFlash.text, pendingFlash.kind);
+    pendingFlash = null;
+  } else flashEl.textContent = "";
+  const current = parseRoute();
+  for (const link of nav.querySelectorAll("a")) {
+    const active = link.dataset.section === (current.view === "deliveries" ? "deliveries" : "forms");
+    if (active) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  appView.replaceChildren();
+  if (current.view === "deliveries") showDeliveries(routeGeneration, {});
+  else if (current.view === "editor") showNewForm(routeGeneration);
+  else if (current.view === "form") showForm(routeGeneration, current.formId, current.tab);
+  else showForms(routeGeneration);
+}
+
+window.addEventListener("hashchange", route);
+
+function stillCurrent(generation) {
+  return generation === routeGeneration;
+}
+
+// ---------- forms list ----------
+
+async function showForms(generation) {
+  const status = message();
+  const panel = h("section", { class: "ad-panel", "aria-labelledby": "forms-title", id: "forms-panel" },
+    h("div", { class: "ad-row" },
+      h("h2", { id: "forms-title", class: "ad-grow", text: "Forms" }),
+      h("a", { class: "fh-button fh-small", href: "#/new", id: "new-form", text: "New form" })),
+    status);
+  appView.append(panel);
+  say(status, "Loading…");
+  let items;
+  try {
+    ({ data: { items } } = await api("/v1/admin/forms"));
+  } catch (error) {
+    if (stillCurrent(generation)) say(status, describe(error), "error");
+    return;
+  }
+  if (!stillCurrent(generation)) return;
+  status.textContent = "";
+  if (!items || items.length === 0) {
+    say(status, "No forms yet. Create one with “New form”.");
+    return;
+  }
+  panel.append(table(["Form", "Version", "Submissions", "Updated", ""], items.map((form) =>
+    h("tr", { "data-form-id": form.id },
+      h("td", {}, h("a", { href: formHash(form.id), text: form.title || form.id }), h("br"), h("code", { text: form.id })),
+      h("td", { class: "ad-form-version", text: form.version ?? "—" }),
+      h("td", { class: "ad-form-count", text: form.submissionCount ?? "—" }),
+      h("td", { class: "ad-nowrap", text: formatTime(form.updatedAt) }),
+      h("td", {}, h("a", { href: `/f/${segment(form.id)}`, target: "_blank", rel: "noopener", text: "Open form" }))))));
+}
+
+// ---------- one form ----------
+
+const TABS = [["definition", "Definition"], ["versions", "Versions"], ["submissions", "Submissions"], ["webhooks", "Webhooks"]];
+
+async function showForm(generation, formId, tab) {
+  const heading = h("h2", { class: "ad-grow", id: "form-title", text: formId });
+  const facts = h("p", { class: "ad-form-facts", text: "" });
+  const status = message();
+  const head = h("section", { class: "ad-panel" },
+    h("div", { class: "ad-row" }, heading,
+      h("a", { href: `/f/${segment(formId)}`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Open public form" }),
+      confirmButton("Delete form", "Click again to delete", async () => {
+        try {
+          await api(`/v1/admin/forms/${segment(formId)}`, { method: "DELETE" });
+          flash(`Form “${formId}” was deleted; its submissions are kept.`);
+          location.hash = "#/forms";
+        } catch (error) {
+          say(status, describe(error), "error");
+        }
+      })),
+    facts, status,
+    h("nav", { class: "ad-tabs", "aria-label": "Form sections" }, TABS.map(([key, label]) =>
+      h("a", { href: formHash(formId, key), "aria-current": key === tab ? "page" : null, "data-tab": key, text: label }))));
+  const body = h("div", { id: "tab-body" });
+  appView.append(head, body);
+
+  api("/v1/admin/forms").then(({ data }) => {
+    if (!stillCurrent(generation)) return;
+    const form = (data.items || []).find((f) => f.id === formId);
+    if (form) {
+      heading.textContent = form.title || form.id;
+      facts.replaceChildren(h("code", { text: form.id }), ` · version ${form.version} · `,
+        h("span", { id: "submission-count", text: `${form.submissionCount} submissions` }), ` · updated ${formatTime(form.updatedAt)}`);
+    } else say(status, "This form is not in the list (it may have been deleted).", "error");
+  }).catch((error) => stillCurrent(generation) && say(status, describe(error), "error"));
+
+  if (tab === "versions") showVersions(generation, formId, body);
+  else if (tab === "submissions") showSubmissions(generation, formId, body);
+  else if (tab === "webhooks") showWebhooks(generation, formId, body);
+  else showDefinition(generation, formId, body);
+}
+
+/** Drops the fields the server adds to a stored definition, so the editor shows what one uploads. */
+function editable(definition) {
+  const copy = { ...definition };
+  delete copy.version;
+  delete copy.createdAt;
+  delete copy.updatedAt;
+  return copy;
+}
+
+async function showDefinition(generation, formId, body) {
+  const status = message();
+  body.append(status);
+  say(status, "Loading…");
+  try {
+    const { data } = await api(`/v1/admin/forms/${segment(formId)}`);
+    if (!stillCurrent(generation)) return;
+    status.remove();
+    body.append(editorPanel(generation, JSON.stringify(editable(data), null, 2), formId));
+  } catch (error) {
+    if (stillCurrent(generation)) say(status, describe(error), "error");
+  }
+}
+
+function showNewForm(generation) {
+  appView.append(h("section", { class: "ad-panel" }, h("h2", { text: "New form" }),
+    h("p", { text: "Write the definition (Formworks JSON, extended). Its “id” names the form; without one the server generates it." })),
+  editorPanel(generation, JSON.stringify(NEW_FORM_TEMPLATE, null, 2), null));
+}
+
+/** The JSON editor with a backdrop that highlights error lines, its error list, and the live preview. */
+function editorPanel(generation, initialText, formId) {
+  const textarea = h("textarea", {
+    id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off",
+    "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
+  });
+  textarea.value = initialText;
+  const backdrop = h("div", { class: "ad-backdrop", "aria-hidden": "true" });
+  const editor = h("div", { class: "ad-editor" }, backdrop, textarea);
+  const errorList = h("ul", { class: "ad-errors", id: "definition-errors", "aria-live": "polite" });
+  const status = message();
+  status.id = "editor-status";
+  const preview = h("div", { class: "ad-preview", id: "preview", "aria-label": "Live preview" });
+  const save = h("button", { type: "button", class: "fh-button", id: "save-definition", text: formId ? "Save new version" : "Create form" });
+  const format = h("button", { type: "button", class: "fh-button fh-secondary", id: "format-definition", text: "Format" });
+  const file = h("input", { type: "file", accept: "application/json,.json", id: "definition-file", class: "ad-file" });
+  const fileLabel = h("label", { for: "definition-file", class: "fh-button fh-secondary ad-file-label", text: "Load file…" });
+
+  let problems = [];
+  let activeIndex = -1;
+  let previewTimer = null;
+
+  const syncScroll = () => {
+    backdrop.scrollTop = textarea.scrollTop;
+    backdrop.scrollLeft = textarea.scrollLeft;
+  };
+
+  const locate = () => {
+    let map = null;
+    try {
+      JSON.parse(textarea.value);
+      map = locatePointers(textarea.value);
+    } catch {
+      map = null;
+    }
+    for (const problem of problems) {
+      if (problem.pointer !== undefined && map) {
+        const found = findPointer(map, problem.pointer);
+        if (found) {
+          problem.start = found.start;
+          problem.end = found.end;
+          problem.exact = found.exact;
+        }
+      }
+      if (problem.start !== undefined) problem.line = lineColumn(textarea.value, problem.start).line;
+    }
+  };
+
+  const paintBackdrop = () => {
+    const lines = textarea.value.split("\n");
+    const marked = new Map();
+    problems.forEach((p, k) => {
+      if (p.line) marked.set(p.line, marked.get(p.line) === "current" || k === activeIndex ? "current" : "error");
+    });
+    const nodes = [];
+    lines.forEach((line, k) => {
+      const kind = marked.get(k + 1);
+      nodes.push(kind ? h("mark", { class: kind === "current" ? "ad-current" : "", "data-line": k + 1, text: line || " " }) : line);
+      nodes.push("\n");
+    });
+    nodes.push(" ");
+    backdrop.replaceChildren(...nodes);
+    syncScroll();
+  };
+
+  const jumpTo = (index) => {
+    const problem = problems[index];
+    if (!problem || problem.start === undefined) return;
+    activeIndex = index;
+    paintBackdrop();
+    textarea.focus();
+    textarea.setSelectionRange(problem.start, problem.end ?? problem.start);
+    const lineHeight = 20;
+    textarea.scrollTop = Math.max(0, (problem.line - 4) * lineHeight);
+    syncScroll();
+  };
+
+  const showProblems = () => {
+    locate();
+    errorList.replaceChildren(...problems.map((problem, index) => h("li", {},
+      h("button", {
+        type: "button", class: "ad-error", "data-pointer": problem.pointer ?? "",
+        "data-line": problem.line ?? "", onclick: () => jumpTo(index),
+      },
+      problem.pointer !== undefined ? h("code", { text: problem.pointer || "/" }) : null,
+      problem.line ? ` line ${problem.line}${problem.exact === false ? " (missing here)" : ""}: ` : " ",
+      problem.message || problem.code || "Invalid"))));
+    paintBackdrop();
+  };
+
+  const refreshPreview = () => {
+    let definition;
+    try {
+      definition = JSON.parse(textarea.value);
+    } catch (error) {
+      const position = /position (\d+)/.exec(String(error.message));
+      const start = position ? Number(position[1]) : undefined;
+      problems = [{ code: "syntax", message: `JSON syntax error: ${error.message}`, start, end: start }];
+      activeIndex = -1;
+      showProblems();
+      return;
+    }
+    problems = problems.filter((p) => p.code !== "syntax");
+    showProblems();
+    const container = h("div");
+    try {
+      renderForm(container, definition, { headingLevel: 3 });
+      preview.replaceChildren(container);
+    } catch (error) {
+      preview.replaceChildren(h("p", { class: "ad-message", "data-kind": "error", text: `Preview failed: ${error.message}` }));
+    }
+  };
+
+  textarea.addEventListener("scroll", syncScroll);
+  textarea.addEventListener("input", () => {
+    paintBackdrop();
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
+  });
+  textarea.addEventListener("keydown", (event) => {
+    // Tab indents inside the editor; Escape then Tab still leaves it, so keyboard users are not trapped.
+    if (event.key === "Tab" && !event.shiftKey && !textarea.dataset.escaped) {
+      event.preventDefault();
+      textarea.setRangeText("  ", textarea.selectionStart, textarea.selectionEnd, "end");
+      textarea.dispatchEvent(new Event("input"));
+    } else if (event.key === "Escape") textarea.dataset.escaped = "1";
+    else delete textarea.dataset.escaped;
+  });
+
+  file.addEventListener("change", async () => {
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    textarea.value = await chosen.text();
+    file.value = "";
+    problems = [];
+    refreshPreview();
+    say(status, `Loaded ${chosen.name}; check the preview, then save.`);
+  });
+
+  format.addEventListener("click", () => {
+    try {
+      textarea.value = JSON.stringify(JSON.parse(textarea.value), null, 2);
+      refreshPreview();
+    } catch (error) {
+      say(status, `Cannot format: ${error.message}`, "error");
+    }
+  });
+
+  save.addEventListener("click", async () => {
+    let definition;
+    try {
+      definition = JSON.parse(textarea.value);
+    } catch {
+      refreshPreview();
+      say(status, "Fix the JSON syntax first.", "error");
+      return;
+    }
+    const id = definition && typeof definition.id === "string" && definition.id ? definition.id : formId;
+    save.disabled = true;
+    say(status, "Saving…");
+    try {
+      const { status: code, data, headers } = id
+        ? await api(`/v1/admin/forms/${segment(id)}`, { method: "PUT", body: textarea.value })
+        : await api("/v1/admin/forms", { method: "POST", body: textarea.value });
+      if (!stillCurrent(generation)) return;
+      problems = [];
+      showProblems();
+      const savedId = (data && data.id) || id;
+      const version = (data && data.version) ?? versionFromETag(headers);
+      const text = code === 201
+        ? `Created form “${savedId}”${version ? ` (version ${version})` : ""}.`
+        : `Saved “${savedId}”${version ? `: version ${version}` : ""}.`;
+      if (savedId !== formId) {
+        flash(text);
+        location.hash = formHash(savedId, "definition");
+      } else {
+        flash(text);
+        route();
+      }
+    } catch (error) {
+      if (!stillCurrent(generation)) return;
+      if (error instanceof ProblemError && error.status === 422 && error.errors.length) {
+        problems = error.errors.map((e) => ({ pointer: typeof e.pointer === "string" ? e.pointer : undefined, code: e.code, message: e.message }));
+        activeIndex = -1;
+        showProblems();
+        say(status, `The definition was not saved: ${problems.length} ${problems.length === 1 ? "problem" : "problems"} (listed under the editor).`, "error");
+        jumpTo(0);
+      } else say(status, describe(error), "error");
+    } finally {
+      save.disabled = false;
+    }
+  });
+
+  refreshPreview();
+  return h("section", { class: "ad-panel", "aria-label": "Definition editor" },
+    status,
+    h("div", { class: "ad-editor-grid" },
+      h("div", {}, h("div", { class: "ad-row" }, save, format, file, fileLabel), editor, errorList),
+      h("div", {}, h("h3", { text: "Live preview" }), preview)));
+}
+
+// ---------- versions ----------
+
+async function showVersions(generation, formId, body) {
+  const status = message();
+  const panel = h("section", { class: "ad-panel", "aria-labelledby": "versions-title" }, h("h2", { id: "versions-title", text: "Version history" }), status);
+  body.append(panel);
+  let items;
+  try {
+    ({ data: { items } } = await api(`/v1/admin/forms/${segment(formId)}/versions`));
+  } catch (error) {
+    if (stillCurrent(generation)) say(status, describe(error), "error");
+    return;
+  }
+  if (!stillCurrent(generation)) return;
+  items = [...(items || [])].sort((a, b) => a.version - b.version);
+  panel.append(table(["Version", "Title", "Created", ""], items.map((v) => h("tr", {},
+    h("td", { text: v.version }), h("td", { text: v.title || "" }), h("td", { class: "ad-nowrap", text: formatTime(v.createdAt) }),
+    h("td", {}, h("a", { href: `/f/${segment(formId)}?version=${v.version}`, target: "_blank", rel: "noopener", text: "Open" }))))));
+  if (items.length < 2) {
+    panel.append(h("p", { text: "A diff needs at least two versions." }));
+    return;
+  }
+  const options = () => items.map((v) => h("option", { value: String(v.version), text: `v${v.version}` }));
+  const from = h("select", { class: "fh-input", id: "diff-from" }, options());
+  const to = h("select", { class: "fh-input", id: "diff-to" }, options());
+  from.value = String(items[items.length - 2].version);
+  to.value = String(items[items.length - 1].version);
+  const output = h("div", { id: "diff-output" });
+  const diffStatus = message();
+  const show = async () => {
+    say(diffStatus, "Loading…");
+    try {
+      const [a, b] = await Promise.all([from.value, to.value].map((v) =>
+        api(`/v1/admin/forms/${segment(formId)}?version=${encodeURIComponent(v)}`).then((r) => JSON.stringify(editable(r.data), null, 2))));
+      if (!stillCurrent(generation)) return;
+      diffStatus.textContent = "";
+      renderDiff(output, diffLines(a, b), from.value, to.value);
+    } catch (error) {
+      if (stillCurrent(generation)) say(diffStatus, describe(error), "error");
+    }
+  };
+  panel.append(h("h3", { text: "Compare" }),
+    h("div", { class: "ad-row" }, h("label", {}, "From", from), h("label", {}, "To", to),
+      h("button", { type: "button", class: "fh-button fh-small", id: "show-diff", text: "Show diff", onclick: show })),
+    diffStatus, output);
+  show();
+}
+
+function renderDiff(output, entries, fromVersion, toVersion) {
+  const changes = entries.filter((e) => e.op !== " ").length;
+  const summary = h("p", { text: changes === 0 ? `v${fromVersion} and v${toVersion} are identical.` : `v${fromVersion} → v${toVersion}: ${entries.filter((e) => e.op === "-").length} lines removed, ${entries.filter((e) => e.op === "+").length} added.` });
+  const lines = foldDiff(entries, 3).map((e) => {
+    if (e.gap) return h("div", { class: "ad-gap", text: `⋯ ${e.gap} unchanged ${e.gap === 1 ? "line" : "lines"}` });
+    const cls = e.op === "+" ? "ad-add" : e.op === "-" ? "ad-del" : "";
+    return h("div", { class: cls, "data-op": e.op, text: `${e.op} ${e.text}` });
+  });
+  output.replaceChildren(summary, changes ? h("div", { class: "ad-diff", role: "region", "aria-label": "Line diff", tabindex: "0" }, lines) : "");
+}
+
+// ---------- submissions ----------
+
+async function showSubmissions(generation, formId, body) {
+  const status = message();
+  const limit = h("select", { class: "fh-input", id: "page-size" }, [10, 25, 50, 100].map((n) => h("option", { value: String(n), text: String(n) })));
+  limit.value = "25";
+  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-prev", text: "← Previous" });
+  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-next", text: "Next →" });
+  const pageInfo = h("span", { id: "page-info" });
+  const download = (format) => async () => {
+    say(status, `Preparing ${format.toUpperCase()}…`);
+    try {
+      const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?format=${format}`, { as: "blob" });
+      saveBlob(data, `${formId}-submissions.${format}`);
+      say(status, `Downloaded ${formId}-submissions.${format} (${data.size} bytes).`, "ok");
+    } catch (error) {
+      say(status, describe(error), "error");
+    }
+  };
+  const rowsHolder = h("div", { id: "submissions-table" });
+  const panel = h("section", { class: "ad-panel", "aria-labelledby": "subs-title" },
+    h("h2", { id: "subs-title", text: "Submissions" }),
+    h("div", { class: "ad-row" },
+      h("label", {}, "Per page", limit),
+      h("button", { type: "button", class: "fh-button fh-small", id: "download-csv", text: "Download CSV", onclick: download("csv") }),
+      h("button", { type: "button", class: "fh-button fh-small", id: "download-ndjson", text: "Download NDJSON", onclick: download("ndjson") })),
+    status, rowsHolder,
+    h("div", { class: "ad-row" }, prev, pageInfo, next));
+  body.append(panel);
+
+  const cursors = [null];
+  let page = 0;
+  let nextCursor = null;
+  const load = async () => {
+    say(status, "Loading…");
+    const params = new URLSearchParams({ limit: limit.value });
+    if (cursors[page]) params.set("cursor", cursors[page]);
+    try {
+      const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?${params}`);
+      if (!stillCurrent(generation)) return;
+      status.textContent = "";
+      nextCursor = data.nextCursor || null;
+      const items = data.items || [];
+      rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: page === 0 ? "No submissions yet." : "No more submissions." }) :
+        table(["Submission", "Version", "Received", "Values"], items.map((s) => h("tr", { "data-submission-id": s.id },
+          h("td", {}, h("code", { text: s.id })),
+          h("td", { text: s.formVersion ?? "" }),
+          h("td", { class: "ad-nowrap", text: formatTime(s.receivedAt) }),
+          h("td", { class: "ad-values" }, h("details", {},
+            h("summary", { text: compact(s.values) }),
+            h("pre", { class: "ad-mono", text: JSON.stringify(s.values, null, 2) })))))));
+      prev.disabled = page === 0;
+      next.disabled = !nextCursor;
+      pageInfo.textContent = `Page ${page + 1}`;
+    } catch (error) {
+      if (stillCurrent(generation)) say(status, describe(error), "error");
+    }
+  };
+  next.addEventListener("click", () => {
+    if (!nextCursor) return;
+    cursors[page + 1] = nextCursor;
+    page++;
+    load();
+  });
+  prev.addEventListener("click", () => {
+    if (page === 0) return;
+    page--;
+    load();
+  });
+  limit.addEventListener("change", () => {
+    cursors.length = 1;
+    page = 0;
+    load();
+  });
+  load();
+}
+
+function compact(values) {
+  const textValue = JSON.stringify(values ?? {});
+  return textValue.length > 120 ? `${textValue.slice(0, 117)}…` : textValue;
+}
+
+// ---------- webhooks ----------
+
+async function showWebhooks(generation, formId, body) {
+  const status = message();
+  const secretBox = h("div", { id: "secret-box", hidden: true });
+  const url = h("input", { class: "fh-input", id: "webhook-url", type: "url", placeholder: "https://example.org/hooks/formhouse", required: true });
+  const list = h("div", { id: "webhooks-table" });
+  const showSecret = (what, data) => {
+    secretBox.hidden = false;
+    const code = h("code", { id: "webhook-secret", text: data.secret || "(no secret returned)" });
+    const copy = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "Copy" });
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(data.secret);
+        copy.textContent = "Copied";
+      } catch {
+        const range = document.createRange();
+        range.selectNodeContents(code);
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        copy.textContent = "Selected: press Ctrl+C";
+      }
+    });
+    const dismiss = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "I stored it, hide it" });
+    dismiss.addEventListener("click", () => {
+      secretBox.hidden = true;
+      secretBox.replaceChildren();
+    });
+    secretBox.replaceChildren(h("div", { class: "ad-secret", role: "alert" },
+      h("strong", { text: `${what} for ${data.url || "the endpoint"}. ` }),
+      h("span", { text: "This signing secret is shown only now; store it in the receiver before leaving this page." }),
+      code, h("div", { class: "ad-row" }, copy, dismiss)));
+  };
+  const load = async () => {
+    try {
+      const { data } = await api(`/v1/admin/forms/${segment(formId)}/webhooks`);
+      if (!stillCurrent(generation)) return;
+      const items = data.items || [];
+      list.replaceChildren(items.length === 0 ? h("p", { text: "No webhook endpoints yet." }) :
+        table(["Endpoint", "URL", "Created", "State", ""], items.map((w) => h("tr", { "data-webhook-id": w.id },
+          h("td", {}, h("code", { text: w.id })),
+          h("td", { class: "ad-values", text: w.url }),
+          h("td", { class: "ad-nowrap", text: formatTime(w.createdAt) }),
+          h("td", { class: "ad-webhook-state", text: w.disabled ? `disabled${w.disabledReason ? `: ${w.disabledReason}` : ""}` : "active" }),
+          h("td", { class: "ad-nowrap" },
+            h("button", {
+              type: "button", class: "fh-button fh-small fh-secondary ad-rotate", text: "Rotate secret",
+              onclick: async () => {
+                try {
+                  const { data: rotated } = await api(`/v1/admin/webhooks/${segment(w.id)}/rotate`, { method: "POST" });
+                  showSecret("New secret", { url: w.url, ...rotated });
+                  say(status, "Secret rotated: for 24 hours deliveries carry both signatures.", "ok");
+                } catch (error) {
+                  say(status, describe(error), "error");
+                }
+              },
+            }), " ",
+            confirmButton("Delete", "Click again to delete", async () => {
+              try {
+                await api(`/v1/admin/webhooks/${segment(w.id)}`, { method: "DELETE" });
+                say(status, `Endpoint ${w.id} deleted.`, "ok");
+                load();
+              } catch (error) {
+                say(status, describe(error), "error");
+              }
+            }, "fh-button fh-small fh-danger ad-delete"))))));
+    } catch (error) {
+      if (stillCurrent(generation)) say(status, describe(error), "error");
+    }
+  };
+  const add = h("form", { class: "ad-row", id: "webhook-form" },
+    h("label", { class: "ad-grow" }, "Endpoint URL", url),
+    h("button", { type: "submit", class: "fh-button fh-small", id: "add-webhook", text: "Add endpoint" }));
+  add.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const { data } = await api(`/v1/admin/forms/${segment(formId)}/webhooks`, { method: "POST", body: { url: url.value.trim() } });
+      showSecret("Endpoint added", data);
+      url.value = "";
+      say(status, `Endpoint ${data.id} added.`, "ok");
+      load();
+    } catch (error) {
+      say(status, describe(error), "error");
+    }
+  });
+  body.append(h("section", { class: "ad-panel", "aria-labelledby": "hooks-title" },
+    h("div", { class: "ad-row" }, h("h2", { id: "hooks-title", class: "ad-grow", text: "Webhook endpoints" }),
+      h("a", { href: `#/deliveries?formId=${encodeURIComponent(formId)}`, class: "fh-button fh-small fh-secondary", text: "Deliveries" })),
+    add, status, secretBox, list));
+  load();
+}
+
+// ---------- deliveries ----------
+
+function deliveriesQuery() {
+  const query = location.hash.split("?")[1] || "";
+  return new URLSearchParams(query);
+}
+
+async function showDeliveries(generation) {
+  const query = deliveriesQuery();
+  const status = message();
+  const boxes = DELIVERY_STATUSES.map((name) => h("input", { type: "checkbox", value: name, id: `status-${name}` }));
+  const chosen = new Set((query.get("status") || "").split(",").filter(Boolean));
+  for (const box of boxes) box.checked = chosen.has(box.value);
+  const formFilter = h("select", { class: "fh-input", id: "delivery-form" }, h("option", { value: "", text: "All forms" }));
+  const wantedForm = query.get("formId") || "";
+  if (wantedForm) {
+    formFilter.append(h("option", { value: wantedForm, text: wantedForm }));
+    formFilter.value = wantedForm;
+  }
+  const refresh = h("button", { type: "button", class: "fh-button fh-small", id: "refresh-deliveries", text: "Refresh" });
+  const list = h("div", { id: "deliveries-table" });
+  const detail = h("div", { id: "delivery-detail" });
+  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "← Previous" });
+  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "Next →" });
+  appView.append(h("section", { class: "ad-panel", "aria-labelledby": "deliveries-title" },
+    h("h2", { id: "deliveries-title", text: "Webhook deliveries" }),
+    h("div", { class: "ad-row" },
+      h("fieldset", { class: "fh-choices ad-row" }, h("legend", { class: "fh-label", text: "Status" }),
+        boxes.map((box) => h("span", { class: "fh-choice" }, box, h("label", { for: box.id, text: box.value })))),
+      h("label", {}, "Form", formFilter), refresh),
+    status, list, h("div", { class: "ad-row" }, prev, next)), detail);
+
+  api("/v1/admin/forms").then(({ data }) => {
+    if (!stillCurrent(generation)) return;
+    for (const form of data.items || []) {
+      if (form.id !== wantedForm) formFilter.append(h("option", { value: form.id, text: form.title ? `${form.title} (${form.id})` : form.id }));
+    }
+  }).catch(() => {});
+
+  const cursors = [null];
+  let page = 0;
+  let nextCursor = null;
+  let selected = null;
+
+  const load = async () => {
+    const params = new URLSearchParams();
+    const statuses = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (statuses.length) params.set("status", statuses.join(","));
+    if (formFilter.value) params.set("formId", formFilter.value);
+    if (cursors[page]) params.set("cursor", cursors[page]);
+    say(status, "Loading…");
+    try {
+      const { data } = await api(`/v1/admin/deliveries${params.size ? `?${params}` : ""}`);
+      if (!stillCurrent(generation)) return;
+      status.textContent = "";
+      nextCursor = data.nextCursor || null;
+      const items = data.items || [];
+      list.replaceChildren(items.length === 0 ? h("p", { text: "No deliveries match." }) :
+        table(["Status", "Delivery", "Form", "Submission", "Attempts", "Next attempt", "Last answer", ""], items.map((d) =>
+          h("tr", { "data-delivery-id": d.id, class: d.id === selected ? "ad-selected" : "" },
+            h("td", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
+            h("td", {}, h("code", { text: d.id })),
+            h("td", { text: d.formId ?? "" }),
+            h("td", {}, h("code", { text: d.submissionId ?? "" })),
+            h("td", { class: "ad-attempts", text: d.attempts ?? 0 }),
+            h("td", { class: "ad-nowrap", text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" }),
+            h("td", { class: "ad-values", text: [d.lastStatusCode, d.lastError].filter((x) => x !== null && x !== undefined && x !== "").join(" · ") || "—" }),
+            h("td", {}, h("button", { type: "button", class: "fh-button fh-small fh-secondary ad-details", text: "Attempts", onclick: () => showDelivery(d.id) }))))));
+      prev.disabled = page === 0;
+      next.disabled = !nextCursor;
+    } catch (error) {
+      if (stillCurrent(generation)) say(status, describe(error), "error");
+    }
+  };
+
+  const showDelivery = async (id) => {
+    selected = id;
+    for (const row of list.querySelectorAll("tr[data-delivery-id]")) row.classList.toggle("ad-selected", row.dataset.deliveryId === id);
+    const detailStatus = message();
+    detail.replaceChildren(h("section", { class: "ad-panel" }, h("h2", { text: `Delivery ${id}` }), detailStatus));
+    say(detailStatus, "Loading…");
+    try {
+      const { data: d } = await api(`/v1/admin/deliveries/${segment(id)}`);
+      if (!stillCurrent(generation)) return;
+      detailStatus.textContent = "";
+      const redeliver = h("button", { type: "button", class: "fh-button fh-small", id: "redeliver", text: "Redeliver" });
+      redeliver.addEventListener("click", async () => {
+        redeliver.disabled = true;
+        try {
+          await api(`/v1/admin/deliveries/${segment(id)}/redeliver`, { method: "POST" });
+          say(detailStatus, "Queued again.", "ok");
+          await load();
+          await showDelivery(id);
+        } catch (error) {
+          say(detailStatus, describe(error), "error");
+        } finally {
+          redeliver.disabled = false;
+        }
+      });
+      const log = Array.isArray(d.attemptLog) ? d.attemptLog : [];
+      detail.firstChild.append(
+        h("dl", { class: "fh-facts" },
+          h("dt", { text: "Status" }), h("dd", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
+          h("dt", { text: "Endpoint" }), h("dd", {}, h("code", { text: d.endpointId ?? "" }), d.url ? ` ${d.url}` : ""),
+          h("dt", { text: "Submission" }), h("dd", {}, h("code", { text: d.submissionId ?? "" })),
+          h("dt", { text: "Attempts" }), h("dd", { text: d.attempts ?? log.length }),
+          h("dt", { text: "Next attempt" }), h("dd", { text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" })),
+        h("div", { class: "ad-row" }, redeliver),
+        log.length === 0 ? h("p", { text: "No attempts yet." }) :
+          table(["Attempted", "Status", "Duration", "Error or answer"], log.map((a) => h("tr", {},
+            h("td", { class: "ad-nowrap", text: formatTime(a.attemptedAt) }),
+            h("td", { text: a.statusCode ?? "—" }),
+            h("td", { text: a.durationMs !== undefined && a.durationMs !== null ? `${a.durationMs} ms` : "—" }),
+            h("td", { class: "ad-values", text: a.error || a.responseExcerpt || "" }))), "ad-attempt-log"));
+    } catch (error) {
+      if (stillCurrent(generation)) say(detailStatus, describe(error), "error");
+    }
+  };
+
+  const restart = () => {
+    cursors.length = 1;
+    page = 0;
+    load();
+  };
+  for (const box of boxes) box.addEventListener("change", restart);
+  formFilter.addEventListener("change", restart);
+  refresh.addEventListener("click", load);
+  next.addEventListener("click", () => {
+    if (!nextCursor) return;
+    cursors[page + 1] = nextCursor;
+    page++;
+    load();
+  });
+  prev.addEventListener("click", () => {
+    if (page === 0) return;
+    page--;
+    load();
+  });
+  load();
+}
+
+route();

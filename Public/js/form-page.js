@@ -1,0 +1,259 @@
+// The public form page served at /f/{id}: loads the definition, renders it, validates through the
+// server's own engine while the user types, and submits the values map with an Idempotency-Key.
+
+import { request, ProblemError, NetworkError, versionFromETag, newIdempotencyKey, segment } from "./api.js";
+import { renderForm, applyStyle, formatPath } from "./renderer.js";
+
+const VALIDATE_DELAY_MS = 400;
+
+const statusEl = document.getElementById("status");
+const root = document.getElementById("form-root");
+const summary = document.getElementById("summary");
+const receipt = document.getElementById("receipt");
+
+const params = new URLSearchParams(location.search);
+const pathMatch = /^\/f\/([^/]+)\/?$/.exec(location.pathname);
+const formId = pathMatch ? decodeURIComponent(pathMatch[1]) : params.get("id");
+const requestedVersion = params.get("version");
+
+let definition = null;
+let formVersion = null;
+let view = null;
+let validateTimer = null;
+let validateSequence = 0;
+let submitting = false;
+let lastSubmission = { body: null, key: null };
+
+function showStatus(message, kind = "info") {
+  statusEl.textContent = message;
+  statusEl.dataset.kind = kind;
+  statusEl.hidden = !message;
+}
+
+function describe(error) {
+  if (error instanceof NetworkError) return error.message;
+  if (error instanceof ProblemError) return error.detail ? `${error.title}: ${error.detail}` : error.title;
+  return String(error && error.message ? error.message : error);
+}
+
+async function load() {
+  if (!formId) {
+    showStatus("No form was named in the address (expected /f/<form id>).", "error");
+    return;
+  }
+  const query = requestedVersion ? `?version=${encodeURIComponent(requestedVersion)}` : "";
+  try {
+    const { data, headers } = await request(`/v1/forms/${segment(formId)}${query}`);
+    definition = data;
+    formVersion = Number.isInteger(data && data.version) ? data.version : versionFromETag(headers);
+  } catch (error) {
+    if (error instanceof ProblemError && error.status === 404) {
+      showStatus("This form does not exist or is no longer published.", "error");
+    } else {
+      showStatus(`The form could not be loaded. ${describe(error)}`, "error");
+    }
+    return;
+  }
+  document.title = `${definition.title || formId} · Formhouse`;
+  applyStyle(document.documentElement, definition.style);
+  if (requestedVersion && formVersion !== null && String(formVersion) !== requestedVersion) {
+    showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}, the current one.`);
+  } else showStatus("");
+  mount();
+}
+
+function mount() {
+  receipt.hidden = true;
+  summary.hidden = true;
+  lastSubmission = { body: null, key: null };
+  view = renderForm(root, definition, { onChange: scheduleValidation, onBlur: validateNow });
+  const submit = document.createElement("button");
+  submit.type = "submit";
+  submit.className = "fh-button fh-primary fh-submit";
+  submit.textContent = "Submit";
+  const actions = document.createElement("div");
+  actions.className = "fh-actions";
+  actions.append(submit);
+  view.element.append(actions);
+  view.element.addEventListener("submit", onSubmit);
+  root.hidden = false;
+}
+
+function payload() {
+  const body = { values: view.values() };
+  if (formVersion !== null) body.formVersion = formVersion;
+  return body;
+}
+
+function scheduleValidation() {
+  clearTimeout(validateTimer);
+  validateTimer = setTimeout(validateNow, VALIDATE_DELAY_MS);
+}
+
+async function validateNow() {
+  clearTimeout(validateTimer);
+  if (!view || submitting) return;
+  const sequence = ++validateSequence;
+  const current = view;
+  try {
+    const { data } = await request(`/v1/forms/${segment(formId)}/validate`, { method: "POST", body: payload() });
+    if (sequence !== validateSequence || current !== view) return;
+    const errors = data && Array.isArray(data.errors) ? data.errors : [];
+    const unplaced = view.setErrors(errors);
+    if (!summary.hidden) renderSummary(errors, unplaced);
+  } catch (error) {
+    if (sequence === validateSequence && error instanceof ProblemError && error.status === 422) {
+      view.setErrors(error.errors);
+    }
+    // Live validation is advisory: a failed check must not block typing; submit reports real failures.
+  }
+}
+
+function renderSummary(errors, unplaced) {
+  if (errors.length === 0) {
+    summary.hidden = true;
+    summary.replaceChildren();
+    return;
+  }
+  const heading = document.createElement("h2");
+  heading.textContent = errors.length === 1 ? "Please fix 1 problem" : `Please fix ${errors.length} problems`;
+  const list = document.createElement("ul");
+  const unplacedSet = new Set(unplaced);
+  for (const error of errors) {
+    const item = document.createElement("li");
+    const field = view.fields.get(String(error.field));
+    const label = field ? (field.props.title || field.path) : String(error.field || "Form");
+    const message = `${label}: ${error.message || error.code}`;
+    if (field && !unplacedSet.has(error) && field.focusTarget && field.focusTarget.id) {
+      const link = document.createElement("a");
+      link.href = `#${field.focusTarget.id}`;
+      link.textContent = message;
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        field.focusTarget.focus();
+      });
+      item.append(link);
+    } else {
+      item.textContent = message;
+    }
+    list.append(item);
+  }
+  summary.replaceChildren(heading, list);
+  summary.hidden = false;
+}
+
+function showProblem(message) {
+  const heading = document.createElement("h2");
+  heading.textContent = "Not sent";
+  const p = document.createElement("p");
+  p.textContent = message;
+  summary.replaceChildren(heading, p);
+  summary.hidden = false;
+  summary.focus();
+}
+
+async function onSubmit(event) {
+  event.preventDefault();
+  if (submitting) return;
+  clearTimeout(validateTimer);
+  validateSequence++;
+  const body = payload();
+  const serialized = JSON.stringify(body);
+  // Retrying the very same body (after a lost answer) reuses the key, so the server replays, not duplicates.
+  if (lastSubmission.body !== serialized) lastSubmission = { body: serialized, key: newIdempotencyKey() };
+  submitting = true;
+  view.setDisabled(true);
+  view.element.setAttribute("aria-busy", "true");
+  let answer = null;
+  let failure = null;
+  try {
+    answer = await request(`/v1/forms/${segment(formId)}/submissions`, {
+      method: "POST", body: serialized, headers: { "Idempotency-Key": lastSubmission.key },
+    });
+  } catch (error) {
+    failure = error;
+  }
+  submitting = false;
+  // Controls are enabled again before errors are shown, so focus can move to the first invalid field.
+  view.setDisabled(false);
+  view.element.removeAttribute("aria-busy");
+  if (answer) {
+    showReceipt(answer.data);
+  } else if (failure instanceof ProblemError && failure.status === 422 && failure.errors.length) {
+    const unplaced = view.setErrors(failure.errors, { showAll: true });
+    renderSummary(failure.errors, unplaced);
+    if (!view.focusFirstError()) summary.focus();
+  } else if (failure instanceof ProblemError && failure.status === 409) {
+    showProblem("This form was changed since you opened it. Reload the page to get the current version; what you typed here will need to be entered again.");
+  } else if (failure instanceof ProblemError && failure.status === 429) {
+    const wait = failure.headers && failure.headers.get("Retry-After");
+    showProblem(`Too many submissions right now. Please try again${wait ? ` in ${wait} seconds` : " in a moment"}.`);
+  } else {
+    showProblem(describe(failure));
+  }
+}
+
+function flatten(value, prefix, out) {
+  if (Array.isArray(value) && value.some((v) => v && typeof v === "object")) {
+    value.forEach((v, i) => flatten(v, [...prefix, i], out));
+  } else if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, [...prefix, k], out);
+  } else {
+    out.push([formatPath(prefix), Array.isArray(value) ? value.join(", ") : String(value)]);
+  }
+  return out;
+}
+
+function showReceipt(data) {
+  const submission = data || {};
+  const title = document.createElement("h2");
+  title.id = "receipt-title";
+  title.textContent = "Thank you — your answers were received";
+  const facts = document.createElement("dl");
+  facts.className = "fh-facts";
+  const received = submission.receivedAt ? new Date(submission.receivedAt) : null;
+  const rows = [
+    ["Reference", submission.id || "—"],
+    ["Received", received && !Number.isNaN(received.getTime()) ? received.toLocaleString() : submission.receivedAt || "—"],
+    ["Form version", submission.formVersion ?? formVersion ?? "—"],
+  ];
+  for (const [name, value] of rows) {
+    const dt = document.createElement("dt");
+    dt.textContent = name;
+    const dd = document.createElement("dd");
+    dd.textContent = String(value);
+    if (name === "Reference") dd.className = "fh-receipt-id";
+    facts.append(dt, dd);
+  }
+  const details = document.createElement("details");
+  const label = document.createElement("summary");
+  label.textContent = "What you sent";
+  const answers = document.createElement("dl");
+  answers.className = "fh-facts";
+  for (const [path, value] of flatten(submission.values || {}, [], [])) {
+    const dt = document.createElement("dt");
+    dt.textContent = path;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    answers.append(dt, dd);
+  }
+  details.append(label, answers);
+  const again = document.createElement("button");
+  again.type = "button";
+  again.className = "fh-button fh-secondary";
+  again.textContent = "Send another response";
+  again.addEventListener("click", () => {
+    mount();
+    const first = view.element.querySelector("input, select, textarea");
+    if (first) first.focus();
+  });
+  receipt.replaceChildren(title, facts, details, again);
+  receipt.hidden = false;
+  summary.hidden = true;
+  root.hidden = true;
+  root.replaceChildren();
+  view = null;
+  receipt.focus();
+}
+
+load();

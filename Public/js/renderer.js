@@ -1,0 +1,644 @@
+// Renders a Formhouse form definition (CONTRACT §1) into live DOM: every component type, sections,
+// groups with repeats, visibleWhen evaluated on every change, style colors, and errors by key path.
+// It holds the values the user entered; it never talks to the server (the page that uses it does).
+
+const STYLE_KEYS = [
+  "accent", "background", "componentBackground", "componentTitle", "componentDescription",
+  "componentInputText", "componentInputBackground", "componentRequired", "componentCorrect",
+];
+
+const US_STATES = [
+  ["AL", "Alabama"], ["AK", "Alaska"], ["AZ", "Arizona"], ["AR", "Arkansas"], ["CA", "California"],
+  ["CO", "Colorado"], ["CT", "Connecticut"], ["DE", "Delaware"], ["DC", "District of Columbia"],
+  ["FL", "Florida"], ["GA", "Georgia"], ["HI", "Hawaii"], ["ID", "Idaho"], ["IL", "Illinois"],
+  ["IN", "Indiana"], ["IA", "Iowa"], ["KS", "Kansas"], ["KY", "Kentucky"], ["LA", "Louisiana"],
+  ["ME", "Maine"], ["MD", "Maryland"], ["MA", "Massachusetts"], ["MI", "Michigan"], ["MN", "Minnesota"],
+  ["MS", "Mississippi"], ["MO", "Missouri"], ["MT", "Montana"], ["NE", "Nebraska"], ["NV", "Nevada"],
+  ["NH", "New Hampshire"], ["NJ", "New Jersey"], ["NM", "New Mexico"], ["NY", "New York"],
+  ["NC", "North Carolina"], ["ND", "North Dakota"], ["OH", "Ohio"], ["OK", "Oklahoma"], ["OR", "Oregon"],
+  ["PA", "Pennsylvania"], ["RI", "Rhode Island"], ["SC", "South Carolina"], ["SD", "South Dakota"],
+  ["TN", "Tennessee"], ["TX", "Texas"], ["UT", "Utah"], ["VT", "Vermont"], ["VA", "Virginia"],
+  ["WA", "Washington"], ["WV", "West Virginia"], ["WI", "Wisconsin"], ["WY", "Wyoming"],
+];
+
+/** Text-like inputs: the DOM attributes each one gets. */
+const TEXT_INPUTS = {
+  text: { tag: "input", type: "text" },
+  multiline: { tag: "textarea" },
+  email: { tag: "input", type: "email", inputmode: "email", autocomplete: "email" },
+  numerical: { tag: "input", type: "text", inputmode: "numeric" },
+  phonenumber: { tag: "input", type: "tel", inputmode: "tel", autocomplete: "tel" },
+  usphone: { tag: "input", type: "tel", inputmode: "tel", autocomplete: "tel-national" },
+  password: { tag: "input", type: "password", autocomplete: "new-password" },
+  integer: { tag: "input", type: "text", inputmode: "numeric" },
+  decimal: { tag: "input", type: "text", inputmode: "decimal" },
+  date: { tag: "input", type: "date" },
+  usstate: { tag: "input", type: "text", autocomplete: "address-level1" },
+};
+
+/** Every component type the renderer knows (inputs and containers). */
+export const COMPONENT_TYPES = [...Object.keys(TEXT_INPUTS), "select", "switch", "count", "section", "group"];
+
+let documentCounter = 0;
+
+/**
+ * Renders `definition` into `container` (replacing its children) and returns the live FormView.
+ * options: onChange(view, path) after every value change, onBlur(view, path) when a field loses focus,
+ * headingLevel (1 by default) for the form title.
+ */
+export function renderForm(container, definition, options = {}) {
+  const view = new FormView(definition, options);
+  container.replaceChildren(view.element);
+  view.refreshVisibility();
+  return view;
+}
+
+/** Sets the form's style colors as CSS custom properties (`--fh-component-title`, ...) on `element`. */
+export function applyStyle(element, style) {
+  if (!style || typeof style !== "object") return;
+  for (const key of STYLE_KEYS) {
+    const css = cssColor(style[key]);
+    if (css) element.style.setProperty(`--fh-${kebab(key)}`, css);
+  }
+  const accent = parseColor(style.accent);
+  if (accent) element.style.setProperty("--fh-accent-contrast", contrastColor(accent));
+}
+
+/** `#RRGGBB` or `#RRGGBBAA` to a CSS `rgba(...)`; null when the text is not such a color. */
+export function cssColor(value) {
+  const c = parseColor(value);
+  return c ? `rgba(${c.r}, ${c.g}, ${c.b}, ${Math.round((c.a / 255) * 1000) / 1000})` : null;
+}
+
+function parseColor(value) {
+  if (typeof value !== "string") return null;
+  const m = /^#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})?$/.exec(value.trim());
+  if (!m) return null;
+  return { r: parseInt(m[1], 16), g: parseInt(m[2], 16), b: parseInt(m[3], 16), a: m[4] ? parseInt(m[4], 16) : 255 };
+}
+
+function contrastColor({ r, g, b }) {
+  const lum = (v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  const l = 0.2126 * lum(r) + 0.7152 * lum(g) + 0.0722 * lum(b);
+  return l > 0.4 ? "#111111" : "#ffffff";
+}
+
+function kebab(key) {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** `["addresses", 1, "postcode"]` → `addresses[1].postcode`. */
+export function formatPath(segments) {
+  let out = "";
+  for (const s of segments) {
+    if (typeof s === "number") out += `[${s}]`;
+    else out += out.length ? `.${s}` : s;
+  }
+  return out;
+}
+
+/** `addresses[1].postcode` → `["addresses", 1, "postcode"]`. */
+export function parsePath(path) {
+  const segments = [];
+  const re = /([^.[\]]+)|\[(\d+)\]/g;
+  let m;
+  while ((m = re.exec(String(path))) !== null) {
+    segments.push(m[2] !== undefined ? Number(m[2]) : m[1]);
+  }
+  return segments;
+}
+
+function getAt(root, segments) {
+  let node = root;
+  for (const s of segments) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = node[s];
+  }
+  return node;
+}
+
+function setAt(root, segments, value) {
+  let node = root;
+  for (let i = 0; i < segments.length - 1; i++) {
+    const s = segments[i];
+    if (node[s] === null || typeof node[s] !== "object") node[s] = typeof segments[i + 1] === "number" ? [] : {};
+    node = node[s];
+  }
+  const last = segments[segments.length - 1];
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+}
+
+function isEmpty(value) {
+  return value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
+}
+
+/** The engine's equality for conditions: absent equals "", a number equals its text, a boolean "true"/"false". */
+function sameValue(actual, expected) {
+  const value = actual === undefined ? null : actual;
+  if (JSON.stringify(value) === JSON.stringify(expected)) return true;
+  if (value === null && expected === "") return true;
+  if (value === "" && expected === null) return true;
+  if (typeof value === "number" && typeof expected === "string") return expected.trim() !== "" && Number(expected) === value;
+  if (typeof value === "string" && typeof expected === "number") return value.trim() !== "" && Number(value) === expected;
+  if (typeof value === "boolean" && typeof expected === "string") return expected === String(value);
+  return false;
+}
+
+/** Splits a component `{ "<type>": { ...props } }` into its type and properties. */
+export function componentParts(component) {
+  if (!component || typeof component !== "object" || Array.isArray(component)) return { type: null, props: {} };
+  const keys = Object.keys(component);
+  if (keys.length !== 1) return { type: null, props: {} };
+  const props = component[keys[0]];
+  return { type: keys[0], props: props && typeof props === "object" && !Array.isArray(props) ? props : {} };
+}
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function present(...nodes) {
+  return nodes.filter(Boolean);
+}
+
+function text(value) {
+  return typeof value === "string" || typeof value === "number" ? String(value) : "";
+}
+
+/** One rendered form: its DOM, the values entered so far, and the fields by key path. */
+export class FormView {
+  constructor(definition, options = {}) {
+    this.definition = definition && typeof definition === "object" ? definition : {};
+    this.options = options;
+    this.prefix = `fh${++documentCounter}`;
+    this.counter = 0;
+    this.state = {};
+    this.fields = new Map();
+    this.conditionals = [];
+    this.touched = new Set();
+    this.lastErrors = [];
+    this.showAllErrors = false;
+
+    this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
+    applyStyle(this.element, this.definition.style);
+    const level = Math.min(Math.max(Number(options.headingLevel) || 1, 1), 5);
+    this.level = level;
+    if (this.definition.title) {
+      this.element.append(el(`h${level}`, { class: "fh-title", text: text(this.definition.title) }));
+    }
+    if (this.definition.description) {
+      this.element.append(el("p", { class: "fh-form-description", text: text(this.definition.description) }));
+    }
+    this.body = el("div", { class: "fh-body" });
+    this.element.append(this.body);
+    const components = Array.isArray(this.definition.components) ? this.definition.components : [];
+    this.renderList(components, this.body, []);
+  }
+
+  nextId() {
+    return `${this.prefix}-${++this.counter}`;
+  }
+
+  /** The values map to submit: `{ name: "Ana", address: {...}, addresses: [{...}] }`. */
+  values() {
+    return structuredClone(this.state);
+  }
+
+  renderList(components, parent, scope) {
+    components.forEach((component, index) => {
+      const node = this.renderComponent(component, scope, index);
+      if (node) parent.append(node);
+    });
+  }
+
+  renderComponent(component, scope, index) {
+    const { type, props } = componentParts(component);
+    // Registered before the children so conditions are evaluated parents first, in form order.
+    const entry = props.visibleWhen ? { element: null, condition: props.visibleWhen, scope } : null;
+    if (entry) this.conditionals.push(entry);
+    let node;
+    if (type === "section") node = this.renderSection(props, scope);
+    else if (type === "group") node = this.renderGroup(props, scope, index);
+    else if (type in TEXT_INPUTS || type === "select" || type === "switch" || type === "count") {
+      node = this.renderInput(type, props, scope, index);
+    } else {
+      node = el("div", { class: "fh-unknown", role: "note" }, [
+        el("span", { text: type ? `Unsupported component type “${type}”.` : "A component must have exactly one key, its type." }),
+      ]);
+    }
+    if (entry) entry.element = node;
+    return node;
+  }
+
+  renderSection(props, scope) {
+    const heading = el(`h${Math.min(this.level + 1, 6)}`, { class: "fh-section-title", text: text(props.title) });
+    const node = el("section", { class: "fh-section" }, [
+      props.title ? heading : null,
+      props.description ? el("p", { class: "fh-description", text: text(props.description) }) : null,
+    ]);
+    this.renderList(Array.isArray(props.components) ? props.components : [], node, scope);
+    return node;
+  }
+
+  groupKey(props, index) {
+    return typeof props.id === "string" && props.id ? props.id : `component${index}`;
+  }
+
+  renderGroup(props, scope, index) {
+    const segments = [...scope, this.groupKey(props, index)];
+    const path = formatPath(segments);
+    const errorId = this.nextId();
+    const descId = props.description ? this.nextId() : null;
+    const legend = el("legend", { class: "fh-group-title", text: text(props.title) || text(props.id) });
+    const node = el("fieldset", {
+      class: "fh-group", "data-path": path, "aria-describedby": [descId, errorId].filter(Boolean).join(" "),
+    }, [
+      legend,
+      descId ? el("p", { class: "fh-description", id: descId, text: text(props.description) }) : null,
+    ]);
+    const error = el("p", { class: "fh-error", id: errorId, "aria-live": "polite" });
+    const field = { kind: "group", path, segments, wrapper: node, error, focusTarget: null, props };
+    this.fields.set(path, field);
+    const children = Array.isArray(props.components) ? props.components : [];
+    if (props.repeat && typeof props.repeat === "object") {
+      const min = Math.max(0, Number.isInteger(props.repeat.min) ? props.repeat.min : 0);
+      const max = Number.isInteger(props.repeat.max) ? Math.max(props.repeat.max, min) : Infinity;
+      node.classList.add("fh-repeat");
+      const list = el("div", { class: "fh-instances" });
+      const add = el("button", { type: "button", class: "fh-button fh-add", text: `Add ${text(props.title) || "entry"}` });
+      const count = el("p", { class: "fh-repeat-count", "aria-live": "polite" });
+      const repeat = { children, list, add, count, min, max, segments, title: text(props.title) || "Entry" };
+      field.repeat = repeat;
+      field.focusTarget = add;
+      const existing = getAt(this.state, segments);
+      if (!Array.isArray(existing)) setAt(this.state, segments, Array.from({ length: min }, () => ({})));
+      add.addEventListener("click", () => this.addInstance(field));
+      node.append(list, el("div", { class: "fh-repeat-actions" }, [add, count]), error);
+      this.renderInstances(field);
+    } else {
+      if (getAt(this.state, segments) === undefined) setAt(this.state, segments, {});
+      this.renderList(children, node, segments);
+      node.append(error);
+    }
+    return node;
+  }
+
+  renderInstances(field) {
+    const { repeat, path } = field;
+    this.unregisterBelow(`${path}[`);
+    const items = getAt(this.state, repeat.segments);
+    const nodes = items.map((_, i) => {
+      const segs = [...repeat.segments, i];
+      const heading = el("h3", { class: "fh-instance-title", text: `${repeat.title} ${i + 1}` });
+      const remove = el("button", {
+        type: "button", class: "fh-button fh-secondary fh-remove", text: "Remove",
+        "aria-label": `Remove ${repeat.title} ${i + 1}`,
+      });
+      remove.disabled = items.length <= repeat.min;
+      remove.addEventListener("click", () => this.removeInstance(field, i));
+      const instance = el("div", { class: "fh-instance", "data-path": formatPath(segs) }, [
+        el("div", { class: "fh-instance-head" }, [heading, remove]),
+      ]);
+      this.renderList(repeat.children, instance, segs);
+      return instance;
+    });
+    repeat.list.replaceChildren(...nodes);
+    repeat.add.disabled = items.length >= repeat.max;
+    const limits = repeat.max === Infinity ? `at least ${repeat.min}` : `${repeat.min}–${repeat.max}`;
+    repeat.count.textContent = `${items.length} ${items.length === 1 ? "entry" : "entries"} (${limits})`;
+  }
+
+  addInstance(field) {
+    const items = getAt(this.state, field.repeat.segments);
+    if (items.length >= field.repeat.max) return;
+    items.push({});
+    this.touched.add(field.path);
+    this.renderInstances(field);
+    this.refreshVisibility();
+    this.reapplyErrors();
+    const last = field.repeat.list.lastElementChild;
+    const first = last && last.querySelector("input, textarea, select");
+    if (first) first.focus();
+    this.changed(field.path);
+  }
+
+  removeInstance(field, index) {
+    const items = getAt(this.state, field.repeat.segments);
+    if (items.length <= field.repeat.min) return;
+    items.splice(index, 1);
+    this.touched = new Set([...this.touched].flatMap((p) => {
+      const moved = shiftIndex(p, field.path, index);
+      return moved === null ? [] : [moved];
+    }));
+    this.touched.add(field.path);
+    this.lastErrors = this.lastErrors.filter((e) => !String(e.field).startsWith(`${field.path}[`));
+    this.renderInstances(field);
+    this.refreshVisibility();
+    this.reapplyErrors();
+    const buttons = field.repeat.list.querySelectorAll(":scope > .fh-instance > .fh-instance-head .fh-remove");
+    const target = buttons[Math.min(index, buttons.length - 1)];
+    (target && !target.disabled ? target : field.repeat.add).focus();
+    this.changed(field.path);
+  }
+
+  unregisterBelow(prefix) {
+    for (const key of [...this.fields.keys()]) if (key.startsWith(prefix)) this.fields.delete(key);
+    this.conditionals = this.conditionals.filter((c) => !formatPath(c.scope).startsWith(prefix));
+  }
+
+  renderInput(type, props, scope, index) {
+    const key = typeof props.id === "string" && props.id ? props.id : `component${index}`;
+    const segments = [...scope, key];
+    const path = formatPath(segments);
+    const inputId = this.nextId();
+    const descId = props.description ? this.nextId() : null;
+    const errorId = this.nextId();
+    const describedBy = [descId, errorId].filter(Boolean).join(" ");
+    const title = text(props.title) || key;
+    const required = props.required === true;
+    const requiredMark = required ? el("span", { class: "fh-required", "aria-hidden": "true", text: " *" }) : null;
+    const description = descId ? el("p", { class: "fh-description", id: descId, text: text(props.description) }) : null;
+    const error = el("p", { class: "fh-error", id: errorId, "aria-live": "polite" });
+    const wrapper = el("div", { class: `fh-field fh-${type}`, "data-path": path, "data-type": type });
+    const field = { kind: "input", type, path, segments, wrapper, error, props, controls: [] };
+
+    if (type === "select" && props.multiple === true) {
+      const legendId = this.nextId();
+      const group = el("fieldset", {
+        class: "fh-choices", "aria-describedby": describedBy, "aria-labelledby": legendId,
+      }, [el("legend", { class: "fh-label", id: legendId }, [title, requiredMark])]);
+      for (const option of Array.isArray(props.options) ? props.options : []) {
+        const optionId = this.nextId();
+        const box = el("input", { type: "checkbox", id: optionId, value: text(option && option.id) });
+        box.addEventListener("change", () => this.readField(field));
+        box.addEventListener("blur", () => this.blurred(field));
+        field.controls.push(box);
+        group.append(el("div", { class: "fh-choice" }, [box, el("label", { for: optionId, text: text(option && (option.title ?? option.id)) })]));
+      }
+      field.invalidTarget = group;
+      field.focusTarget = field.controls[0] || group;
+      wrapper.append(...present(group, description, error));
+    } else if (type === "switch") {
+      const box = el("input", {
+        type: "checkbox", role: "switch", id: inputId, class: "fh-switch-input", "aria-describedby": describedBy,
+        "aria-required": required ? "true" : null,
+      });
+      box.addEventListener("change", () => this.readField(field));
+      box.addEventListener("blur", () => this.blurred(field));
+      field.controls.push(box);
+      field.focusTarget = box;
+      field.invalidTarget = box;
+      wrapper.append(el("div", { class: "fh-switch-row" }, [
+        box, el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]),
+      ]), ...present(description, error));
+    } else if (type === "count") {
+      const input = el("input", {
+        id: inputId, type: "text", inputmode: "numeric", class: "fh-input fh-count-input",
+        "aria-describedby": describedBy, "aria-required": required ? "true" : null,
+      });
+      const step = (delta) => {
+        const current = Number.parseInt(input.value, 10);
+        let next = (Number.isFinite(current) ? current : this.countStart(props)) + delta;
+        if (Number.isFinite(props.minValue)) next = Math.max(next, Math.ceil(props.minValue));
+        if (Number.isFinite(props.maxValue)) next = Math.min(next, Math.floor(props.maxValue));
+        input.value = String(next);
+        this.readField(field);
+      };
+      const minus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": `Decrease ${title}`, text: "−" });
+      const plus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": `Increase ${title}`, text: "+" });
+      minus.addEventListener("click", () => step(-1));
+      plus.addEventListener("click", () => step(1));
+      input.addEventListener("input", () => this.readField(field));
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+          event.preventDefault();
+          step(event.key === "ArrowUp" ? 1 : -1);
+        }
+      });
+      input.addEventListener("blur", () => this.blurred(field));
+      field.controls.push(input);
+      field.focusTarget = input;
+      field.invalidTarget = input;
+      wrapper.append(...present(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description,
+        el("div", { class: "fh-stepper" }, [minus, input, plus]), error));
+    } else {
+      let control;
+      if (type === "select") {
+        control = el("select", {
+          id: inputId, class: "fh-input", "aria-describedby": describedBy, "aria-required": required ? "true" : null,
+        }, [el("option", { value: "", text: text(props.placeholder) || "Choose…" })]);
+        for (const option of Array.isArray(props.options) ? props.options : []) {
+          control.append(el("option", { value: text(option && option.id), text: text(option && (option.title ?? option.id)) }));
+        }
+        control.addEventListener("change", () => this.readField(field));
+      } else {
+        const spec = TEXT_INPUTS[type];
+        control = el(spec.tag, {
+          id: inputId, class: "fh-input", type: spec.type, inputmode: spec.inputmode, autocomplete: spec.autocomplete,
+          placeholder: text(props.placeholder) || null, "aria-describedby": describedBy,
+          "aria-required": required ? "true" : null, rows: spec.tag === "textarea" ? 4 : null,
+        });
+        if (type === "date") {
+          if (typeof props.minDate === "string") control.min = props.minDate;
+          if (typeof props.maxDate === "string") control.max = props.maxDate;
+        }
+        if (type === "usstate") {
+          const listId = this.nextId();
+          control.setAttribute("list", listId);
+          wrapper.append(el("datalist", { id: listId }, US_STATES.map(([code, name]) => el("option", { value: name, label: code }))));
+        }
+        control.addEventListener("input", () => this.readField(field));
+        if (type === "date") control.addEventListener("change", () => this.readField(field));
+      }
+      control.addEventListener("blur", () => this.blurred(field));
+      field.controls.push(control);
+      field.focusTarget = control;
+      field.invalidTarget = control;
+      wrapper.prepend(...present(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description));
+      wrapper.append(control, error);
+    }
+    this.fields.set(path, field);
+    this.restoreField(field);
+    return wrapper;
+  }
+
+  countStart(props) {
+    return Number.isFinite(props.minValue) ? Math.ceil(props.minValue) : 0;
+  }
+
+  /** Puts the stored value (if any) back into a freshly rendered field, e.g. after a repeat re-render. */
+  restoreField(field) {
+    let value = getAt(this.state, field.segments);
+    if (value === undefined && field.type === "count") {
+      value = this.countStart(field.props);
+      setAt(this.state, field.segments, value);
+    }
+    if (value === undefined && field.type === "switch") {
+      value = false;
+      setAt(this.state, field.segments, value);
+    }
+    if (value === undefined) return;
+    if (field.type === "switch") field.controls[0].checked = value === true;
+    else if (field.type === "select" && field.props.multiple === true) {
+      const chosen = new Set(Array.isArray(value) ? value.map(String) : [String(value)]);
+      for (const box of field.controls) box.checked = chosen.has(box.value);
+    } else field.controls[0].value = value === null ? "" : String(value);
+  }
+
+  /** Reads one field's DOM into the values map, converting to the JSON type its rules expect. */
+  readField(field) {
+    let value;
+    if (field.type === "switch") value = field.controls[0].checked;
+    else if (field.type === "select" && field.props.multiple === true) {
+      value = field.controls.filter((b) => b.checked).map((b) => b.value);
+      if (value.length === 0) value = undefined;
+    } else {
+      const raw = field.controls[0].value;
+      if (raw === "") value = undefined;
+      else if (field.type === "integer" || field.type === "count") value = /^\s*[+-]?\d+\s*$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
+      else value = raw;
+    }
+    setAt(this.state, field.segments, value);
+    this.touched.add(field.path);
+    this.refreshVisibility();
+    this.changed(field.path);
+  }
+
+  changed(path) {
+    if (this.options.onChange) this.options.onChange(this, path);
+  }
+
+  blurred(field) {
+    this.touched.add(field.path);
+    if (this.options.onBlur) this.options.onBlur(this, field.path);
+  }
+
+  /** Shows or hides every component with a visibleWhen, from the current values. */
+  refreshVisibility() {
+    for (const entry of this.conditionals) {
+      const visible = this.evaluate(entry.condition, entry.scope);
+      entry.element.hidden = !visible;
+      entry.element.classList.toggle("fh-hidden", !visible);
+    }
+  }
+
+  evaluate(condition, scope) {
+    if (!condition || typeof condition !== "object") return true;
+    if (Array.isArray(condition.all)) return condition.all.every((c) => this.evaluate(c, scope));
+    if (Array.isArray(condition.any)) return condition.any.some((c) => this.evaluate(c, scope));
+    if (typeof condition.field !== "string") return true;
+    const value = this.lookup(condition.field, scope);
+    if ("equals" in condition) return sameValue(value, condition.equals);
+    if ("notEquals" in condition) return !sameValue(value, condition.notEquals);
+    if (Array.isArray(condition.in)) return condition.in.some((v) => sameValue(value, v));
+    if ("notEmpty" in condition) return isEmpty(value) !== (condition.notEmpty !== false);
+    return true;
+  }
+
+  /**
+   * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
+   * entering the current item of a repeating group the component stands in. A hidden input reads as
+   * absent, as the engine drops it before later conditions look.
+   */
+  lookup(field, scope) {
+    const names = String(field).split(".");
+    for (let length = scope.length; length >= 0; length--) {
+      if (length > 0 && typeof scope[length] === "number") continue;
+      const candidate = scope.slice(0, length);
+      for (const name of names) {
+        candidate.push(name);
+        const index = scope[candidate.length];
+        if (typeof index === "number" && candidate.every((s, k) => scope[k] === s)) candidate.push(index);
+      }
+      const input = this.fields.get(formatPath(candidate));
+      if (input && input.kind === "input") return this.isShown(input) ? getAt(this.state, candidate) : undefined;
+    }
+    return undefined;
+  }
+
+  isShown(field) {
+    return !field.wrapper.closest("[hidden]");
+  }
+
+  /**
+   * Shows validation errors (`[{field, code, message}]`) next to their fields. Until `showAll` (after a
+   * submit attempt) only fields the user touched show theirs. Returns the errors no visible field took.
+   */
+  setErrors(errors, { showAll } = {}) {
+    this.lastErrors = Array.isArray(errors) ? errors : [];
+    if (showAll) this.showAllErrors = true;
+    return this.reapplyErrors();
+  }
+
+  reapplyErrors() {
+    const byPath = new Map();
+    const unplaced = [];
+    for (const error of this.lastErrors) {
+      const field = this.fields.get(String(error.field));
+      if (!field || !this.isShown(field)) {
+        unplaced.push(error);
+        continue;
+      }
+      if (!byPath.has(field.path)) byPath.set(field.path, []);
+      byPath.get(field.path).push(error);
+    }
+    for (const field of this.fields.values()) {
+      const list = byPath.get(field.path) || [];
+      const show = list.length > 0 && (this.showAllErrors || this.touched.has(field.path));
+      field.error.textContent = show ? list.map((e) => e.message || e.code).join(" ") : "";
+      field.wrapper.classList.toggle("fh-invalid", show);
+      field.wrapper.classList.toggle("fh-valid", !list.length && this.touched.has(field.path) && field.kind === "input");
+      const target = field.invalidTarget || field.wrapper;
+      if (show) target.setAttribute("aria-invalid", "true");
+      else target.removeAttribute("aria-invalid");
+    }
+    return unplaced;
+  }
+
+  /** Moves focus to the first field showing an error; returns whether there was one. */
+  focusFirstError() {
+    for (const field of this.fields.values()) {
+      if (field.wrapper.classList.contains("fh-invalid") && field.focusTarget) {
+        field.focusTarget.focus();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Disables or enables every control (while a submission is in flight). */
+  setDisabled(disabled) {
+    for (const control of this.element.querySelectorAll("input, select, textarea, button")) {
+      if (disabled) {
+        control.dataset.wasDisabled = control.disabled ? "1" : "";
+        control.disabled = true;
+      } else {
+        control.disabled = control.dataset.wasDisabled === "1";
+        delete control.dataset.wasDisabled;
+      }
+    }
+  }
+}
+
+function shiftIndex(path, groupPath, removed) {
+  const prefix = `${groupPath}[`;
+  if (!path.startsWith(prefix)) return path;
+  const m = /^(\d+)\]/.exec(path.slice(prefix.length));
+  if (!m) return path;
+  const index = Number(m[1]);
+  if (index === removed) return null;
+  if (index < removed) return path;
+  return `${prefix}${index - 1}]${path.slice(prefix.length + m[0].length)}`;
+}

@@ -1,0 +1,243 @@
+"""Fixtures for the browser tests: a real formhouse server on an ephemeral port with a temporary data
+directory, a local webhook receiver on 127.0.0.1, and headless Chromium driven by selenium."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = Path(__file__).resolve().parents[2]
+ADMIN_TOKEN = "browser-test-admin-token-0123456789"
+WAIT_SECONDS = 20
+
+
+def pytest_addoption(parser):
+    parser.addoption("--formhouse-bin", default=os.environ.get("FORMHOUSE_BIN", str(REPO / ".build" / "debug" / "formhouse")))
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    """Where screenshots go: $FORMHOUSE_BROWSER_ARTIFACTS, else a fresh temporary directory."""
+    path = Path(os.environ.get("FORMHOUSE_BROWSER_ARTIFACTS") or tempfile.mkdtemp(prefix="formhouse-browser-"))
+    path.mkdir(parents=True, exist_ok=True)
+    print(f"\nbrowser artifacts: {path}")
+    return path
+
+
+class Receiver:
+    """A webhook receiver: records every POST; answers with the status set for its path (200 by default)."""
+
+    def __init__(self):
+        self.requests = []
+        self.statuses = {}
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                with receiver.lock:
+                    receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    status = receiver.statuses.get(self.path, 200)
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def received(self, path):
+        with self.lock:
+            return [r for r in self.requests if r["path"] == path]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
+
+
+class Server:
+    def __init__(self, base):
+        self.base = base
+
+    def call(self, method, path, body=None, token=ADMIN_TOKEN, headers=None):
+        """Calls the API; returns (status, headers, parsed JSON or raw bytes)."""
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                status, answer_headers, raw = response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            status, answer_headers, raw = error.code, error.headers, error.read()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw
+        return status, answer_headers, parsed
+
+    def put_form(self, definition):
+        status, _, body = self.call("PUT", f"/v1/admin/forms/{definition['id']}", definition)
+        assert status in (200, 201), body
+        return body
+
+
+@pytest.fixture(scope="session")
+def server(request, tmp_path_factory):
+    binary = request.config.getoption("--formhouse-bin")
+    if not Path(binary).exists():
+        pytest.fail(f"formhouse binary not found at {binary}; run `swift build --product formhouse` or pass --formhouse-bin")
+    work = tmp_path_factory.mktemp("formhouse")
+    port_file = work / "port"
+    env = dict(os.environ)
+    env["FORMHOUSE_ADMIN_TOKENS"] = ADMIN_TOKEN
+    # Retries far in the future, so a failed delivery stays "failed" until the test redelivers it.
+    env["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE"] = "600,600"
+    log = open(work / "server.log", "w")
+    process = subprocess.Popen(
+        [binary, "serve", "--config", str(work / "no-config.json"), "--host", "127.0.0.1", "--port", "0",
+         "--port-file", str(port_file), "--data-dir", str(work / "data"),
+         "--forms-dir", str(REPO / "config" / "forms"), "--public-dir", str(REPO / "Public"),
+         "--allow-private-webhooks", "--rate-limit-burst", "100000", "--rate-limit-per-second", "100000"],
+        cwd=str(work), env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("formhouse did not start:\n" + (work / "server.log").read_text()[-4000:])
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{int(port_file.read_text().strip())}"
+        server = Server(base)
+        while server.call("GET", "/readyz", token=None)[0] != 200:
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("formhouse never became ready:\n" + (work / "server.log").read_text()[-4000:])
+            time.sleep(0.05)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def chromium_paths():
+    binary = os.environ.get("CHROMIUM_BIN") or shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = os.environ.get("CHROMEDRIVER_BIN") or shutil.which("chromedriver")
+    if not binary or not driver:
+        pytest.fail("chromium and chromedriver are needed (apt-get install chromium chromium-driver)")
+    return binary, driver
+
+
+@pytest.fixture(scope="session")
+def downloads(tmp_path_factory):
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="session")
+def chrome(downloads):
+    binary, driver_path = chromium_paths()
+    options = Options()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,900", "--hide-scrollbars", "--lang=en-US", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {
+        "download.default_directory": str(downloads),
+        "download.prompt_for_download": False,
+    })
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    yield driver
+    driver.quit()
+
+
+class Browser:
+    """The driver plus the helpers every test needs: open a page, wait, read console errors, screenshots."""
+
+    def __init__(self, driver, server, artifacts):
+        self.driver = driver
+        self.server = server
+        self.artifacts = artifacts
+
+    def open(self, path):
+        self.driver.get(self.server.base + path)
+
+    def wait(self, condition, message="condition not met", poll=0.05):
+        return WebDriverWait(self.driver, WAIT_SECONDS, poll_frequency=poll).until(lambda d: condition(), message)
+
+    def size(self, width, height=900):
+        self.driver.set_window_size(width, height)
+
+    def script(self, source, *args):
+        return self.driver.execute_script(source, *args)
+
+    def console_errors(self):
+        """Console messages at SEVERE, less the favicon 404 and the HTTP errors tests provoke on purpose."""
+        entries = self.driver.get_log("browser")
+        return [e["message"] for e in entries
+                if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]
+                and "Failed to load resource: the server responded with a status of" not in e["message"]]
+
+    def screenshot(self, name, width):
+        """Saves a full-page screenshot at `width` CSS pixels; returns its path."""
+        self.size(width, 900)
+        height = self.script("return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")
+        self.size(width, min(max(int(height) + 100, 600), 6000))
+        self.script("window.scrollTo(0, 0)")
+        path = self.artifacts / f"{name}-{width}.png"
+        self.driver.save_screenshot(str(path))
+        self.size(width, 900)
+        return path
+
+    def horizontal_overflow(self):
+        return self.script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+@pytest.fixture
+def browser(chrome, server, artifacts):
+    b = Browser(chrome, server, artifacts)
+    b.size(1280, 900)
+    b.open("/")
+    b.script("sessionStorage.clear()")
+    chrome.get_log("browser")
+    yield b
+    errors = b.console_errors()
+    assert not errors, f"browser console errors: {errors}"

@@ -1,0 +1,289 @@
+"""The admin console at /admin: sign-in, forms, the JSON editor with errors at their pointers and a
+live preview, version diffs, submissions with paging and downloads, webhooks and deliveries."""
+
+import json
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import ADMIN_TOKEN
+from forms import TOUR, simple
+
+
+def sign_in(browser, token=ADMIN_TOKEN):
+    browser.open("/admin")
+    field = browser.driver.find_element(By.ID, "token")
+    browser.wait(lambda: field.is_displayed(), "sign-in form not shown")
+    field.send_keys(token, Keys.ENTER)
+
+
+def signed_in(browser):
+    sign_in(browser)
+    browser.wait(lambda: browser.driver.find_elements(By.ID, "forms-panel"), "forms list not shown after sign-in")
+
+
+def go(browser, fragment):
+    browser.script("location.hash = arguments[0]", fragment)
+
+
+def rows(browser, selector):
+    return browser.driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def submit(server, form_id, values):
+    status, _, body = server.call("POST", f"/v1/forms/{form_id}/submissions", {"values": values}, token=None)
+    assert status == 201, body
+    return body
+
+
+def test_sign_in_keeps_the_token_in_session_storage_only(browser):
+    sign_in(browser, "not-the-right-token-at-all")
+    message = browser.driver.find_element(By.ID, "signin-message")
+    browser.wait(lambda: "not accepted" in message.text, "a wrong token was not refused")
+    assert browser.script("return sessionStorage.length") == 0
+
+    signed_in(browser)
+    assert browser.script("return sessionStorage.getItem('formhouse.adminToken')") == ADMIN_TOKEN
+    assert browser.script("return localStorage.length") == 0
+    assert browser.script("return document.cookie") == ""
+    urls = browser.script("return performance.getEntriesByType('resource').map(e => e.name).concat([location.href])")
+    assert not [u for u in urls if ADMIN_TOKEN in u]
+
+    browser.driver.find_element(By.ID, "sign-out").click()
+    browser.wait(lambda: browser.driver.find_element(By.ID, "signin-view").is_displayed())
+    assert browser.script("return sessionStorage.length") == 0
+
+
+def test_forms_list_shows_version_and_submission_count(browser, server):
+    server.put_form(simple("console-list", "Listed form"))
+    changed = simple("console-list", "Listed form")
+    changed["components"].append({"integer": {"id": "age", "title": "Age"}})
+    server.put_form(changed)
+    submit(server, "console-list", {"name": "Ana"})
+    submit(server, "console-list", {"name": "Bo"})
+    signed_in(browser)
+    row = browser.wait(lambda: rows(browser, 'tr[data-form-id="console-list"]'))[0]
+    assert row.find_element(By.CSS_SELECTOR, ".ad-form-version").text == "2"
+    assert row.find_element(By.CSS_SELECTOR, ".ad-form-count").text == "2"
+    assert "Listed form" in row.text
+
+
+def test_submission_made_in_the_renderer_is_found_in_the_console(browser, server):
+    server.put_form(simple("console-find", "Find me"))
+    browser.open("/f/console-find")
+    d = browser.driver
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, ".fh-submit"))
+    d.find_element(By.CSS_SELECTOR, '[data-path="name"] input').send_keys("Renderer Person")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed())
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+
+    signed_in(browser)
+    go(browser, "#/forms/console-find/submissions")
+    row = browser.wait(lambda: rows(browser, f'tr[data-submission-id="{receipt_id}"]'), "submission not listed")[0]
+    assert "Renderer Person" in row.get_attribute("textContent")
+
+
+def test_submissions_page_through_and_download(browser, server, downloads):
+    server.put_form(simple("console-pages", "Paged"))
+    ids = [submit(server, "console-pages", {"name": f"Person {n}"})["id"] for n in range(12)]
+    signed_in(browser)
+    go(browser, "#/forms/console-pages/submissions")
+    d = browser.driver
+    browser.wait(lambda: rows(browser, "tr[data-submission-id]"))
+    d.find_element(By.CSS_SELECTOR, '#page-size option[value="10"]').click()
+    browser.wait(lambda: len(rows(browser, "tr[data-submission-id]")) == 10)
+    first_page = {r.get_attribute("data-submission-id") for r in rows(browser, "tr[data-submission-id]")}
+    d.find_element(By.ID, "page-next").click()
+    browser.wait(lambda: len(rows(browser, "tr[data-submission-id]")) == 2)
+    second_page = {r.get_attribute("data-submission-id") for r in rows(browser, "tr[data-submission-id]")}
+    assert first_page | second_page == set(ids) and not first_page & second_page
+    assert not d.find_element(By.ID, "page-next").is_enabled()
+    d.find_element(By.ID, "page-prev").click()
+    browser.wait(lambda: len(rows(browser, "tr[data-submission-id]")) == 10)
+
+    for button, name in (("download-csv", "console-pages-submissions.csv"), ("download-ndjson", "console-pages-submissions.ndjson")):
+        target = downloads / name
+        if target.exists():
+            target.unlink()
+        d.find_element(By.ID, button).click()
+        browser.wait(lambda: target.exists() and target.stat().st_size > 0, f"{name} not downloaded")
+        text = target.read_text()
+        assert all(i in text for i in ids), name
+    lines = [json.loads(line) for line in (downloads / "console-pages-submissions.ndjson").read_text().splitlines() if line]
+    assert len(lines) == 12
+    urls = browser.script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert not [u for u in urls if ADMIN_TOKEN in u]
+
+
+BROKEN = """{
+  "id": "console-broken",
+  "title": "Broken",
+  "style": { "accent": "#12345" },
+  "components": [
+    { "text": { "id": "name", "title": "Name" } },
+    { "colour": { "id": "fav", "title": "Favourite colour" } },
+    { "text": { "id": "code", "title": "Code", "regex": "([a-z]" } }
+  ]
+}"""
+
+
+def line_of(text, needle):
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_broken_definition_shows_errors_at_their_pointers(browser, server, tmp_path):
+    signed_in(browser)
+    go(browser, "#/new")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    upload = tmp_path / "broken.json"
+    upload.write_text(BROKEN)
+    d.find_element(By.ID, "definition-file").send_keys(str(upload))
+    browser.wait(lambda: editor.get_attribute("value") == BROKEN, "file not loaded into the editor")
+    # The preview follows the text and marks the unknown type.
+    browser.wait(lambda: "Unsupported component type" in d.find_element(By.ID, "preview").text, "preview not refreshed")
+    d.find_element(By.ID, "save-definition").click()
+    errors = browser.wait(lambda: rows(browser, "#definition-errors .ad-error"), "no definition errors listed")
+    by_pointer = {e.get_attribute("data-pointer"): e for e in errors}
+    expected = {
+        "/style/accent": line_of(BROKEN, '"accent"'),
+        "/components/1/colour": line_of(BROKEN, '"colour"'),
+        "/components/2/text/regex": line_of(BROKEN, '"regex"'),
+    }
+    for pointer, line in expected.items():
+        assert pointer in by_pointer, (pointer, list(by_pointer))
+        assert by_pointer[pointer].get_attribute("data-line") == str(line), pointer
+        assert by_pointer[pointer].text.strip().startswith(pointer)
+    marked = {int(m.get_attribute("data-line")) for m in rows(browser, ".ad-backdrop mark")}
+    assert set(expected.values()) <= marked
+
+    by_pointer["/components/2/text/regex"].click()
+    caret_line = browser.script("const t = document.getElementById('definition-editor');"
+                                "return t.value.slice(0, t.selectionStart).split('\\n').length")
+    assert caret_line == expected["/components/2/text/regex"]
+    assert d.switch_to.active_element == editor
+    assert server.call("GET", "/v1/admin/forms/console-broken")[0] == 404
+
+    # Fixed, the same text creates the form, and the console moves to it.
+    fixed = BROKEN.replace('"#12345"', '"#123456"').replace('"colour"', '"text"').replace('"([a-z]"', '"[a-z]+"')
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, fixed)
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: "Created form" in d.find_element(By.ID, "flash").text, "form not created")
+    assert server.call("GET", "/v1/admin/forms/console-broken")[0] == 200
+
+
+def test_edit_adds_a_version_and_the_diff_shows_it(browser, server):
+    server.put_form(simple("console-diff", "Before"))
+    signed_in(browser)
+    go(browser, "#/forms/console-diff/definition")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.wait(lambda: '"Before"' in editor.get_attribute("value"))
+    text = editor.get_attribute("value").replace('"Before"', '"After"')
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
+    browser.wait(lambda: "After" in d.find_element(By.ID, "preview").text, "preview did not follow the edit")
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: "version 2" in d.find_element(By.ID, "flash").text, "no new version")
+
+    go(browser, "#/forms/console-diff/versions")
+    browser.wait(lambda: rows(browser, "#diff-output [data-op]"), "no diff shown")
+    removed = [e.text for e in rows(browser, '#diff-output [data-op="-"]')]
+    added = [e.text for e in rows(browser, '#diff-output [data-op="+"]')]
+    assert any('"Before"' in line for line in removed)
+    assert any('"After"' in line for line in added)
+
+
+def test_webhook_add_rotate_deliveries_redeliver_delete(browser, server, receiver):
+    server.put_form(simple("console-hooks", "Hooked"))
+    receiver.statuses["/failing"] = 500
+    signed_in(browser)
+    go(browser, "#/forms/console-hooks/webhooks")
+    d = browser.driver
+
+    def add(url):
+        field = browser.wait(lambda: d.find_element(By.ID, "webhook-url"))
+        field.send_keys(url, Keys.ENTER)
+        secret = browser.wait(lambda: d.find_elements(By.ID, "webhook-secret"), "secret not shown")[0].text
+        assert secret.startswith("whsec_")
+        return secret
+
+    secret = add(receiver.url("/ok"))
+    add(receiver.url("/failing"))
+    browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 2)
+    # The list never carries secrets; after a reload the secret is gone for good.
+    browser.driver.refresh()
+    browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 2)
+    assert secret not in d.find_element(By.TAG_NAME, "body").text
+
+    receipt = submit(server, "console-hooks", {"name": "Hook Person"})
+    browser.wait(lambda: receiver.received("/ok") and receiver.received("/failing"), "webhooks not delivered")
+    delivered = json.loads(receiver.received("/ok")[0]["body"])
+    assert delivered["data"]["id"] == receipt["id"]
+
+    go(browser, "#/deliveries")
+    browser.wait(lambda: d.find_elements(By.ID, "status-failed"))
+    d.find_element(By.ID, "status-failed").click()
+
+    def failed_rows():
+        return [r for r in rows(browser, "tr[data-delivery-id]") if receipt["id"] in r.text]
+
+    def refresh_until(condition, message):
+        def check():
+            if condition():
+                return True
+            d.find_element(By.ID, "refresh-deliveries").click()
+            return False
+        browser.wait(check, message, poll=0.3)
+
+    refresh_until(lambda: failed_rows() and all("failed" in r.text for r in failed_rows()), "failed delivery not listed")
+    assert len(failed_rows()) == 1
+    assert "500" in failed_rows()[0].text
+
+    failed_rows()[0].find_element(By.CSS_SELECTOR, ".ad-details").click()
+    browser.wait(lambda: rows(browser, ".ad-attempt-log tbody tr"), "attempts not shown")
+    assert "500" in d.find_element(By.CSS_SELECTOR, ".ad-attempt-log").text
+
+    receiver.statuses["/failing"] = 200
+    d.find_element(By.ID, "redeliver").click()
+    browser.wait(lambda: len(receiver.received("/failing")) >= 2, "redelivery not sent")
+
+    d.find_element(By.ID, "status-failed").click()
+    d.find_element(By.ID, "status-succeeded").click()
+    refresh_until(lambda: len([r for r in rows(browser, "tr[data-delivery-id]") if receipt["id"] in r.text]) == 2,
+                  "both deliveries not succeeded")
+
+    go(browser, "#/forms/console-hooks/webhooks")
+    browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 2)
+    first = rows(browser, "tr[data-webhook-id]")[0]
+    first.find_element(By.CSS_SELECTOR, ".ad-rotate").click()
+    rotated = browser.wait(lambda: [e.text for e in rows(browser, "#webhook-secret") if e.text != secret and e.text.startswith("whsec_")], "no rotated secret")[0]
+    assert rotated != secret
+    delete = first.find_element(By.CSS_SELECTOR, ".ad-delete")
+    delete.click()
+    delete.click()
+    browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 1, "endpoint not deleted")
+
+
+def test_console_screenshots_and_360px(browser, server):
+    server.put_form(TOUR)
+    signed_in(browser)
+    go(browser, f"#/forms/{TOUR['id']}/definition")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, "#preview .fh-form"))
+    # Shown with a definition error, so the screenshot has the editor's error list and highlight.
+    broken = editor.get_attribute("value").replace('"Ana Souza"', '"Ana Souza",\n        "regex": "(unclosed"', 1)
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, broken)
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: rows(browser, '#definition-errors .ad-error[data-pointer="/components/0/text/regex"]'))
+    for width in (360, 1280):
+        browser.size(width, 900)
+        assert browser.horizontal_overflow() == 0, width
+        path = browser.screenshot("console", width)
+        assert path.stat().st_size > 10_000
+    go(browser, "#/forms")
+    browser.wait(lambda: rows(browser, "tr[data-form-id]"))
+    browser.size(360, 900)
+    assert browser.horizontal_overflow() == 0

@@ -1,0 +1,290 @@
+"""The public renderer at /f/{id}: every component type, live validation by the server's engine,
+visibleWhen, repeats, submission with a receipt, 422 mapped onto fields, accessibility and 360 px."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from conftest import REPO
+from forms import INPUT_TYPES, TOUR
+
+
+@pytest.fixture(scope="module")
+def tour(server):
+    server.put_form(TOUR)
+    return TOUR["id"]
+
+
+def open_form(browser, form_id):
+    browser.open(f"/f/{form_id}")
+    browser.wait(lambda: browser.driver.find_elements(By.CSS_SELECTOR, "form.fh-form .fh-submit"), "form not rendered")
+
+
+def wrapper(browser, path):
+    return browser.driver.find_element(By.CSS_SELECTOR, f'[data-path="{path}"]')
+
+
+def control(browser, path):
+    return wrapper(browser, path).find_element(By.CSS_SELECTOR, "input, textarea, select")
+
+
+def error_text(browser, path):
+    return wrapper(browser, path).find_element(By.CSS_SELECTOR, ".fh-error").text
+
+
+def set_value(browser, path, value):
+    """Sets a control the way a person would end up with it, then fires input and change events."""
+    element = control(browser, path)
+    browser.script("arguments[0].value = arguments[1];"
+                   "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
+                   "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));", element, value)
+
+
+def shown(browser, path):
+    return wrapper(browser, path).is_displayed()
+
+
+def test_every_component_type_renders_with_labels_marks_and_style(browser, tour):
+    open_form(browser, tour)
+    d = browser.driver
+    types = {e.get_attribute("data-type") for e in d.find_elements(By.CSS_SELECTOR, ".fh-field[data-type]")}
+    assert set(INPUT_TYPES) <= types
+    assert d.find_elements(By.CSS_SELECTOR, "section.fh-section")
+    assert d.find_elements(By.CSS_SELECTOR, 'fieldset.fh-group[data-path="address"]')
+    assert d.find_elements(By.CSS_SELECTOR, 'fieldset.fh-group.fh-repeat[data-path="addresses"]')
+    assert d.find_element(By.CSS_SELECTOR, "h1.fh-title").text == "Every component"
+
+    # Every text-like control has a label that names it, and its describedby ids exist.
+    for element in d.find_elements(By.CSS_SELECTOR, ".fh-input"):
+        if not element.is_displayed():
+            continue
+        element_id = element.get_attribute("id")
+        assert d.find_elements(By.CSS_SELECTOR, f'label[for="{element_id}"]'), element_id
+        for described in (element.get_attribute("aria-describedby") or "").split():
+            assert d.find_elements(By.ID, described), described
+
+    name = wrapper(browser, "name")
+    assert name.find_element(By.CSS_SELECTOR, ".fh-label").text.startswith("Your name")
+    assert name.find_element(By.CSS_SELECTOR, ".fh-required").text.strip() == "*"
+    assert name.find_element(By.CSS_SELECTOR, ".fh-description").text == "As on your ID."
+    assert control(browser, "name").get_attribute("placeholder") == "Ana Souza"
+    assert control(browser, "name").get_attribute("aria-required") == "true"
+    assert not wrapper(browser, "about").find_elements(By.CSS_SELECTOR, ".fh-required")
+    assert wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").get_attribute("role") == "switch"
+
+    # The form's style colors (#RRGGBBAA) reach the page.
+    background = browser.script("return getComputedStyle(document.body).backgroundColor")
+    accent = browser.script("return getComputedStyle(document.querySelector('.fh-submit')).backgroundColor")
+    assert background == "rgb(232, 245, 233)"
+    assert accent == "rgb(27, 94, 32)"
+
+
+def test_live_errors_come_from_the_server_by_key_path(browser, tour):
+    open_form(browser, tour)
+    mail = control(browser, "mail")
+    mail.send_keys("not-an-address")
+    browser.wait(lambda: "valid e-mail" in error_text(browser, "mail"), "no live e-mail error")
+    assert mail.get_attribute("aria-invalid") == "true"
+    error_id = wrapper(browser, "mail").find_element(By.CSS_SELECTOR, ".fh-error").get_attribute("id")
+    assert error_id in mail.get_attribute("aria-describedby").split()
+
+    mail.send_keys(Keys.CONTROL, "a")
+    mail.send_keys("ana@example.org")
+    browser.wait(lambda: error_text(browser, "mail") == "", "e-mail error did not clear")
+    assert mail.get_attribute("aria-invalid") is None
+
+    # Leaving a required field empty shows its error on blur.
+    control(browser, "name").click()
+    control(browser, "name").send_keys(Keys.TAB)
+    browser.wait(lambda: error_text(browser, "name") != "", "no required error on blur")
+
+    # Bounds and number rules are the engine's.
+    control(browser, "age").send_keys("12")
+    browser.wait(lambda: error_text(browser, "age") != "", "no minValue error")
+    set_value(browser, "age", "30")
+    browser.wait(lambda: error_text(browser, "age") == "", "age error did not clear")
+
+    # An error inside a repeating group lands on that item's field: addresses[0].postcode.
+    control(browser, "addresses[0].postcode").send_keys("12")
+    browser.wait(lambda: error_text(browser, "addresses[0].postcode") != "", "no pattern error in the repeat")
+
+
+def test_keyboard_reaches_every_control_in_order(browser, tour):
+    open_form(browser, tour)
+    d = browser.driver
+    controls = [e for e in d.find_elements(By.CSS_SELECTOR, "form.fh-form input, form.fh-form select, form.fh-form textarea, form.fh-form button")
+                if e.is_displayed() and e.is_enabled()]
+    control(browser, "name").click()
+    visited = [d.switch_to.active_element]
+    for _ in range(len(controls) + 5):
+        d.switch_to.active_element.send_keys(Keys.TAB)
+        visited.append(d.switch_to.active_element)
+        if visited[-1] == controls[-1]:
+            break
+    # A date input takes several Tab presses (month, day, year): count each control once.
+    order = [e for k, e in enumerate(visited) if k == 0 or e != visited[k - 1]]
+    assert order == controls, "Tab order differs from the visual order"
+    assert controls[-1].get_attribute("type") == "submit"
+
+
+def test_visible_when_follows_typing(browser, tour):
+    open_form(browser, tour)
+    assert not shown(browser, "otherContact")
+    assert not shown(browser, "state")
+    contact = Select(control(browser, "contact"))
+    contact.select_by_value("other")
+    browser.wait(lambda: shown(browser, "otherContact"), "equals did not show the field")
+    contact.select_by_value("phone")
+    browser.wait(lambda: not shown(browser, "otherContact"), "equals did not hide the field again")
+    browser.wait(lambda: shown(browser, "state"), "any/in did not show the state")
+    contact.select_by_value("")
+    browser.wait(lambda: not shown(browser, "state"), "state stayed visible")
+    control(browser, "usPhone").send_keys("555-123-4567")
+    browser.wait(lambda: shown(browser, "state"), "any/notEmpty did not show the state")
+
+    # all: switch on and an e-mail given.
+    assert not shown(browser, "frequency")
+    wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
+    assert not shown(browser, "frequency")
+    control(browser, "mail").send_keys("a@example.org")
+    browser.wait(lambda: shown(browser, "frequency"), "all did not show the field")
+    wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: not shown(browser, "frequency"), "all did not hide the field")
+
+    # notEquals inside a group reads the sibling in the same group.
+    assert shown(browser, "address.city")
+    control(browser, "address.line1").send_keys("unknown")
+    browser.wait(lambda: not shown(browser, "address.city"), "notEquals did not hide the city")
+
+
+def test_repeat_add_and_remove_respect_min_and_max(browser, tour):
+    open_form(browser, tour)
+    d = browser.driver
+    group = wrapper(browser, "addresses")
+    add = group.find_element(By.CSS_SELECTOR, ".fh-add")
+    items = lambda: group.find_elements(By.CSS_SELECTOR, ".fh-instance")
+    removes = lambda: group.find_elements(By.CSS_SELECTOR, ".fh-remove")
+    assert len(items()) == 1
+    assert not removes()[0].is_enabled()
+
+    control(browser, "addresses[0].postcode").send_keys("11111")
+    add.click()
+    browser.wait(lambda: len(items()) == 2)
+    assert d.switch_to.active_element == control(browser, "addresses[1].postcode")
+    control(browser, "addresses[1].postcode").send_keys("22222")
+    add.click()
+    browser.wait(lambda: len(items()) == 3)
+    control(browser, "addresses[2].postcode").send_keys("33333")
+    assert not add.is_enabled()
+    assert all(r.is_enabled() for r in removes())
+
+    removes()[1].click()
+    browser.wait(lambda: len(items()) == 2)
+    assert add.is_enabled()
+    assert control(browser, "addresses[0].postcode").get_attribute("value") == "11111"
+    assert control(browser, "addresses[1].postcode").get_attribute("value") == "33333"
+    removes()[0].click()
+    browser.wait(lambda: len(items()) == 1)
+    assert control(browser, "addresses[0].postcode").get_attribute("value") == "33333"
+    assert not removes()[0].is_enabled()
+
+
+def fill_valid(browser):
+    set_value(browser, "name", "Ana Souza")
+    set_value(browser, "mail", "ana@example.org")
+    set_value(browser, "about", "Line one\nLine two")
+    set_value(browser, "age", "34")
+    set_value(browser, "height", "1.68")
+    set_value(browser, "birthday", "1990-05-17")
+    Select(control(browser, "contact")).select_by_value("other")
+    browser.wait(lambda: shown(browser, "otherContact"))
+    set_value(browser, "otherContact", "Carrier pigeon")
+    wrapper(browser, "topics").find_element(By.CSS_SELECTOR, 'input[value="events"]').click()
+    wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
+    plus = wrapper(browser, "guests").find_elements(By.CSS_SELECTOR, ".fh-step")[1]
+    plus.click()
+    plus.click()
+    set_value(browser, "address.line1", "Rua Augusta 10")
+    set_value(browser, "addresses[0].postcode", "01305")
+    wrapper(browser, "addresses").find_element(By.CSS_SELECTOR, ".fh-add").click()
+    browser.wait(lambda: browser.driver.find_elements(By.CSS_SELECTOR, '[data-path="addresses[1].postcode"]'))
+    set_value(browser, "addresses[1].postcode", "20040")
+
+
+def test_submit_maps_422_to_fields_then_shows_a_receipt(browser, server, tour):
+    open_form(browser, tour)
+    d = browser.driver
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: error_text(browser, "name") != "", "422 not mapped to name")
+    for path in ("mail", "address.line1", "addresses[0].postcode"):
+        assert error_text(browser, path) != "", path
+        assert control(browser, path).get_attribute("aria-invalid") == "true"
+    assert d.switch_to.active_element == control(browser, "name")
+    summary = d.find_element(By.ID, "summary")
+    assert summary.is_displayed() and "Please fix" in summary.text
+
+    fill_valid(browser)
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    assert receipt_id
+
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    values = stored["values"]
+    assert values["name"] == "Ana Souza"
+    assert values["age"] == 34
+    assert values["topics"] == ["events"]
+    assert values["newsletter"] is True
+    assert values["guests"] == 2
+    assert values["otherContact"] == "Carrier pigeon"
+    assert values["address"]["line1"] == "Rua Augusta 10"
+    assert [a["postcode"] for a in values["addresses"]] == ["01305", "20040"]
+    assert stored.get("idempotencyKey"), "the page sends an Idempotency-Key"
+    assert re.fullmatch(r"[0-9a-f-]{36}", stored["idempotencyKey"])
+
+
+def test_360px_wide_has_no_horizontal_scroll_and_screenshots(browser, tour):
+    open_form(browser, tour)
+    control(browser, "mail").send_keys("not-an-address")
+    browser.wait(lambda: error_text(browser, "mail") != "")
+    browser.size(360, 800)
+    assert browser.horizontal_overflow() == 0
+    for width in (360, 1280):
+        path = browser.screenshot("renderer", width)
+        assert path.stat().st_size > 10_000
+
+
+def test_pages_carry_a_strict_content_security_policy(server):
+    for path in ("/f/browser-tour", "/admin", "/"):
+        status, headers, _ = server.call("GET", path, token=None)
+        assert status == 200, path
+        policy = headers.get("Content-Security-Policy", "")
+        assert "script-src 'self'" in policy and "style-src 'self'" in policy, (path, policy)
+
+
+def sample_form_ids():
+    folder = REPO / "config" / "forms"
+    ids = []
+    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        definition = json.loads(file.read_text())
+        ids.append(definition.get("id") or file.stem)
+    return ids
+
+
+@pytest.mark.parametrize("form_id", sample_form_ids() or [pytest.param(None, marks=pytest.mark.skip(reason="no sample forms in config/forms"))])
+def test_sample_forms_render_and_validate(browser, form_id):
+    open_form(browser, form_id)
+    d = browser.driver
+    assert not d.find_elements(By.CSS_SELECTOR, ".fh-unknown")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    # Either the form has required fields (errors appear) or it is accepted as it stands.
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, ".fh-invalid") or d.find_element(By.ID, "receipt").is_displayed(),
+                 "submit did nothing")
+    browser.size(360, 800)
+    assert browser.horizontal_overflow() == 0
