@@ -4,7 +4,128 @@ import PackageDescription
 let package = Package(
     name: "Formhouse",
     platforms: [.macOS(.v15), .iOS(.v18)],
-    products: [],
-    dependencies: [],
-    targets: []
+    products: [
+        // The engine an iOS app can link too: Foundation only.
+        .library(name: "FormEngine", targets: ["FormEngine", "FormRegex"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "FormStore", targets: ["FormStore"]),
+        .library(name: "Webhooks", targets: ["Webhooks"]),
+        .executable(name: "formhouse", targets: ["formhouse"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Engine: Foundation only.
+        .target(name: "FormRegex"),
+        .target(name: "FormEngine", dependencies: ["FormRegex"]),
+
+        // HTTP server: sockets and epoll, nothing about forms.
+        .target(name: "CEpoll"),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CEpoll",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // Storage.
+        .target(
+            name: "FormStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // Webhook delivery through libcurl.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(
+            name: "Webhooks",
+            dependencies: [
+                "CCurl", "CCurlShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "WebhookReceiver"),
+
+        // The application and its command line.
+        .target(
+            name: "FormhouseApp",
+            dependencies: [
+                "FormEngine", "HTTPServer", "FormStore", "Webhooks",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .executableTarget(
+            name: "formhouse",
+            dependencies: [
+                "FormhouseApp", "FormEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Benchmarks (release builds; see README).
+        .executableTarget(name: "RegexBenchmark", dependencies: ["FormRegex"]),
+        .executableTarget(name: "EngineBenchmark", dependencies: ["FormEngine"]),
+        .executableTarget(
+            name: "http-bench-server",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/http-bench-server"
+        ),
+        .executableTarget(name: "StoreBenchmark", dependencies: ["FormStore"], path: "Benchmarks/store-bench"),
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["FormStore"], path: "Tests/StoreCrashWriter"),
+        .executableTarget(
+            name: "WebhookBenchmark",
+            dependencies: ["Webhooks", "WebhookReceiver", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // Tests.
+        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
+        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
+        .testTarget(
+            name: "FormStoreTests",
+            dependencies: [
+                "FormStore", "StoreCrashWriter",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: [
+                "Webhooks", "WebhookReceiver",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse", "Webhooks", "WebhookReceiver"]),
+    ]
 )

@@ -1,0 +1,26 @@
+# Build: the Swift 6.3 toolchain image compiles a release binary.
+FROM swift:6.3-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends libcurl4-openssl-dev libsqlite3-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+RUN swift build -c release --product formhouse --static-swift-stdlib \
+    && install -D "$(swift build -c release --show-bin-path)/formhouse" /out/formhouse
+
+# Run: a slim image with only the libraries the binary links, the web pages and the sample config.
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends libcurl4 libsqlite3-0 ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin formhouse \
+    && mkdir -p /data && chown formhouse /data
+WORKDIR /app
+COPY --from=build /out/formhouse /usr/local/bin/formhouse
+COPY Public ./Public
+COPY config ./config
+USER formhouse
+VOLUME ["/data"]
+ENV FORMHOUSE_HOST=0.0.0.0 FORMHOUSE_PORT=8080 FORMHOUSE_DATA_DIRECTORY=/data
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["formhouse", "serve"]

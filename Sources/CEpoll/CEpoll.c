@@ -1,0 +1,12 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/socket.h>
+#include "CEpoll.h"
+
+int cepoll_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
+    return accept4(fd, address, length, flags);
+}
+
+int cepoll_name_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}

@@ -1,0 +1,468 @@
+import FormRegex
+
+/// Turns an uploaded definition into the typed tree, collecting every problem on the way.
+struct DefinitionDecoder {
+    var problems: [DefinitionProblem] = []
+    private var nextOrder = 0
+
+    mutating func problem(_ pointer: String, _ code: String, _ message: String) {
+        problems.append(DefinitionProblem(pointer: pointer, code: code, message: message))
+    }
+
+    static func escape(_ token: String) -> String {
+        guard token.contains("~") || token.contains("/") else { return token }
+        return token.replacingAll("~", with: "~0").replacingAll("/", with: "~1")
+    }
+
+    // MARK: Components
+
+    mutating func decodeComponents(_ value: JSONValue?, at pointer: String) -> [FormNode] {
+        guard let value else {
+            problem(pointer, "missing", "\"components\" is required: an array of components.")
+            return []
+        }
+        guard let items = value.arrayValue else {
+            problem(pointer, "invalidType", "\"components\" must be an array, not \(value.typeName).")
+            return []
+        }
+        var nodes: [FormNode] = []
+        for (i, item) in items.enumerated() {
+            if let node = decodeComponent(item, at: "\(pointer)/\(i)") { nodes.append(node) }
+        }
+        return nodes
+    }
+
+    private mutating func decodeComponent(_ value: JSONValue, at pointer: String) -> FormNode? {
+        guard let wrapper = value.objectValue else {
+            problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(value.typeName).")
+            return nil
+        }
+        guard wrapper.count == 1 else {
+            let found = wrapper.isEmpty ? "none" : wrapper.keys.map { "\"\($0)\"" }.joined(separator: ", ")
+            problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(wrapper.count) (\(found)).")
+            return nil
+        }
+        let typeKey = wrapper.keys[0]
+        let propsPointer = "\(pointer)/\(Self.escape(typeKey))"
+        guard let props = wrapper.values[0].objectValue else {
+            problem(propsPointer, "invalidType", "The properties of a \"\(typeKey)\" component must be an object.")
+            return nil
+        }
+        let order = nextOrder
+        nextOrder += 1
+        let kind: FormNode.Kind
+        switch typeKey {
+        case "section":
+            checkStrings(props, ["title", "description"], at: propsPointer)
+            kind = .section(children: decodeComponents(props["components"], at: propsPointer + "/components"))
+        case "group":
+            checkStrings(props, ["title", "description"], at: propsPointer)
+            let id = decodeID(props, at: propsPointer)
+            let bounds = decodeRepeat(props["repeat"], at: propsPointer + "/repeat")
+            let children = decodeComponents(props["components"], at: propsPointer + "/components")
+            kind = .group(GroupSpec(id: id ?? "", title: props["title"]?.stringValue ?? "",
+                                    repeatBounds: bounds, children: children))
+        default:
+            guard let type = InputType(rawValue: typeKey) else {
+                let known = InputType.allCases.map(\.rawValue).joined(separator: ", ")
+                problem(pointer + "/" + Self.escape(typeKey), "unknownType",
+                        "Unknown component type \"\(typeKey)\"; use one of \(known), section, group.")
+                return nil
+            }
+            kind = .input(decodeInput(type, props, at: propsPointer))
+        }
+        var node = FormNode(kind: kind, visibleWhen: nil, source: props, typeKey: typeKey, order: order)
+        node.pointer = propsPointer
+        return node
+    }
+
+    private mutating func decodeID(_ props: JSONObject, at pointer: String) -> String? {
+        guard let value = props["id"] else { return nil }
+        guard let id = value.stringValue else {
+            problem(pointer + "/id", "invalidType", "\"id\" must be a string.")
+            return nil
+        }
+        if id.isEmpty || id.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || $0 <= 0x20 }) {
+            problem(pointer + "/id", "invalidID", "The id \"\(id)\" cannot be used: ids are non-empty and contain no spaces, '.', '[' or ']' (those build key paths).")
+            return nil
+        }
+        return id
+    }
+
+    private mutating func decodeRepeat(_ value: JSONValue?, at pointer: String) -> RepeatBounds? {
+        guard let value else { return nil }
+        guard let object = value.objectValue else {
+            problem(pointer, "invalidType", "\"repeat\" must be an object like {\"min\": 0, \"max\": 10}.")
+            return nil
+        }
+        let min = integer(object, "min", at: pointer) ?? 0
+        let max = integer(object, "max", at: pointer) ?? 100
+        if min < 0 || max < 1 || min > max {
+            problem(pointer, "badBounds", "\"repeat\" needs 0 ≤ min ≤ max and max ≥ 1; found min \(min), max \(max).")
+            return nil
+        }
+        return RepeatBounds(min: min, max: max)
+    }
+
+    private mutating func checkStrings(_ props: JSONObject, _ keys: [String], at pointer: String) {
+        for key in keys {
+            if let v = props[key], v.stringValue == nil {
+                problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a string, not \(v.typeName).")
+            }
+        }
+    }
+
+    private mutating func integer(_ props: JSONObject, _ key: String, at pointer: String) -> Int? {
+        guard let v = props[key] else { return nil }
+        guard let n = v.numberValue, n == n.rounded(), n >= 0, n < 1e9 else {
+            problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a whole number ≥ 0.")
+            return nil
+        }
+        return Int(n)
+    }
+
+    private mutating func number(_ props: JSONObject, _ key: String, at pointer: String) -> Double? {
+        guard let v = props[key] else { return nil }
+        guard let n = v.numberValue else {
+            problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a number.")
+            return nil
+        }
+        return n
+    }
+
+    private mutating func date(_ props: JSONObject, _ key: String, at pointer: String) -> String? {
+        guard let v = props[key] else { return nil }
+        guard let s = v.stringValue, ValueRules.isDate(s) else {
+            problem(pointer + "/" + key, "badDate", "\"\(key)\" must be a date written YYYY-MM-DD.")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func notApplicable(_ props: JSONObject, _ keys: [String], _ type: InputType, at pointer: String) {
+        for key in keys where props[key] != nil {
+            problem(pointer + "/" + key, "notApplicable", "\"\(key)\" does not apply to a \"\(type.rawValue)\" input.")
+        }
+    }
+
+    private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
+        checkStrings(props, ["title", "description", "placeholder"], at: pointer)
+        var spec = InputSpec(type: type, id: decodeID(props, at: pointer) ?? "",
+                             title: props["title"]?.stringValue ?? "", required: false)
+        if let v = props["required"] {
+            if let b = v.boolValue { spec.required = b } else {
+                problem(pointer + "/required", "invalidType", "\"required\" must be true or false.")
+            }
+        }
+        if let v = props["regex"] {
+            if !type.isText {
+                problem(pointer + "/regex", "notApplicable", "\"regex\" does not apply to a \"\(type.rawValue)\" input.")
+            } else if let source = v.stringValue {
+                if !source.isEmpty {
+                    do {
+                        spec.pattern = try Pattern(source)
+                    } catch {
+                        problem(pointer + "/regex", "badRegex", "The regex does not compile (at \(error.offset)): \(error.message).")
+                    }
+                }
+            } else {
+                problem(pointer + "/regex", "invalidType", "\"regex\" must be a string.")
+            }
+        }
+        if type.isText {
+            spec.minLength = integer(props, "minLength", at: pointer)
+            spec.maxLength = integer(props, "maxLength", at: pointer)
+            if let lo = spec.minLength, let hi = spec.maxLength, lo > hi {
+                problem(pointer + "/minLength", "badBounds", "\"minLength\" (\(lo)) is greater than \"maxLength\" (\(hi)).")
+            }
+        } else {
+            notApplicable(props, ["minLength", "maxLength"], type, at: pointer)
+        }
+        if type.isNumeric {
+            spec.minValue = number(props, "minValue", at: pointer)
+            spec.maxValue = number(props, "maxValue", at: pointer)
+            if let lo = spec.minValue, let hi = spec.maxValue, lo > hi {
+                problem(pointer + "/minValue", "badBounds", "\"minValue\" (\(JSONValue.numberText(lo))) is greater than \"maxValue\" (\(JSONValue.numberText(hi))).")
+            }
+        } else {
+            notApplicable(props, ["minValue", "maxValue"], type, at: pointer)
+        }
+        if type == .decimal {
+            spec.maxDecimalPlaces = integer(props, "maxDecimalPlaces", at: pointer)
+        } else {
+            notApplicable(props, ["maxDecimalPlaces"], type, at: pointer)
+        }
+        if type == .date {
+            spec.minDate = date(props, "minDate", at: pointer)
+            spec.maxDate = date(props, "maxDate", at: pointer)
+            if let lo = spec.minDate, let hi = spec.maxDate, lo > hi {
+                problem(pointer + "/minDate", "badBounds", "\"minDate\" (\(lo)) is after \"maxDate\" (\(hi)).")
+            }
+        } else {
+            notApplicable(props, ["minDate", "maxDate"], type, at: pointer)
+        }
+        if type == .select {
+            decodeOptions(props["options"], into: &spec, at: pointer + "/options")
+            if let v = props["multiple"] {
+                if let b = v.boolValue { spec.multiple = b } else {
+                    problem(pointer + "/multiple", "invalidType", "\"multiple\" must be true or false.")
+                }
+            }
+        } else {
+            notApplicable(props, ["options", "multiple"], type, at: pointer)
+        }
+        if let v = props["messages"] {
+            if let object = v.objectValue {
+                for (key, text) in object.members {
+                    if let s = text.stringValue { spec.messages[key] = s } else {
+                        problem(pointer + "/messages/" + Self.escape(key), "invalidType", "A message must be a string.")
+                    }
+                }
+            } else {
+                problem(pointer + "/messages", "invalidType", "\"messages\" must be an object of {\"<code>\": \"text\"}.")
+            }
+        }
+        return spec
+    }
+
+    private mutating func decodeOptions(_ value: JSONValue?, into spec: inout InputSpec, at pointer: String) {
+        guard let value else {
+            problem(pointer, "missing", "A select needs \"options\": [{\"id\": ..., \"title\": ...}].")
+            return
+        }
+        guard let items = value.arrayValue else {
+            problem(pointer, "invalidType", "\"options\" must be an array of {\"id\", \"title\"} objects.")
+            return
+        }
+        var seen = Set<String>()
+        for (i, item) in items.enumerated() {
+            let itemPointer = "\(pointer)/\(i)"
+            let id: String?
+            switch item {
+            case .object(let o): id = o["id"]?.stringValue
+            default: id = nil
+            }
+            guard let id, !id.isEmpty else {
+                problem(itemPointer, "optionWithoutID", "Every option needs a non-empty string \"id\" (the value stored when it is chosen).")
+                continue
+            }
+            if !seen.insert(id).inserted {
+                problem(itemPointer + "/id", "duplicateOptionID", "The option id \"\(id)\" is used twice.")
+            }
+            spec.options.append(id)
+        }
+    }
+
+    // MARK: Ids
+
+    /// Checks explicit ids for duplicates and gives every unnamed input and group a stable id,
+    /// scope by scope (the form, then each group), in form order.
+    mutating func assignIDs(_ nodes: inout [FormNode]) -> Set<String> {
+        var taken = Set<String>()
+        collectExplicitIDs(nodes, into: &taken)
+        var generatedTaken = taken
+        generateIDs(&nodes, taken: &generatedTaken)
+        return generatedTaken
+    }
+
+    private mutating func collectExplicitIDs(_ nodes: [FormNode], into ids: inout Set<String>) {
+        for node in nodes {
+            switch node.kind {
+            case .section(let children):
+                collectExplicitIDs(children, into: &ids)
+            case .input(let spec) where !spec.id.isEmpty:
+                if !ids.insert(spec.id).inserted {
+                    problem(node.pointer + "/id", "duplicateID", "The id \"\(spec.id)\" is already used at this level of the form; ids must be unique.")
+                }
+            case .group(let group) where !group.id.isEmpty:
+                if !ids.insert(group.id).inserted {
+                    problem(node.pointer + "/id", "duplicateID", "The id \"\(group.id)\" is already used at this level of the form; ids must be unique.")
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func generateIDs(_ nodes: inout [FormNode], taken: inout Set<String>) {
+        for i in nodes.indices {
+            switch nodes[i].kind {
+            case .section(var children):
+                generateIDs(&children, taken: &taken)
+                nodes[i].kind = .section(children: children)
+            case .input(var spec):
+                if spec.id.isEmpty, nodes[i].source["id"] == nil {
+                    spec.id = Slug.uniqueID(type: nodes[i].typeKey, title: spec.title, taken: &taken)
+                    nodes[i].generatedID = true
+                    nodes[i].kind = .input(spec)
+                }
+            case .group(var group):
+                if group.id.isEmpty, nodes[i].source["id"] == nil {
+                    group.id = Slug.uniqueID(type: "group", title: group.title, taken: &taken)
+                    nodes[i].generatedID = true
+                }
+                group.knownIDs = assignIDs(&group.children)
+                nodes[i].kind = .group(group)
+            }
+        }
+    }
+
+    // MARK: Conditions
+
+    /// Compiles every `visibleWhen`, resolving its field against the finished tree.
+    mutating func resolveConditions(_ nodes: inout [FormNode], scopes: [[FormNode]], ancestors: [Int]) {
+        for i in nodes.indices {
+            if let raw = nodes[i].source["visibleWhen"] {
+                nodes[i].visibleWhen = compileCondition(raw, at: nodes[i].pointer + "/visibleWhen",
+                                                        owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
+            }
+            switch nodes[i].kind {
+            case .section(var children):
+                resolveConditions(&children, scopes: scopes, ancestors: ancestors)
+                nodes[i].kind = .section(children: children)
+            case .group(var group):
+                resolveConditions(&group.children, scopes: scopes + [group.children], ancestors: ancestors + [nodes[i].order])
+                nodes[i].kind = .group(group)
+            case .input:
+                break
+            }
+        }
+    }
+
+    private mutating func compileCondition(_ raw: JSONValue, at pointer: String, owner: Int,
+                                           scopes: [[FormNode]], ancestors: [Int]) -> Condition? {
+        guard let object = raw.objectValue else {
+            problem(pointer, "badCondition", "\"visibleWhen\" must be an object: {\"field\", \"equals\"|\"notEquals\"|\"in\"|\"notEmpty\"}, or {\"all\": [...]} / {\"any\": [...]}.")
+            return nil
+        }
+        for combinator in ["all", "any"] {
+            guard let list = object[combinator] else { continue }
+            guard object.count == 1, let items = list.arrayValue, !items.isEmpty else {
+                problem(pointer, "badCondition", "\"\(combinator)\" must be the only key and hold a non-empty array of conditions.")
+                return nil
+            }
+            var compiled: [Condition] = []
+            for (i, item) in items.enumerated() {
+                if let c = compileCondition(item, at: "\(pointer)/\(combinator)/\(i)", owner: owner, scopes: scopes, ancestors: ancestors) {
+                    compiled.append(c)
+                }
+            }
+            guard compiled.count == items.count else { return nil }
+            return combinator == "all" ? .all(compiled) : .any(compiled)
+        }
+        guard let field = object["field"]?.stringValue else {
+            problem(pointer + "/field", "badCondition", "A condition needs \"field\": the key path of an input that comes before it.")
+            return nil
+        }
+        let tests = ["equals", "notEquals", "in", "notEmpty"].filter { object[$0] != nil }
+        guard tests.count == 1, object.count == 2 else {
+            problem(pointer, "badCondition", "A condition has \"field\" and exactly one of \"equals\", \"notEquals\", \"in\", \"notEmpty\".")
+            return nil
+        }
+        guard let reference = resolve(field, at: pointer + "/field", owner: owner, scopes: scopes, ancestors: ancestors) else {
+            return nil
+        }
+        let operand = object[tests[0]]!
+        switch tests[0] {
+        case "equals": return .equals(reference, operand)
+        case "notEquals": return .notEquals(reference, operand)
+        case "in":
+            guard let values = operand.arrayValue else {
+                problem(pointer + "/in", "badCondition", "\"in\" must be an array of values.")
+                return nil
+            }
+            return .oneOf(reference, values)
+        default:
+            guard let wanted = operand.boolValue else {
+                problem(pointer + "/notEmpty", "badCondition", "\"notEmpty\" must be true or false.")
+                return nil
+            }
+            return .notEmpty(reference, wanted)
+        }
+    }
+
+    private enum Walk {
+        case found(FormNode, FieldReference)
+        case notFound
+        case throughRepeat
+    }
+
+    /// Resolves a key path from the innermost scope outwards, as a reader would.
+    private mutating func resolve(_ field: String, at pointer: String, owner: Int,
+                                  scopes: [[FormNode]], ancestors: [Int]) -> FieldReference? {
+        let segments = field.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var throughRepeat = false
+        for start in stride(from: scopes.count - 1, through: 0, by: -1) {
+            switch Self.walk(segments, from: start, scopes: scopes, ancestors: ancestors) {
+            case .found(let node, let reference):
+                if node.order >= owner {
+                    problem(pointer, "forwardReference", "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
+                    return nil
+                }
+                return reference
+            case .throughRepeat:
+                throughRepeat = true
+            case .notFound:
+                continue
+            }
+        }
+        if throughRepeat {
+            problem(pointer, "conditionInRepeat", "\"\(field)\" stands inside a repeating group, which has one value per item; only components inside that group can name it.")
+        } else {
+            problem(pointer, "unknownField", "No input has the key path \"\(field)\" here; name an input that exists (e.g. \"address.line1\").")
+        }
+        return nil
+    }
+
+    private static func walk(_ segments: [String], from start: Int, scopes: [[FormNode]], ancestors: [Int]) -> Walk {
+        var scope = start
+        var path: [String] = []
+        var nodes = scopes[start]
+        for (i, segment) in segments.enumerated() {
+            guard let node = find(segment, in: nodes) else { return .notFound }
+            let last = i == segments.count - 1
+            switch node.kind {
+            case .input:
+                return last ? .found(node, FieldReference(scope: scope, path: path + [segment])) : .notFound
+            case .group(let group):
+                if last { return .notFound }
+                if scope < ancestors.count, ancestors[scope] == node.order {
+                    scope += 1
+                    path = []
+                } else if group.repeatBounds != nil {
+                    return .throughRepeat
+                } else {
+                    path.append(segment)
+                }
+                nodes = group.children
+            case .section:
+                return .notFound
+            }
+        }
+        return .notFound
+    }
+
+    /// Finds the node with `id` among `nodes`, looking through sections.
+    static func find(_ id: String, in nodes: [FormNode]) -> FormNode? {
+        for node in nodes {
+            switch node.kind {
+            case .input(let spec) where spec.id == id: return node
+            case .group(let group) where group.id == id: return node
+            case .section(let children):
+                if let hit = find(id, in: children) { return hit }
+            default: continue
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self {
+            if c == target { out += replacement } else { out.append(c) }
+        }
+        return out
+    }
+}

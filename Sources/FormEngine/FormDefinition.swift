@@ -1,0 +1,118 @@
+/// A decoded, normalized form definition with its rules compiled, ready to validate many submissions.
+public struct FormDefinition: Sendable {
+    /// The form's id, if the upload names one.
+    public var id: String?
+    /// The form's title.
+    public var title: String
+    /// Every input's key path in form order (`name`, `address.line1`, `addresses[].postcode`).
+    public let inputPaths: [String]
+
+    let nodes: [FormNode]
+    let knownIDs: Set<String>
+    let top: JSONObject
+    private let normalized: JSONValue
+
+    /// Decodes and normalizes an uploaded definition; throws every problem at once.
+    public init(json bytes: [UInt8]) throws(DefinitionErrors) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: bytes)
+        } catch {
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "malformedJSON",
+                                                                message: "Not valid JSON at byte \(error.offset): \(error.message).")])
+        }
+        try self.init(json: value)
+    }
+
+    /// Decodes and normalizes a parsed definition; throws every problem at once.
+    public init(json value: JSONValue) throws(DefinitionErrors) {
+        var decoder = DefinitionDecoder()
+        guard let top = value.objectValue else {
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "invalidType",
+                                                                message: "A form definition is a JSON object with \"title\" and \"components\".")])
+        }
+        var id: String?
+        if let v = top["id"] {
+            if let s = v.stringValue, !s.isEmpty { id = s } else {
+                decoder.problem("/id", "invalidType", "\"id\" must be a non-empty string.")
+            }
+        }
+        var title = ""
+        switch top["title"] {
+        case .string(let s)?: title = s
+        case nil: decoder.problem("/title", "missing", "\"title\" is required: the form's title shown at the top.")
+        case let v?: decoder.problem("/title", "invalidType", "\"title\" must be a string, not \(v.typeName).")
+        }
+        if let v = top["responseFormat"], v != "long", v != "short" {
+            decoder.problem("/responseFormat", "badValue", "\"responseFormat\" is \"long\" or \"short\".")
+        }
+        if let v = top["style"] {
+            if let style = v.objectValue {
+                for (key, color) in style.members where !Color.isValid(color.stringValue) {
+                    decoder.problem("/style/" + DefinitionDecoder.escape(key), "badColor",
+                                    "\"\(key)\" must be a color written #RRGGBB or #RRGGBBAA (hex digits).")
+                }
+            } else {
+                decoder.problem("/style", "invalidType", "\"style\" must be an object of colors.")
+            }
+        }
+        var nodes = decoder.decodeComponents(top["components"], at: "/components")
+        let knownIDs = decoder.assignIDs(&nodes)
+        decoder.resolveConditions(&nodes, scopes: [nodes], ancestors: [])
+        guard decoder.problems.isEmpty else { throw DefinitionErrors(problems: decoder.problems) }
+
+        self.id = id
+        self.title = title
+        self.nodes = nodes
+        self.knownIDs = knownIDs
+        self.top = top
+        var paths: [String] = []
+        Self.collectPaths(nodes, prefix: "", into: &paths)
+        self.inputPaths = paths
+        var normalizedTop = top
+        normalizedTop["components"] = .array(nodes.map(Self.normalized))
+        self.normalized = .object(normalizedTop)
+    }
+
+    /// Normalized Formworks JSON (generated ids filled in), as stored and served.
+    public func normalizedJSON() -> JSONValue {
+        normalized
+    }
+
+    private static func normalized(_ node: FormNode) -> JSONValue {
+        var props = node.source
+        switch node.kind {
+        case .input(let spec):
+            if node.generatedID { props.prepend("id", .string(spec.id)) }
+        case .group(let group):
+            if node.generatedID { props.prepend("id", .string(group.id)) }
+            props["components"] = .array(group.children.map(normalized))
+        case .section(let children):
+            props["components"] = .array(children.map(normalized))
+        }
+        var wrapper = JSONObject()
+        wrapper.append(node.typeKey, .object(props))
+        return .object(wrapper)
+    }
+
+    private static func collectPaths(_ nodes: [FormNode], prefix: String, into paths: inout [String]) {
+        for node in nodes {
+            switch node.kind {
+            case .input(let spec): paths.append(prefix + spec.id)
+            case .section(let children): collectPaths(children, prefix: prefix, into: &paths)
+            case .group(let group):
+                collectPaths(group.children, prefix: prefix + group.id + (group.repeatBounds == nil ? "." : "[]."), into: &paths)
+            }
+        }
+    }
+}
+
+/// Style colors: `#RRGGBB` or `#RRGGBBAA`.
+enum Color {
+    static func isValid(_ s: String?) -> Bool {
+        guard let s else { return false }
+        let b = Array(s.utf8)
+        guard b.count == 7 || b.count == 9, b[0] == UInt8(ascii: "#") else { return false }
+        return b.dropFirst().allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+}

@@ -1,0 +1,57 @@
+import FormRegex
+
+/// One input of a definition, with its rules compiled.
+struct InputSpec: Sendable {
+    var type: InputType
+    var id: String
+    var title: String
+    var required: Bool
+    var pattern: Pattern?
+    var minLength: Int?
+    var maxLength: Int?
+    var minValue: Double?
+    var maxValue: Double?
+    var maxDecimalPlaces: Int?
+    var minDate: String?
+    var maxDate: String?
+    var options: [String] = []
+    var multiple = false
+    var messages: [String: String] = [:]
+}
+
+/// A repeating group's bounds on its number of items.
+struct RepeatBounds: Sendable {
+    var min: Int
+    var max: Int
+}
+
+/// A `group`: its inputs' values nest under its id.
+struct GroupSpec: Sendable {
+    var id: String
+    var title: String
+    var repeatBounds: RepeatBounds?
+    var children: [FormNode]
+    /// Every id its children put at this level (sections are transparent).
+    var knownIDs: Set<String> = []
+}
+
+/// A node of the definition tree, in form order.
+struct FormNode: Sendable {
+    enum Kind: Sendable {
+        case input(InputSpec)
+        case group(GroupSpec)
+        case section(children: [FormNode])
+    }
+
+    var kind: Kind
+    var visibleWhen: Condition?
+    /// The component object as uploaded: `{"<type>": {...}}`'s inner object, and the type key.
+    var source: JSONObject
+    var typeKey: String
+    /// Whether the id was generated (it is put first in the normalized JSON).
+    var generatedID = false
+    /// JSON Pointer to the component's properties in the upload.
+    var pointer = ""
+    /// Position in form order (pre-order), used to reject forward references in conditions.
+    var order = 0
+}

@@ -1,0 +1,107 @@
+extension FormDefinition {
+    /// The same form using only the five Formworks types (CONTRACT §2 `?profile=formworks`), so a
+    /// Formworks client decodes it: extension types become `text` with a regex hint, sections are
+    /// flattened, group members get key-path ids (`address.line1`, `kids[0].name`) and a repeat is
+    /// shown `min` times (at least once). Conditions cannot be expressed, so conditional inputs are
+    /// served as optional; the server still applies the full rules to what comes back.
+    public func formworksProfile() -> JSONValue {
+        var out = JSONObject()
+        out.append("id", top["id"] ?? .string(id ?? ""))
+        out.append("responseFormat", top["responseFormat"] ?? "long")
+        out.append("title", .string(title))
+        if let style = top["style"] { out.append("style", style) }
+        var components: [JSONValue] = []
+        Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, into: &components)
+        out.append("components", .array(components))
+        return .object(out)
+    }
+
+    private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool,
+                                into components: inout [JSONValue]) {
+        for node in nodes {
+            let hidden = conditional || node.visibleWhen != nil
+            switch node.kind {
+            case .section(let children):
+                flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, into: &components)
+            case .input(let spec):
+                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden))
+            case .group(let group):
+                let title = group.title.isEmpty ? "" : group.title
+                guard let bounds = group.repeatBounds else {
+                    flatten(group.children, prefix: prefix + group.id + ".",
+                            titlePrefix: title.isEmpty ? titlePrefix : titlePrefix + title + ": ",
+                            conditional: hidden, into: &components)
+                    continue
+                }
+                for i in 0..<max(bounds.min, 1) {
+                    let itemTitle = (title.isEmpty ? group.id : title) + " \(i + 1): "
+                    flatten(group.children, prefix: prefix + group.id + "[\(i)].", titlePrefix: titlePrefix + itemTitle,
+                            conditional: hidden || i >= bounds.min, into: &components)
+                }
+            }
+        }
+    }
+
+    private static func component(_ spec: InputSpec, _ source: JSONObject, id: String, titlePrefix: String,
+                                  conditional: Bool) -> JSONValue {
+        var props = JSONObject()
+        props.append("id", .string(id))
+        props.append("title", .string(titlePrefix + spec.title))
+        var description = source["description"]?.stringValue ?? ""
+        var placeholder = source["placeholder"]?.stringValue
+        var regex = spec.pattern?.source
+        let type: String
+        if spec.type.isFormworks {
+            type = spec.type.rawValue
+        } else {
+            type = "text"
+            let hint: (regex: String?, text: String?) = switch spec.type {
+            case .integer, .count: (#"[+-]?[0-9]+"#, "A whole number.")
+            case .decimal: (decimalRegex(spec.maxDecimalPlaces), "A number, like 12.5.")
+            case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, "A date as YYYY-MM-DD.")
+            case .select: (selectRegex(spec), "Type " + (spec.multiple ? "one or more of (comma-separated): " : "one of: ")
+                                                   + spec.options.joined(separator: ", ") + ".")
+            case .switch: ("(true|false)", "Type true or false.")
+            case .usphone: (FormworksRegex.usphone, nil)
+            case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", "A US state's name or two-letter code.")
+            default: (nil, nil)
+            }
+            regex = regex ?? hint.regex
+            if let text = hint.text, description.isEmpty { description = text }
+            if spec.type == .date, placeholder == nil { placeholder = "YYYY-MM-DD" }
+            if spec.type == .usphone, placeholder == nil { placeholder = "555-123-4567" }
+        }
+        if regex == nil, spec.minLength != nil || spec.maxLength != nil {
+            regex = "[\\s\\S]{\(spec.minLength ?? 0),\(spec.maxLength.map(String.init) ?? "")}"
+        }
+        props.append("description", .string(description))
+        props.append("required", .bool(spec.required && !conditional))
+        if let placeholder { props.append("placeholder", .string(placeholder)) }
+        if let regex { props.append("regex", .string(regex)) }
+        var wrapper = JSONObject()
+        wrapper.append(type, .object(props))
+        return .object(wrapper)
+    }
+
+    private static func decimalRegex(_ places: Int?) -> String {
+        switch places {
+        case nil: #"[+-]?[0-9]+(\.[0-9]+)?"#
+        case 0?: #"[+-]?[0-9]+"#
+        case let n?: #"[+-]?[0-9]+(\.[0-9]{1,\#(n)})?"#
+        }
+    }
+
+    private static func selectRegex(_ spec: InputSpec) -> String {
+        let one = "(" + spec.options.map(escapeRegex).joined(separator: "|") + ")"
+        return spec.multiple ? one + "(," + one + ")*" : one
+    }
+
+    private static func escapeRegex(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if "\\.^$|?*+()[]{}".contains(c) { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -1,0 +1,339 @@
+/// Limits that keep hostile JSON from exhausting the stack or memory.
+public struct JSONLimits: Sendable {
+    /// Deepest nesting of arrays and objects.
+    public var maxDepth: Int = 64
+
+    public init(maxDepth: Int = 64) {
+        self.maxDepth = maxDepth
+    }
+}
+
+extension JSONValue {
+    /// Parses UTF-8 JSON in one pass over the bytes (RFC 8259; invalid UTF-8 and duplicate keys are rejected).
+    public init(parsing bytes: some Collection<UInt8>, limits: JSONLimits = .init()) throws(JSONParseError) {
+        let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParseError) in try JSONParser.parse(buffer, limits: limits) }
+        }
+        if let result {
+            self = try result.get()
+        } else {
+            let array = Array(bytes)
+            self = try array.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+                try JSONParser.parse(buffer, limits: limits)
+            }
+        }
+    }
+}
+
+/// A recursive-descent JSON parser over a byte buffer.
+struct JSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var depth = 0
+    private let maxDepth: Int
+    /// Reused between strings so escapes and non-ASCII text decode without per-string allocation.
+    private var scratch: [UInt8] = []
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        if parser.position != bytes.count {
+            throw parser.error("unexpected data after the JSON value")
+        }
+        return value
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    private func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+        JSONParseError(offset: offset ?? position, message: message)
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw error("unexpected end of input") }
+        let start = literal.utf8Start
+        for i in 0..<count where bytes[position + i] != start[i] {
+            throw error("invalid literal")
+        }
+        position += count
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        position += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input") }
+            guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let keyOffset = position
+            let key = try parseString()
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue()
+            if object.position(of: key) != nil { throw error("duplicate key \"\(key)\"", at: keyOffset) }
+            object.append(key, value)
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                depth -= 1
+                return .object(object)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        position += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return .array(array)
+        }
+        while true {
+            skipWhitespace()
+            array.append(try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                depth -= 1
+                return .array(array)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    /// Parses a string starting at the opening quote. Plain ASCII runs become a String straight from
+    /// the input bytes; escapes and multi-byte sequences are validated and go through `scratch`.
+    private mutating func parseString() throws(JSONParseError) -> String {
+        position += 1
+        let start = position
+        // Fast path: ASCII without escapes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                position += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
+            position += 1
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape()
+            case 0..<0x20:
+                throw error("control character in string")
+            case 0..<0x80:
+                scratch.append(byte)
+                position += 1
+            default:
+                try copyUTF8Sequence()
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF) and copies it.
+    private mutating func copyUTF8Sequence() throws(JSONParseError) {
+        let lead = bytes[position]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upper = 0x9F
+        case 0xF0: length = 4; lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upper = 0x8F
+        default: throw error("invalid UTF-8")
+        }
+        guard bytes.count - position >= length else { throw error("invalid UTF-8") }
+        let second = bytes[position + 1]
+        guard second >= lower, second <= upper else { throw error("invalid UTF-8") }
+        for i in 2..<max(length, 2) where bytes[position + i] & 0xC0 != 0x80 {
+            throw error("invalid UTF-8")
+        }
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<position + length]))
+        position += length
+    }
+
+    private mutating func parseEscape() throws(JSONParseError) {
+        guard bytes.count - position >= 2 else { throw error("unterminated string") }
+        let escape = bytes[position + 1]
+        position += 2
+        switch escape {
+        case UInt8(ascii: "\""): scratch.append(0x22)
+        case UInt8(ascii: "\\"): scratch.append(0x5C)
+        case UInt8(ascii: "/"): scratch.append(0x2F)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"),
+                      bytes[position + 1] == UInt8(ascii: "u") else { throw error("unpaired surrogate") }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("unpaired surrogate")
+            }
+            appendUTF8(scalar)
+        default:
+            throw error("invalid escape", at: position - 1)
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw error("invalid \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Parses a number per the JSON grammar. Short integers are computed directly; anything else goes
+    /// through the standard library's correctly rounded conversion.
+    private mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = position
+        var negative = false
+        if bytes[position] == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+        var integer: UInt64 = 0
+        var digits = 0
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            digits = 1
+        } else {
+            while position < bytes.count, isDigit(bytes[position]) {
+                integer = integer &* 10 &+ UInt64(bytes[position] - UInt8(ascii: "0"))
+                digits += 1
+                position += 1
+            }
+        }
+        var simple = digits <= 15
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            simple = false
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            simple = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if simple {
+            let value = Double(integer)
+            return negative ? -value : value
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw error("number out of range", at: start) }
+        return value
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}

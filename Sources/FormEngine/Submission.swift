@@ -1,0 +1,166 @@
+/// Limits applied while reading a submission body.
+public struct SubmissionLimits: Sendable {
+    /// Deepest JSON nesting.
+    public var maxDepth: Int = 32
+    /// Most components in a snapshot.
+    public var maxComponents: Int = 2_000
+    /// Highest repeat index a snapshot id may name (`addresses[999].x`).
+    public var maxIndex: Int = 999
+
+    public init() {}
+}
+
+/// Why a submission body could not be read at all (the HTTP layer answers 400).
+///
+/// Codes: `malformedJSON` (with the byte offset), `invalidShape`, `tooLarge`.
+public struct SubmissionError: Error, Sendable, Equatable {
+    public var code: String
+    public var message: String
+    public var offset: Int?
+
+    public init(code: String, message: String, offset: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.offset = offset
+    }
+}
+
+/// A submission reduced to one nested values object, whatever shape it arrived in.
+public struct Submission: Sendable {
+    /// The `formVersion` the client says it rendered, if any.
+    public var formVersion: Int?
+    /// The submitted values, nested by key path (`{"address": {"line1": ...}}`).
+    public var values: JSONObject
+
+    /// Parses any of the three shapes: a full FWFormSnapshot, a short one (`id`, `content`), or
+    /// `{"values": {...}}`. Only `id` and `content` are read from snapshot components.
+    public init(json bytes: [UInt8], limits: SubmissionLimits = .init()) throws(SubmissionError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth))
+        } catch {
+            throw SubmissionError(code: "malformedJSON", message: "The body is not valid JSON: \(error.message).", offset: error.offset)
+        }
+        try self.init(value: value, limits: limits)
+    }
+
+    /// Reads an already parsed body (see `init(json:limits:)`).
+    public init(value: JSONValue, limits: SubmissionLimits = .init()) throws(SubmissionError) {
+        guard let body = value.objectValue else {
+            throw Self.shape("The body must be a JSON object: a Formworks snapshot {\"components\": [...]} or {\"values\": {...}}.")
+        }
+        if let version = body["formVersion"] {
+            guard let n = version.numberValue, n == n.rounded(), n >= 1, n < 1e15 else {
+                throw Self.shape("\"formVersion\" must be a positive whole number.")
+            }
+            formVersion = Int(n)
+        } else {
+            formVersion = nil
+        }
+        switch (body["values"], body["components"]) {
+        case (.some(let values), nil):
+            guard let object = values.objectValue else { throw Self.shape("\"values\" must be an object.") }
+            self.values = object
+        case (nil, .some(let components)):
+            guard let items = components.arrayValue else { throw Self.shape("\"components\" must be an array.") }
+            guard items.count <= limits.maxComponents else {
+                throw SubmissionError(code: "tooLarge", message: "A snapshot may hold at most \(limits.maxComponents) components.")
+            }
+            self.values = try Self.values(fromSnapshot: items, limits: limits)
+        case (.some, .some):
+            throw Self.shape("Send either \"values\" or \"components\", not both.")
+        case (nil, nil):
+            throw Self.shape("The body must be a Formworks snapshot {\"components\": [...]} or {\"values\": {...}}.")
+        }
+    }
+
+    private static func shape(_ message: String) -> SubmissionError {
+        SubmissionError(code: "invalidShape", message: message)
+    }
+
+    /// Builds the nested values from snapshot components; ids may be key paths (`address.line1`,
+    /// `addresses[0].postcode`), as the formworks profile serves them.
+    private static func values(fromSnapshot items: [JSONValue], limits: SubmissionLimits) throws(SubmissionError) -> JSONObject {
+        var root = JSONObject()
+        for (i, item) in items.enumerated() {
+            guard let component = item.objectValue, let id = component["id"]?.stringValue else {
+                throw shape("Component \(i) of the snapshot needs a string \"id\".")
+            }
+            let content = component["content"] ?? .null
+            guard let path = KeyPath(parsing: id, maxIndex: limits.maxIndex), path.segments.count > 1 else {
+                if root[id] != nil { throw shape("The id \"\(id)\" appears twice in the snapshot.") }
+                root.append(id, content)
+                continue
+            }
+            var node = JSONValue.object(root)
+            guard insert(content, at: path.segments[...], into: &node), case .object(let updated) = node else {
+                throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
+            }
+            root = updated
+        }
+        return root
+    }
+
+    /// Puts `content` at `path` inside `node`, creating objects and arrays on the way; false on a clash.
+    private static func insert(_ content: JSONValue, at path: ArraySlice<KeyPath.Segment>, into node: inout JSONValue) -> Bool {
+        guard let first = path.first else {
+            if case .null = node { node = content; return true }
+            return false
+        }
+        let rest = path.dropFirst()
+        switch (first, node) {
+        case (.key(let key), .object(var object)):
+            var child = object[key] ?? (rest.first.map { if case .index = $0 { JSONValue.array([]) } else { JSONValue.object(JSONObject()) } } ?? .null)
+            if rest.isEmpty, object[key] != nil { return false }
+            guard insert(content, at: rest, into: &child) else { return false }
+            node = .null
+            object[key] = child
+            node = .object(object)
+            return true
+        case (.index(let index), .array(var array)):
+            while array.count <= index { array.append(.object(JSONObject())) }
+            var child = array[index]
+            guard insert(content, at: rest, into: &child) else { return false }
+            node = .null
+            array[index] = child
+            node = .array(array)
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// A parsed key path: `addresses[1].postcode` → key, index, key.
+struct KeyPath: Sendable {
+    enum Segment: Sendable, Equatable {
+        case key(String)
+        case index(Int)
+    }
+
+    var segments: [Segment]
+
+    init?(parsing text: String, maxIndex: Int) {
+        var segments: [Segment] = []
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            var rest = part[...]
+            guard let bracket = rest.firstIndex(of: "[") else {
+                guard !rest.isEmpty else { return nil }
+                segments.append(.key(String(rest)))
+                continue
+            }
+            let key = rest[..<bracket]
+            guard !key.isEmpty else { return nil }
+            segments.append(.key(String(key)))
+            rest = rest[bracket...]
+            while !rest.isEmpty {
+                guard rest.first == "[", let close = rest.firstIndex(of: "]"),
+                      let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                      index >= 0, index <= maxIndex else { return nil }
+                segments.append(.index(index))
+                rest = rest[rest.index(after: close)...]
+            }
+        }
+        self.segments = segments
+    }
+}

@@ -1,0 +1,89 @@
+/// The value checks of the extension types, on bytes, without regexes.
+enum ValueRules {
+    /// What Swift's `Int()` accepts: an optional sign, then one or more ASCII digits, within Int's range.
+    static func integer(_ s: String) -> Int? {
+        Int(s)
+    }
+
+    /// A decimal: optional sign, digits, optionally a point and digits. Returns the value and the
+    /// number of digits after the point.
+    static func decimal(_ s: String) -> (value: Double, places: Int)? {
+        var places = 0
+        var digitsBefore = 0
+        var seenPoint = false
+        for (i, b) in s.utf8.enumerated() {
+            switch b {
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                if i != 0 { return nil }
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if seenPoint { places += 1 } else { digitsBefore += 1 }
+            case UInt8(ascii: "."):
+                if seenPoint { return nil }
+                seenPoint = true
+            default:
+                return nil
+            }
+        }
+        guard digitsBefore > 0, !seenPoint || places > 0, let value = Double(s), value.isFinite else { return nil }
+        return (value, places)
+    }
+
+    /// Digits after the point in a JSON number's shortest form (`1.25` → 2, `1e-7` → 7).
+    static func decimalPlaces(_ n: Double) -> Int {
+        let text = JSONValue.numberText(n)
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            let mantissa = text[..<e]
+            let exponent = Int(text[text.index(after: e)...]) ?? 0
+            let fraction = mantissa.firstIndex(of: ".").map { mantissa.distance(from: $0, to: mantissa.endIndex) - 1 } ?? 0
+            return max(0, fraction - exponent)
+        }
+        guard let point = text.firstIndex(of: ".") else { return 0 }
+        return text.distance(from: point, to: text.endIndex) - 1
+    }
+
+    /// `YYYY-MM-DD`, a real calendar date (leap years included).
+    static func isDate(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var n = 0
+            for i in range {
+                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int(b[i] - UInt8(ascii: "0"))
+            }
+            return n
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return day <= days
+    }
+
+    /// `ddd-ddd-dddd`.
+    static func isUSPhone(_ s: String) -> Bool {
+        var count = 0
+        for b in s.utf8 {
+            if count == 3 || count == 7 {
+                guard b == UInt8(ascii: "-") else { return false }
+            } else {
+                guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return false }
+            }
+            count += 1
+            if count > 12 { return false }
+        }
+        return count == 12
+    }
+
+    /// Characters as a person sees them (grapheme clusters), counting no further than `limit + 1`.
+    static func length(_ s: String, limit: Int) -> Int {
+        let bytes = s.utf8.count
+        if bytes <= limit, s.utf8.allSatisfy({ $0 < 0x80 }) { return bytes }
+        var n = 0
+        for _ in s {
+            n += 1
+            if n > limit { break }
+        }
+        return n
+    }
+}

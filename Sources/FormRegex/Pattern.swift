@@ -1,0 +1,61 @@
+/// A compiled regular expression that answers whether a whole string matches, in linear time.
+///
+/// The syntax is the ICU (NSRegularExpression) flavour used in form definitions; see docs/regex.md.
+/// Matching works on Unicode scalars, not grapheme clusters: `.` consumes one scalar, so "é" written
+/// as "e" + U+0301 is two. A `Pattern` is immutable and can be shared across threads.
+public struct Pattern: Sendable, Hashable, CustomStringConvertible {
+    /// The pattern text as given.
+    public let source: String
+    /// Whether the pattern was compiled to ignore case.
+    public let caseInsensitive: Bool
+    private let automaton: Automaton
+
+    /// Compiles `source`. Throws PatternError for syntax errors and unsupported features.
+    public init(_ source: String, caseInsensitive: Bool = false) throws(PatternError) {
+        var parser = Parser(source, caseInsensitive: caseInsensitive)
+        let syntax = try parser.parse()
+        let program: Program
+        do {
+            program = try Program(syntax)
+        } catch {
+            throw PatternError(offset: Self.characterOffset(ofScalar: error.offset, in: source), message: error.message)
+        }
+        self.source = source
+        self.caseInsensitive = caseInsensitive
+        self.automaton = Automaton(program)
+    }
+
+    /// True when the WHOLE string matches (as NSPredicate "SELF MATCHES" does).
+    public func matches(_ string: String) -> Bool {
+        automaton.matches(string)
+    }
+
+    /// True when the whole substring matches; assertions see its bounds as the start and end.
+    public func matches(_ string: Substring) -> Bool {
+        automaton.matches(string)
+    }
+
+    /// How many DFA states were built at compile time (for diagnostics and tests).
+    public var compiledStateCount: Int {
+        automaton.stateCount
+    }
+
+    public var description: String {
+        caseInsensitive ? "/\(source)/i" : "/\(source)/"
+    }
+
+    public static func == (lhs: Pattern, rhs: Pattern) -> Bool {
+        lhs.source == rhs.source && lhs.caseInsensitive == rhs.caseInsensitive
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(caseInsensitive)
+    }
+
+    private static func characterOffset(ofScalar offset: Int, in source: String) -> Int {
+        let scalars = source.unicodeScalars
+        let end = scalars.index(scalars.startIndex, offsetBy: offset, limitedBy: scalars.endIndex) ?? scalars.endIndex
+        return source[..<end].count
+    }
+}

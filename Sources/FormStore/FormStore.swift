@@ -1,0 +1,117 @@
+import Foundation
+
+/// Durable storage for forms, their versions, submissions and webhook deliveries.
+///
+/// The protocol is small on purpose so that another database (PostgreSQL) can implement it later.
+/// Definitions, values, bodies and payloads are opaque to the store: it keeps what it is given.
+/// Every failure is thrown as a ``StoreError``.
+public protocol FormStore: Sendable {
+    // MARK: Forms
+
+    /// Stores a definition as the form's new current version.
+    ///
+    /// An upload whose `contentHash` equals the current version's keeps that version. A deleted form is
+    /// brought back with a new version.
+    func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion
+
+    /// The current version of a form, or `nil` when the form is unknown or deleted.
+    func currentForm(id: String) async throws -> FormVersionRecord?
+
+    /// Any version of a form, even of a deleted one (see ``FormVersionRecord/formDeletedAt``).
+    func formVersion(id: String, version: Int) async throws -> FormVersionRecord?
+
+    /// Every version of a form, oldest first.
+    func formVersions(id: String) async throws -> [FormVersionSummary]
+
+    /// The forms that are not deleted, ordered by id.
+    func listForms() async throws -> [FormSummary]
+
+    /// Marks a form deleted; its versions and submissions are kept. Returns `false` when it was unknown
+    /// or already deleted.
+    func deleteForm(id: String) async throws -> Bool
+
+    /// Whether a form with this id exists.
+    func formExists(id: String, includingDeleted: Bool) async throws -> Bool
+
+    // MARK: Submissions
+
+    /// Stores a submission and one pending delivery per active webhook endpoint of its form, durably.
+    ///
+    /// Returns only after the transaction that holds it is committed to disk. Concurrent calls share
+    /// one transaction (group commit). Throws ``StoreError/unavailable(_:)`` when that transaction
+    /// fails: nothing of the submission is stored then.
+    func insertSubmission(_ submission: NewSubmission) async throws -> InsertOutcome
+
+    /// One submission by id.
+    func submission(id: String) async throws -> SubmissionRecord?
+
+    /// The submission stored under an idempotency key of a form.
+    func submission(formID: String, idempotencyKey: String) async throws -> SubmissionRecord?
+
+    /// A page of a form's submissions, newest first; pass the page's `nextCursor` to get the next one.
+    func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage
+
+    /// Every submission of a form, oldest first, in batches; no read transaction is held while
+    /// `body` runs, so a slow consumer does not hold the database.
+    func forEachSubmission(
+        formID: String,
+        batchSize: Int,
+        _ body: @Sendable ([SubmissionRecord]) async throws -> Void
+    ) async throws
+
+    // MARK: Webhook endpoints
+
+    /// Adds a webhook endpoint to a form. Throws ``StoreError/notFound(_:)`` when the form is unknown.
+    func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord
+
+    /// The endpoints of a form that are not deleted (disabled ones included), oldest first.
+    func endpoints(formID: String) async throws -> [EndpointRecord]
+
+    /// One endpoint, or `nil` when unknown or deleted.
+    func endpoint(id: String) async throws -> EndpointRecord?
+
+    /// Deletes an endpoint; its deliveries not yet sent become `dead`. Returns `false` when unknown.
+    func deleteEndpoint(id: String) async throws -> Bool
+
+    /// Makes `newSecretCiphertext` the endpoint's secret and keeps the old one valid until
+    /// `previousValidUntil`. Returns `nil` when the endpoint is unknown or deleted.
+    func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord?
+
+    /// Disables an endpoint (for example after a 410); its deliveries not yet sent become `dead`.
+    func disableEndpoint(id: String, reason: String) async throws
+
+    // MARK: Deliveries
+
+    /// Leases up to `limit` due deliveries to `owner` for `lease` seconds, oldest due first.
+    ///
+    /// A delivery is due when it is `pending` or `failed`, its next attempt time has come, and it is
+    /// not leased or its lease has expired (a crashed worker's rows come back this way).
+    func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery]
+
+    /// Appends an attempt to a delivery, applies its outcome and releases the lease.
+    ///
+    /// Throws ``StoreError/leaseLost(_:)`` (after keeping the attempt) when another owner has claimed
+    /// the delivery since; its state is then left to that owner.
+    func recordAttempt(deliveryID: String, owner: String, attempt: AttemptRecord, outcome: DeliveryOutcome) async throws
+
+    /// Releases every lease held by `owner` (on shutdown), so other workers can claim the rows at once.
+    func releaseLeases(owner: String) async throws
+
+    /// A page of deliveries, newest first, filtered by status and form.
+    func deliveries(status: [String]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage
+
+    /// One delivery with all its attempts, oldest first.
+    func delivery(id: String) async throws -> DeliveryRecord?
+
+    /// Queues a delivery again: `pending`, due at `now`. Returns `false` when unknown; throws
+    /// ``StoreError/conflict(_:)`` when its endpoint is deleted or disabled.
+    func redeliver(id: String, now: Date) async throws -> Bool
+
+    /// How many deliveries wait to be sent and how long the oldest of them has been waiting.
+    func deliveryStats(now: Date) async throws -> (pending: Int, oldestPendingAge: TimeInterval?)
+
+    // MARK: Operations
+
+    /// A cheap read that throws when the database cannot be read (for `/readyz`).
+    func ping() async throws
+}

@@ -1,0 +1,163 @@
+import Dispatch
+import Logging
+import Metrics
+import Synchronization
+
+/// Commits concurrent writes in groups: one transaction, and so one fsync, for many callers.
+///
+/// Callers queue their item and suspend. A single drain task takes whatever is queued (up to
+/// `maxGroupSize` items and `maxGroupBytes`), hands the batch to `write`, which runs one
+/// transaction, and resumes every caller with its own result. While a group is being committed the next callers queue up, so groups grow
+/// by themselves under load and no artificial delay is needed. When `write` throws, the whole group
+/// failed: every caller of that group gets ``StoreError/unavailable(_:)``.
+final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
+    /// Writes a group in one transaction and returns one result per item, in order.
+    typealias Write = @Sendable ([Item]) async throws -> [Result<Outcome, StoreError>]
+
+    private struct Waiter: Sendable {
+        let item: Item
+        let continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct State: ~Copyable {
+        var queue: [Waiter] = []
+        var draining = false
+        var closed = false
+        /// Items handed to a group write so far.
+        var taken = 0
+        var statistics = CommitStatistics()
+    }
+
+    private enum Admission {
+        case queued, startDrain, closed
+    }
+
+    private let state = Mutex(State())
+    private let maxGroupSize: Int
+    private let maxGroupBytes: Int
+    private let weight: @Sendable (Item) -> Int
+    private let write: Write
+    private let logger: Logger
+    private let commitTimer: Metrics.Timer
+    private let groupSize: Recorder
+    private let failedGroups: Counter
+
+    /// A group holds at most `maxGroupSize` items and, unless its first item alone is larger,
+    /// `maxGroupBytes` as measured by `weight`. Metrics are named
+    /// `formhouse_store_<metricPrefix>commit_seconds`, `…group_size` and `…failed_groups_total`.
+    init(
+        maxGroupSize: Int, maxGroupBytes: Int = .max, weight: @escaping @Sendable (Item) -> Int = { _ in 0 },
+        metricPrefix: String = "", logger: Logger, write: @escaping Write
+    ) {
+        self.maxGroupSize = max(1, maxGroupSize)
+        self.maxGroupBytes = maxGroupBytes
+        self.weight = weight
+        self.logger = logger
+        self.write = write
+        commitTimer = Metrics.Timer(label: "formhouse_store_\(metricPrefix)commit_seconds")
+        groupSize = Recorder(label: "formhouse_store_\(metricPrefix)group_size")
+        failedGroups = Counter(label: "formhouse_store_\(metricPrefix)failed_groups_total")
+    }
+
+    /// Queues `item` and returns its outcome once its group is committed.
+    func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let admission = state.withLock { state -> Admission in
+                if state.closed { return .closed }
+                state.queue.append(Waiter(item: item, continuation: continuation))
+                if state.draining { return .queued }
+                state.draining = true
+                return .startDrain
+            }
+            switch admission {
+            case .queued:
+                break
+            case .startDrain:
+                Task { await self.drain() }
+            case .closed:
+                continuation.resume(throwing: StoreError.unavailable("the store is closed"))
+            }
+        }
+    }
+
+    /// Refuses new items and fails those still queued; a group already being written finishes.
+    func close() {
+        let abandoned = state.withLock { state -> [Waiter] in
+            state.closed = true
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+        for waiter in abandoned {
+            waiter.continuation.resume(throwing: StoreError.unavailable("the store is closed"))
+        }
+    }
+
+    var statistics: CommitStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Items waiting for the next group.
+    var queuedCount: Int {
+        state.withLock { $0.queue.count }
+    }
+
+    /// Items handed to a group write since start.
+    var takenCount: Int {
+        state.withLock { $0.taken }
+    }
+
+    private func drain() async {
+        while let group = nextGroup() {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let results: [Result<Outcome, StoreError>]
+            do {
+                results = try await write(group.map(\.item))
+                precondition(results.count == group.count, "a group write must answer every item")
+            } catch {
+                let failure = (error as? StoreError).flatMap { error -> StoreError? in
+                    if case .unavailable = error { return error }
+                    return nil
+                } ?? StoreError.unavailable("group commit failed: \(error)")
+                logger.error("group commit failed", metadata: ["size": "\(group.count)", "error": "\(error)"])
+                failedGroups.increment()
+                state.withLock { $0.statistics.record(groupSize: group.count, failed: true) }
+                for waiter in group {
+                    waiter.continuation.resume(throwing: failure)
+                }
+                continue
+            }
+            commitTimer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
+            groupSize.record(group.count)
+            state.withLock { $0.statistics.record(groupSize: group.count, failed: false) }
+            for (waiter, result) in zip(group, results) {
+                waiter.continuation.resume(with: result.mapError { $0 as any Error })
+            }
+        }
+    }
+
+    /// The next group to write, or `nil` (and the drain ends) when nothing is queued.
+    private func nextGroup() -> [Waiter]? {
+        state.withLock { state -> [Waiter]? in
+            if state.queue.isEmpty {
+                state.draining = false
+                return nil
+            }
+            var count = 0
+            var bytes = 0
+            for waiter in state.queue {
+                let itemBytes = weight(waiter.item)
+                if count == maxGroupSize || (count > 0 && bytes + itemBytes > maxGroupBytes) { break }
+                count += 1
+                bytes += itemBytes
+            }
+            state.taken += count
+            if count == state.queue.count {
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return state.queue
+            }
+            let group = Array(state.queue.prefix(count))
+            state.queue.removeFirst(count)
+            return group
+        }
+    }
+}

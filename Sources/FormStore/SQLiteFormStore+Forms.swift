@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+extension SQLiteFormStore {
+    public func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion {
+        try await write { db in
+            let now = Date().storedMilliseconds
+            guard let form = try Row.fetchOne(
+                db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [formID])
+            else {
+                try db.execute(sql: """
+                    INSERT INTO forms (id, created_at, updated_at, deleted_at, current_version) VALUES (?, ?, ?, NULL, 1)
+                    """, arguments: [formID, now, now])
+                try Self.insertVersion(formID: formID, version: 1, definition: definition, title: title,
+                                       contentHash: contentHash, now: now, in: db)
+                return SavedVersion(version: 1, createdForm: true, createdVersion: true)
+            }
+            let current: Int = form["current_version"]
+            let deleted = (form["deleted_at"] as Int64?) != nil
+            if !deleted {
+                let currentHash = try String.fetchOne(
+                    db, sql: "SELECT content_hash FROM form_versions WHERE form_id = ? AND version = ?",
+                    arguments: [formID, current])
+                if currentHash == contentHash {
+                    return SavedVersion(version: current, createdForm: false, createdVersion: false)
+                }
+            }
+            let latest = try Int.fetchOne(
+                db, sql: "SELECT MAX(version) FROM form_versions WHERE form_id = ?", arguments: [formID]) ?? current
+            let version = latest + 1
+            try Self.insertVersion(formID: formID, version: version, definition: definition, title: title,
+                                   contentHash: contentHash, now: now, in: db)
+            try db.execute(sql: """
+                UPDATE forms SET current_version = ?, updated_at = ?, deleted_at = NULL WHERE id = ?
+                """, arguments: [version, now, formID])
+            return SavedVersion(version: version, createdForm: deleted, createdVersion: true)
+        }
+    }
+
+    public func currentForm(id: String) async throws -> FormVersionRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT v.*, f.current_version, f.deleted_at AS form_deleted_at
+                FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
+                WHERE f.id = ? AND f.deleted_at IS NULL
+                """, arguments: [id]).map(FormVersionRecord.init(row:))
+        }
+    }
+
+    public func formVersion(id: String, version: Int) async throws -> FormVersionRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT v.*, f.current_version, f.deleted_at AS form_deleted_at
+                FROM forms f JOIN form_versions v ON v.form_id = f.id
+                WHERE f.id = ? AND v.version = ?
+                """, arguments: [id, version]).map(FormVersionRecord.init(row:))
+        }
+    }
+
+    public func formVersions(id: String) async throws -> [FormVersionSummary] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT version, title, created_at, content_hash FROM form_versions WHERE form_id = ? ORDER BY version
+                """, arguments: [id]).map { row in
+                FormVersionSummary(
+                    version: row["version"], title: row["title"],
+                    createdAt: Date(storedMilliseconds: row["created_at"]), contentHash: row["content_hash"])
+            }
+        }
+    }
+
+    public func listForms() async throws -> [FormSummary] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT f.id, v.title, f.current_version, f.updated_at,
+                    (SELECT COUNT(*) FROM submissions s WHERE s.form_id = f.id) AS submission_count
+                FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
+                WHERE f.deleted_at IS NULL
+                ORDER BY f.id
+                """).map { row in
+                FormSummary(
+                    id: row["id"], title: row["title"], version: row["current_version"],
+                    updatedAt: Date(storedMilliseconds: row["updated_at"]), submissionCount: row["submission_count"])
+            }
+        }
+    }
+
+    public func deleteForm(id: String) async throws -> Bool {
+        try await write { db in
+            let now = Date().storedMilliseconds
+            try db.execute(
+                sql: "UPDATE forms SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
+                arguments: [now, now, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func formExists(id: String, includingDeleted: Bool) async throws -> Bool {
+        try await read { db in
+            let sql = includingDeleted
+                ? "SELECT 1 FROM forms WHERE id = ?"
+                : "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL"
+            return try Int.fetchOne(db, sql: sql, arguments: [id]) != nil
+        }
+    }
+
+    private static func insertVersion(
+        formID: String, version: Int, definition: String, title: String, contentHash: String, now: Int64,
+        in db: Database
+    ) throws {
+        try db.execute(sql: """
+            INSERT INTO form_versions (form_id, version, definition, content_hash, title, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [formID, version, definition, contentHash, title, now])
+    }
+}
+
+extension FormVersionRecord {
+    init(row: Row) {
+        self.init(
+            formID: row["form_id"], version: row["version"], definition: row["definition"],
+            contentHash: row["content_hash"], title: row["title"],
+            createdAt: Date(storedMilliseconds: row["created_at"]), currentVersion: row["current_version"],
+            formDeletedAt: (row["form_deleted_at"] as Int64?).map(Date.init(storedMilliseconds:)))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+
+extension SQLiteFormStore {
+    /// Queues the submission for the next group transaction and returns once that group is durably
+    /// committed (or has failed, with ``StoreError/unavailable(_:)``).
+    public func insertSubmission(_ submission: NewSubmission) async throws -> InsertOutcome {
+        try await submissionCommitter.submit(submission)
+    }
+
+    public func submission(id: String) async throws -> SubmissionRecord? {
+        try await read { db in try SubmissionQueries.submission(id: id, in: db) }
+    }
+
+    public func submission(formID: String, idempotencyKey: String) async throws -> SubmissionRecord? {
+        try await read { db in
+            try SubmissionQueries.submission(formID: formID, idempotencyKey: idempotencyKey, in: db)
+        }
+    }
+
+    /// Pages are newest first (received time, then id, descending); `limit` is clamped to 1...1000.
+    public func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage {
+        let limit = min(max(limit, 1), 1000)
+        let rows = try await read { db in
+            try SubmissionQueries.page(formID: formID, before: cursor, limit: limit + 1, in: db)
+        }
+        guard rows.count > limit else { return SubmissionPage(items: rows, nextCursor: nil) }
+        let items = Array(rows.prefix(limit))
+        let last = items[items.count - 1]
+        return SubmissionPage(
+            items: items,
+            nextCursor: SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id))
+    }
+
+    /// Batches are oldest first; each is read in its own short read transaction.
+    public func forEachSubmission(
+        formID: String, batchSize: Int, _ body: @Sendable ([SubmissionRecord]) async throws -> Void
+    ) async throws {
+        let batchSize = max(batchSize, 1)
+        var cursor: SubmissionCursor?
+        while true {
+            let after = cursor
+            let batch = try await read { db in
+                try SubmissionQueries.batch(formID: formID, after: after, limit: batchSize, in: db)
+            }
+            if batch.isEmpty { return }
+            try await body(batch)
+            if batch.count < batchSize { return }
+            let last = batch[batch.count - 1]
+            cursor = SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+
+extension SQLiteFormStore {
+    // MARK: Endpoints
+
+    public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
+        try await write { db in
+            guard try Int.fetchOne(
+                db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [endpoint.formID]) != nil
+            else { throw StoreError.notFound("form \(endpoint.formID)") }
+            let createdAt = endpoint.createdAt.storedMilliseconds
+            do {
+                try db.execute(sql: """
+                    INSERT INTO webhook_endpoints (id, form_id, url, secret_ciphertext, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [endpoint.id, endpoint.formID, endpoint.url, Data(endpoint.secretCiphertext), createdAt])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw StoreError.conflict("endpoint \(endpoint.id) exists")
+            }
+            return EndpointRecord(
+                id: endpoint.id, formID: endpoint.formID, url: endpoint.url, secretCiphertext: endpoint.secretCiphertext,
+                previousSecretCiphertext: nil, previousSecretExpiresAt: nil, disabledAt: nil, disabledReason: nil,
+                createdAt: Date(storedMilliseconds: createdAt))
+        }
+    }
+
+    public func endpoints(formID: String) async throws -> [EndpointRecord] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL ORDER BY created_at, id
+                """, arguments: [formID]).map(EndpointRecord.init(row:))
+        }
+    }
+
+    public func endpoint(id: String) async throws -> EndpointRecord? {
+        try await read { db in try Self.endpoint(id: id, in: db) }
+    }
+
+    public func deleteEndpoint(id: String) async throws -> Bool {
+        try await write { db in
+            let now = Date().storedMilliseconds
+            try db.execute(
+                sql: "UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+                arguments: [now, id])
+            guard db.changesCount > 0 else { return false }
+            try Self.endOpenDeliveries(endpointID: id, reason: "endpoint deleted", now: now, in: db)
+            return true
+        }
+    }
+
+    public func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord? {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE webhook_endpoints
+                SET previous_secret_ciphertext = secret_ciphertext, previous_secret_expires_at = ?, secret_ciphertext = ?
+                WHERE id = ? AND deleted_at IS NULL
+                """, arguments: [previousValidUntil.storedMilliseconds, Data(newSecretCiphertext), id])
+            guard db.changesCount > 0 else { return nil }
+            return try Self.endpoint(id: id, in: db)
+        }
+    }
+
+    public func disableEndpoint(id: String, reason: String) async throws {
+        try await write { db in
+            let now = Date().storedMilliseconds
+            guard try Self.endpoint(id: id, in: db) != nil else { throw StoreError.notFound("endpoint \(id)") }
+            try db.execute(sql: """
+                UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL
+                """, arguments: [now, reason, id])
+            try Self.endOpenDeliveries(endpointID: id, reason: "endpoint disabled: \(reason)", now: now, in: db)
+        }
+    }
+
+    // MARK: Delivery queue
+
+    /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in
+    /// flight and a row whose worker died becomes due again exactly when its lease expires. The index
+    /// is forced: without statistics SQLite would pick the status index and sort every open row.
+    public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
+        guard limit > 0 else { return [] }
+        let nowMilliseconds = now.storedMilliseconds
+        let leaseEnd = now.addingTimeInterval(lease).storedMilliseconds
+        return try await write { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
+                    e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
+                FROM deliveries d INDEXED BY deliveries_due JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?
+                    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
+                    AND e.deleted_at IS NULL AND e.disabled_at IS NULL
+                ORDER BY d.next_attempt_at LIMIT ?
+                """), arguments: [nowMilliseconds, nowMilliseconds, limit])
+            let lease = try db.cachedStatement(sql: """
+                UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
+                """)
+            return try rows.map { row in
+                let id: String = row["id"]
+                try lease.execute(arguments: [owner, leaseEnd, leaseEnd, nowMilliseconds, id])
+                let previousExpiry = (row["previous_secret_expires_at"] as Int64?).flatMap { $0 > nowMilliseconds ? $0 : nil }
+                return ClaimedDelivery(
+                    id: id, endpointID: row["endpoint_id"], submissionID: row["submission_id"], formID: row["form_id"],
+                    url: row["url"], secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
+                    previousSecretCiphertext: previousExpiry == nil
+                        ? nil : (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
+                    previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
+                    payload: [UInt8](row["payload"] as Data), attempts: row["attempts"],
+                    createdAt: Date(storedMilliseconds: row["created_at"]),
+                    leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
+            }
+        }
+    }
+
+    /// Concurrent calls are committed in groups, like submissions, so a busy worker does not pay one
+    /// fsync per attempt.
+    public func recordAttempt(deliveryID: String, owner: String, attempt: AttemptRecord, outcome: DeliveryOutcome) async throws {
+        try await attemptCommitter.submit(
+            RecordedAttempt(deliveryID: deliveryID, owner: owner, attempt: attempt, outcome: outcome))
+    }
+
+    public func releaseLeases(owner: String) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE deliveries
+                SET lease_owner = NULL, lease_expires_at = NULL,
+                    next_attempt_at = CASE WHEN status IN ('pending', 'failed') THEN ? ELSE next_attempt_at END
+                WHERE lease_owner = ?
+                """, arguments: [Date().storedMilliseconds, owner])
+        }
+    }
+
+    // MARK: Admin views
+
+    public func deliveries(status: [String]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage {
+        let limit = min(max(limit, 1), 1000)
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let status, !status.isEmpty {
+            conditions.append("d.status IN (\(status.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += StatementArguments(status)
+        }
+        if let formID {
+            conditions.append("d.form_id = ?")
+            arguments += [formID]
+        }
+        if let cursor {
+            guard let (milliseconds, id) = CursorToken.decode(cursor) else { throw StoreError.invalidCursor }
+            conditions.append("(d.created_at, d.id) < (?, ?)")
+            arguments += [milliseconds, id]
+        }
+        arguments += [limit + 1]
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            \(whereClause)
+            ORDER BY d.created_at DESC, d.id DESC LIMIT ?
+            """
+        let finalArguments = arguments
+        let rows = try await read { db in
+            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map { DeliveryRecord(row: $0, attempts: []) }
+        }
+        guard rows.count > limit else { return DeliveryPage(items: rows, nextCursor: nil) }
+        let items = Array(rows.prefix(limit))
+        let last = items[items.count - 1]
+        return DeliveryPage(
+            items: items, nextCursor: CursorToken.encode(milliseconds: last.createdAt.storedMilliseconds, id: last.id))
+    }
+
+    public func delivery(id: String) async throws -> DeliveryRecord? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ?
+                """, arguments: [id])
+            else { return nil }
+            let attempts = try Row.fetchAll(db, sql: """
+                SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY id
+                """, arguments: [id]).map { row in
+                AttemptRecord(
+                    attemptedAt: Date(storedMilliseconds: row["attempted_at"]), statusCode: row["status_code"],
+                    durationMilliseconds: row["duration_ms"], error: row["error"], responseExcerpt: row["response_excerpt"])
+            }
+            return DeliveryRecord(row: row, attempts: attempts)
+        }
+    }
+
+    public func redeliver(id: String, now: Date) async throws -> Bool {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT e.deleted_at, e.disabled_at FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                WHERE d.id = ?
+                """, arguments: [id])
+            else { return false }
+            if (row["deleted_at"] as Int64?) != nil || (row["disabled_at"] as Int64?) != nil {
+                throw StoreError.conflict("the endpoint of delivery \(id) is deleted or disabled")
+            }
+            let milliseconds = now.storedMilliseconds
+            try db.execute(sql: """
+                UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?
+                """, arguments: [milliseconds, milliseconds, id])
+            return true
+        }
+    }
+
+    public func deliveryStats(now: Date) async throws -> (pending: Int, oldestPendingAge: TimeInterval?) {
+        let (pending, oldest) = try await read { db -> (Int, Int64?) in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS pending, MIN(created_at) AS oldest FROM deliveries WHERE status IN ('pending', 'failed')
+                """)
+            return (row?["pending"] ?? 0, row?["oldest"])
+        }
+        let age = oldest.map { max(0, now.timeIntervalSince(Date(storedMilliseconds: $0))) }
+        return (pending, age)
+    }
+
+    // MARK: Helpers
+
+    private static func endpoint(id: String, in db: Database) throws -> EndpointRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", arguments: [id])
+            .map(EndpointRecord.init(row:))
+    }
+
+    /// Deliveries that can no longer be sent are marked dead so the queue does not count them.
+    private static func endOpenDeliveries(endpointID: String, reason: String, now: Int64, in db: Database) throws {
+        try db.execute(sql: """
+            UPDATE deliveries SET status = 'dead', last_error = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+            WHERE endpoint_id = ? AND status IN ('pending', 'failed')
+            """, arguments: [reason, now, endpointID])
+    }
+}
+
+extension EndpointRecord {
+    init(row: Row) {
+        self.init(
+            id: row["id"], formID: row["form_id"], url: row["url"],
+            secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
+            previousSecretCiphertext: (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
+            previousSecretExpiresAt: (row["previous_secret_expires_at"] as Int64?).map(Date.init(storedMilliseconds:)),
+            disabledAt: (row["disabled_at"] as Int64?).map(Date.init(storedMilliseconds:)),
+            disabledReason: row["disabled_reason"], createdAt: Date(storedMilliseconds: row["created_at"]))
+    }
+}
+
+extension DeliveryRecord {
+    init(row: Row, attempts: [AttemptRecord]) {
+        self.init(
+            id: row["id"], endpointID: row["endpoint_id"], endpointURL: row["url"], submissionID: row["submission_id"],
+            formID: row["form_id"], status: row["status"], attemptCount: row["attempts"],
+            nextAttemptAt: Date(storedMilliseconds: row["next_attempt_at"]),
+            createdAt: Date(storedMilliseconds: row["created_at"]), updatedAt: Date(storedMilliseconds: row["updated_at"]),
+            lastStatusCode: row["last_status_code"], lastError: row["last_error"], attempts: attempts)
+    }
+}

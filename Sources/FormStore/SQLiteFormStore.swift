@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The embedded store: one SQLite file in WAL mode, written through GRDB, with group commit.
+///
+/// ```swift
+/// let store = try SQLiteFormStore(directory: URL(fileURLWithPath: "/data"))
+/// defer { store.close() }
+/// let saved = try await store.saveFormVersion(formID: "signup", definition: json, title: "Sign up", contentHash: hash)
+/// ```
+///
+/// Reads run concurrently on a pool of connections; writes go through the single writer connection.
+/// Submissions are committed in groups (see ``insertSubmission(_:)``). Bootstrap the metrics system
+/// before creating a store, so its timers and recorders report to it.
+public final class SQLiteFormStore: FormStore {
+    let pool: DatabasePool
+    let configuration: SQLiteStoreConfiguration
+    let logger = Logger(label: "formhouse.store")
+    let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
+    let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
+    private let deliveryObserver = DeliveryObserver()
+
+    /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
+    /// when missing, and brings its schema up to date.
+    public init(directory: URL, configuration: SQLiteStoreConfiguration = .init()) throws {
+        self.configuration = configuration
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var grdb = Configuration()
+            grdb.label = "formhouse.store"
+            grdb.busyMode = .timeout(configuration.busyTimeout)
+            grdb.maximumReaderCount = configuration.maximumReaderCount
+            let path = directory.appendingPathComponent(configuration.fileName).path
+            pool = try DatabasePool(path: path, configuration: grdb)
+            try Schema.migrator.migrate(pool)
+            // GRDB sets synchronous=NORMAL on the writer when it enables WAL, after any
+            // prepareDatabase hook, so the durability setting is applied here, once opened.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
+        let pool = self.pool
+        let beforeCommit = configuration.beforeGroupCommit
+        let idempotencyWindow = configuration.idempotencyWindow
+        let observer = deliveryObserver
+        submissionCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
+            weight: { $0.rawBody.count + $0.values.utf8.count + $0.response.utf8.count + $0.webhookPayload.count },
+            logger: logger
+        ) { group in
+            let (results, deliveriesCreated) = try await pool.writeWithoutTransaction { db in
+                try SubmissionWriter.write(
+                    group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
+            }
+            if deliveriesCreated > 0 { observer.notify() }
+            return results
+        }
+        attemptCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
+        ) { group in
+            try await pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+        }
+    }
+
+    /// Fails queued submissions, lets a group being written finish, and closes every connection.
+    public func close() {
+        submissionCommitter.close()
+        attemptCommitter.close()
+        do {
+            try pool.close()
+        } catch {
+            logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Group commit counters since the store was opened.
+    public var commitStatistics: CommitStatistics {
+        submissionCommitter.statistics
+    }
+
+    /// Calls `handler` after each commit that queued new deliveries, so a worker need not poll
+    /// eagerly. Replaces any earlier handler.
+    public func onDeliveriesCreated(_ handler: @escaping @Sendable () -> Void) {
+        deliveryObserver.set(handler)
+    }
+
+    public func ping() async throws {
+        try await read { db in
+            _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+        }
+    }
+
+    // MARK: Access helpers
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// The `synchronous` setting of the writing connection (2 is FULL, 1 is NORMAL).
+    func writerSynchronousSetting() async throws -> Int {
+        try await pool.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+        }
+    }
+
+    /// Store errors and cancellation pass through; anything from the database means it cannot be
+    /// used right now.
+    static func storeError(_ error: any Error) -> any Error {
+        switch error {
+        case is StoreError, is CancellationError:
+            error
+        case let error as DatabaseError:
+            StoreError.unavailable("\(error.resultCode): \(error.message ?? "database error")")
+        default:
+            StoreError.unavailable(String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// The database schema as named, ordered migrations. Dates are integer milliseconds since 1970 (UTC).
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("001 forms, versions and submissions") { db in
+            try db.execute(sql: """
+                CREATE TABLE forms (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    deleted_at INTEGER,
+                    current_version INTEGER NOT NULL
+                ) STRICT;
+
+                CREATE TABLE form_versions (
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    version INTEGER NOT NULL,
+                    definition TEXT NOT NULL,
+                    content_hash TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (form_id, version)
+                ) STRICT;
+
+                CREATE TABLE submissions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    form_id TEXT NOT NULL,
+                    form_version INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    "values" TEXT NOT NULL,
+                    raw_body BLOB NOT NULL,
+                    idempotency_key TEXT,
+                    body_hash TEXT,
+                    response TEXT NOT NULL,
+                    client_address TEXT,
+                    FOREIGN KEY (form_id, form_version) REFERENCES form_versions(form_id, version)
+                ) STRICT;
+
+                -- Idempotency: one submission per key and form (NULL keys do not clash).
+                CREATE UNIQUE INDEX submissions_by_idempotency_key ON submissions(form_id, idempotency_key);
+                -- Paging, export and counting per form.
+                CREATE INDEX submissions_by_form_and_time ON submissions(form_id, received_at, id);
+                """)
+        }
+
+        migrator.registerMigration("002 webhook endpoints and deliveries") { db in
+            try db.execute(sql: """
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    url TEXT NOT NULL,
+                    secret_ciphertext BLOB NOT NULL,
+                    previous_secret_ciphertext BLOB,
+                    previous_secret_expires_at INTEGER,
+                    disabled_at INTEGER,
+                    disabled_reason TEXT,
+                    created_at INTEGER NOT NULL,
+                    deleted_at INTEGER
+                ) STRICT;
+
+                CREATE INDEX webhook_endpoints_by_form ON webhook_endpoints(form_id, created_at);
+
+                CREATE TABLE deliveries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id),
+                    submission_id TEXT NOT NULL REFERENCES submissions(id),
+                    form_id TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'dead')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    lease_owner TEXT,
+                    lease_expires_at INTEGER,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    last_status_code INTEGER,
+                    last_error TEXT
+                ) STRICT;
+
+                -- The worker's claim query: due rows only, so the index stays as small as the queue.
+                CREATE INDEX deliveries_due ON deliveries(next_attempt_at) WHERE status IN ('pending', 'failed');
+                -- Admin lists (all, by status, by form; newest first); queue depth and oldest open row.
+                CREATE INDEX deliveries_by_time ON deliveries(created_at, id);
+                CREATE INDEX deliveries_by_status ON deliveries(status, created_at, id);
+                CREATE INDEX deliveries_by_form ON deliveries(form_id, created_at, id);
+                -- Ending an endpoint's open deliveries; releasing an owner's leases; foreign key checks.
+                CREATE INDEX deliveries_by_endpoint ON deliveries(endpoint_id, status);
+                CREATE INDEX deliveries_by_lease_owner ON deliveries(lease_owner) WHERE lease_owner IS NOT NULL;
+                CREATE INDEX deliveries_by_submission ON deliveries(submission_id);
+
+                CREATE TABLE delivery_attempts (
+                    id INTEGER PRIMARY KEY,
+                    delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+                    attempted_at INTEGER NOT NULL,
+                    status_code INTEGER,
+                    duration_ms INTEGER NOT NULL,
+                    error TEXT,
+                    response_excerpt TEXT
+                ) STRICT;
+
+                CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts(delivery_id, id);
+                """)
+        }
+
+        return migrator
+    }
+}

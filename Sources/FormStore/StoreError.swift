@@ -1,0 +1,34 @@
+/// A storage failure, with a stable ``code`` the HTTP layer maps to a status.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database could not be read or written (I/O error, lock timeout, store closed, failed
+    /// group commit). Nothing of the failed operation is stored; the caller may retry later.
+    case unavailable(String)
+    /// A referenced row does not exist (for example an unknown form or form version).
+    case notFound(String)
+    /// The operation clashes with stored state (a duplicate id, an inactive endpoint).
+    case conflict(String)
+    /// A paging cursor that this store did not produce.
+    case invalidCursor
+    /// A delivery's lease was taken over by another owner.
+    case leaseLost(String)
+
+    /// A stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .unavailable: "store_unavailable"
+        case .notFound: "not_found"
+        case .conflict: "conflict"
+        case .invalidCursor: "invalid_cursor"
+        case .leaseLost: "lease_lost"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unavailable(let detail), .notFound(let detail), .conflict(let detail), .leaseLost(let detail):
+            "\(code): \(detail)"
+        case .invalidCursor:
+            code
+        }
+    }
+}

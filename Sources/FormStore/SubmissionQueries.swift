@@ -1,0 +1,56 @@
+import GRDB
+
+/// The submission reads, shared by the store's methods and the group writer.
+enum SubmissionQueries {
+    static let columns = """
+        id, form_id, form_version, received_at, "values", raw_body, idempotency_key, body_hash, response, client_address
+        """
+
+    static func submission(id: String, in db: Database) throws -> SubmissionRecord? {
+        try Row.fetchOne(db, sql: "SELECT \(columns) FROM submissions WHERE id = ?", arguments: [id])
+            .map(SubmissionRecord.init(row:))
+    }
+
+    static func submission(formID: String, idempotencyKey: String, in db: Database) throws -> SubmissionRecord? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT \(columns) FROM submissions WHERE form_id = ? AND idempotency_key = ?"),
+            arguments: [formID, idempotencyKey]
+        ).map(SubmissionRecord.init(row:))
+    }
+
+    /// Newest first, strictly before `cursor`.
+    static func page(formID: String, before cursor: SubmissionCursor?, limit: Int, in db: Database) throws -> [SubmissionRecord] {
+        let rows: [Row]
+        if let cursor {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT \(columns) FROM submissions
+                WHERE form_id = ? AND (received_at, id) < (?, ?)
+                ORDER BY received_at DESC, id DESC LIMIT ?
+                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit])
+        } else {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT \(columns) FROM submissions WHERE form_id = ?
+                ORDER BY received_at DESC, id DESC LIMIT ?
+                """, arguments: [formID, limit])
+        }
+        return rows.map(SubmissionRecord.init(row:))
+    }
+
+    /// Oldest first, strictly after `cursor`.
+    static func batch(formID: String, after cursor: SubmissionCursor?, limit: Int, in db: Database) throws -> [SubmissionRecord] {
+        let rows: [Row]
+        if let cursor {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT \(columns) FROM submissions
+                WHERE form_id = ? AND (received_at, id) > (?, ?)
+                ORDER BY received_at, id LIMIT ?
+                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit])
+        } else {
+            rows = try Row.fetchAll(db, sql: """
+                SELECT \(columns) FROM submissions WHERE form_id = ?
+                ORDER BY received_at, id LIMIT ?
+                """, arguments: [formID, limit])
+        }
+        return rows.map(SubmissionRecord.init(row:))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A validated submission to store.
+public struct NewSubmission: Sendable {
+    public var id: String
+    public var formID: String
+    public var formVersion: Int
+    /// Stored with millisecond precision.
+    public var receivedAt: Date
+    /// The normalized values' JSON text.
+    public var values: String
+    /// The request body exactly as received.
+    public var rawBody: [UInt8]
+    public var idempotencyKey: String?
+    public var bodyHash: String?
+    /// The 201 answer's JSON body, replayed for a repeated idempotency key.
+    public var response: String
+    public var clientAddress: String?
+    /// The body sent to each of the form's webhook endpoints.
+    public var webhookPayload: [UInt8]
+
+    public init(
+        id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
+        idempotencyKey: String?, bodyHash: String?, response: String, clientAddress: String?,
+        webhookPayload: [UInt8]
+    ) {
+        self.id = id
+        self.formID = formID
+        self.formVersion = formVersion
+        self.receivedAt = receivedAt
+        self.values = values
+        self.rawBody = rawBody
+        self.idempotencyKey = idempotencyKey
+        self.bodyHash = bodyHash
+        self.response = response
+        self.clientAddress = clientAddress
+        self.webhookPayload = webhookPayload
+    }
+}
+
+/// A stored submission.
+public struct SubmissionRecord: Sendable, Equatable {
+    public var id: String
+    public var formID: String
+    public var formVersion: Int
+    public var receivedAt: Date
+    public var values: String
+    public var rawBody: [UInt8]
+    public var idempotencyKey: String?
+    public var bodyHash: String?
+    public var response: String
+    public var clientAddress: String?
+
+    public init(
+        id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
+        idempotencyKey: String?, bodyHash: String?, response: String, clientAddress: String?
+    ) {
+        self.id = id
+        self.formID = formID
+        self.formVersion = formVersion
+        self.receivedAt = receivedAt
+        self.values = values
+        self.rawBody = rawBody
+        self.idempotencyKey = idempotencyKey
+        self.bodyHash = bodyHash
+        self.response = response
+        self.clientAddress = clientAddress
+    }
+}
+
+/// What ``FormStore/insertSubmission(_:)`` did.
+public enum InsertOutcome: Sendable, Equatable {
+    /// The submission is durably stored.
+    case inserted(SubmissionRecord)
+    /// A submission with the same form and idempotency key was already stored; nothing new was written.
+    case duplicate(existing: SubmissionRecord)
+}
+
+/// A position in a form's submission list: the last row of a page.
+///
+/// Its ``token`` is an opaque base64url string for clients; ``init(token:)`` reads it back.
+public struct SubmissionCursor: Sendable, Equatable {
+    /// Milliseconds since 1970 of the row's received time.
+    public var receivedAtMilliseconds: Int64
+    public var id: String
+
+    public init(receivedAtMilliseconds: Int64, id: String) {
+        self.receivedAtMilliseconds = receivedAtMilliseconds
+        self.id = id
+    }
+
+    /// Reads a token made by ``token``; `nil` when it is not one.
+    public init?(token: String) {
+        guard let (milliseconds, id) = CursorToken.decode(token) else { return nil }
+        self.init(receivedAtMilliseconds: milliseconds, id: id)
+    }
+
+    /// The opaque form handed to clients.
+    public var token: String {
+        CursorToken.encode(milliseconds: receivedAtMilliseconds, id: id)
+    }
+}
+
+/// A page of submissions, newest first.
+public struct SubmissionPage: Sendable, Equatable {
+    public var items: [SubmissionRecord]
+    /// Where the next page starts; `nil` on the last page.
+    public var nextCursor: SubmissionCursor?
+
+    public init(items: [SubmissionRecord], nextCursor: SubmissionCursor?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+/// Writes one group of submissions, and their deliveries, in one transaction.
+enum SubmissionWriter {
+    /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
+    /// (a repeated idempotency key, an unknown form version) fails alone. Any other error, and a failed
+    /// COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
+    ///
+    /// Returns one result per submission and the number of deliveries queued.
+    static func write(
+        _ group: [NewSubmission], in db: Database, idempotencyWindow: TimeInterval,
+        beforeCommit: (@Sendable () throws -> Void)?
+    ) throws -> ([Result<InsertOutcome, StoreError>], Int) {
+        var results: [Result<InsertOutcome, StoreError>] = []
+        results.reserveCapacity(group.count)
+        var deliveriesCreated = 0
+        try db.inTransaction(.immediate) {
+            let now = Date().storedMilliseconds
+            var activeEndpoints: [String: [String]] = [:]
+            for submission in group {
+                let result = try insert(
+                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
+                if case .success(.inserted) = result {
+                    deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
+                }
+                results.append(result)
+            }
+            try beforeCommit?()
+            return .commit
+        }
+        return (results, deliveriesCreated)
+    }
+
+    private static func insert(
+        _ submission: NewSubmission, in db: Database, now: Int64, idempotencyWindow: TimeInterval,
+        activeEndpoints: inout [String: [String]]
+    ) throws -> Result<InsertOutcome, StoreError> {
+        let receivedAt = submission.receivedAt.storedMilliseconds
+        do {
+            var endpoints: [String] = []
+            try inSavepoint(db) {
+                try db.cachedStatement(sql: """
+                    INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
+                        idempotency_key, body_hash, response, client_address)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [
+                        submission.id, submission.formID, submission.formVersion, receivedAt, submission.values,
+                        Data(submission.rawBody), submission.idempotencyKey, submission.bodyHash, submission.response,
+                        submission.clientAddress,
+                    ])
+                endpoints = try endpointIDs(formID: submission.formID, in: db, cache: &activeEndpoints)
+                if !endpoints.isEmpty {
+                    let payload = Data(submission.webhookPayload)
+                    let statement = try db.cachedStatement(sql: """
+                        INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
+                            next_attempt_at, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)
+                        """)
+                    for endpoint in endpoints {
+                        try statement.execute(arguments: [
+                            RandomID.make(prefix: "msg_"), endpoint, submission.id, submission.formID, payload,
+                            now, now, now,
+                        ])
+                    }
+                }
+            }
+            var record = SubmissionRecord(submission)
+            record.receivedAt = Date(storedMilliseconds: receivedAt)
+            return .success(.inserted(record))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // The savepoint is rolled back; the rest of the group goes on.
+            if let key = submission.idempotencyKey,
+               let existing = try SubmissionQueries.submission(formID: submission.formID, idempotencyKey: key, in: db) {
+                guard existing.receivedAt < submission.receivedAt.addingTimeInterval(-idempotencyWindow) else {
+                    return .success(.duplicate(existing: existing))
+                }
+                // The key's window is over: the old submission gives the key up and the new one is stored.
+                try db.execute(sql: "UPDATE submissions SET idempotency_key = NULL WHERE id = ?", arguments: [existing.id])
+                return try insert(
+                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
+            }
+            if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+                return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))
+            }
+            return .failure(.conflict("submission \(submission.id) clashes with a stored row: \(error.message ?? "")"))
+        }
+    }
+
+    /// Runs `body` in a savepoint with cached statements (GRDB's `inSavepoint` prepares its three
+    /// statements on every call, which shows in a group of hundreds).
+    private static func inSavepoint(_ db: Database, _ body: () throws -> Void) throws {
+        try db.cachedStatement(sql: "SAVEPOINT submission").execute()
+        do {
+            try body()
+            try db.cachedStatement(sql: "RELEASE submission").execute()
+        } catch {
+            try db.cachedStatement(sql: "ROLLBACK TO submission").execute()
+            try db.cachedStatement(sql: "RELEASE submission").execute()
+            throw error
+        }
+    }
+
+    /// The form's endpoints that are neither deleted nor disabled, read once per group and form.
+    private static func endpointIDs(formID: String, in db: Database, cache: inout [String: [String]]) throws -> [String] {
+        if let cached = cache[formID] { return cached }
+        let ids = try String.fetchAll(db.cachedStatement(sql: """
+            SELECT id FROM webhook_endpoints
+            WHERE form_id = ? AND deleted_at IS NULL AND disabled_at IS NULL
+            ORDER BY created_at, id
+            """), arguments: [formID])
+        cache[formID] = ids
+        return ids
+    }
+}
+
+extension SubmissionRecord {
+    init(_ submission: NewSubmission) {
+        self.init(
+            id: submission.id, formID: submission.formID, formVersion: submission.formVersion,
+            receivedAt: submission.receivedAt, values: submission.values, rawBody: submission.rawBody,
+            idempotencyKey: submission.idempotencyKey, bodyHash: submission.bodyHash, response: submission.response,
+            clientAddress: submission.clientAddress)
+    }
+
+    init(row: Row) {
+        self.init(
+            id: row["id"], formID: row["form_id"], formVersion: row["form_version"],
+            receivedAt: Date(storedMilliseconds: row["received_at"]), values: row["values"],
+            rawBody: [UInt8](row["raw_body"] as Data), idempotencyKey: row["idempotency_key"],
+            bodyHash: row["body_hash"], response: row["response"], clientAddress: row["client_address"])
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// A webhook endpoint to add to a form.
+public struct NewEndpoint: Sendable {
+    public var id: String
+    public var formID: String
+    public var url: String
+    /// The signing secret, encrypted by the caller; the store never sees it in clear.
+    public var secretCiphertext: [UInt8]
+    public var createdAt: Date
+
+    public init(
+        id: String = RandomID.make(prefix: "ep_"), formID: String, url: String, secretCiphertext: [UInt8],
+        createdAt: Date = Date()
+    ) {
+        self.id = id
+        self.formID = formID
+        self.url = url
+        self.secretCiphertext = secretCiphertext
+        self.createdAt = createdAt
+    }
+}
+
+/// A stored webhook endpoint.
+public struct EndpointRecord: Sendable, Equatable {
+    public var id: String
+    public var formID: String
+    public var url: String
+    public var secretCiphertext: [UInt8]
+    /// The secret before the last rotation, still used to sign until ``previousSecretExpiresAt``.
+    public var previousSecretCiphertext: [UInt8]?
+    public var previousSecretExpiresAt: Date?
+    public var disabledAt: Date?
+    public var disabledReason: String?
+    public var createdAt: Date
+
+    public init(
+        id: String, formID: String, url: String, secretCiphertext: [UInt8], previousSecretCiphertext: [UInt8]?,
+        previousSecretExpiresAt: Date?, disabledAt: Date?, disabledReason: String?, createdAt: Date
+    ) {
+        self.id = id
+        self.formID = formID
+        self.url = url
+        self.secretCiphertext = secretCiphertext
+        self.previousSecretCiphertext = previousSecretCiphertext
+        self.previousSecretExpiresAt = previousSecretExpiresAt
+        self.disabledAt = disabledAt
+        self.disabledReason = disabledReason
+        self.createdAt = createdAt
+    }
+}
+
+/// A delivery leased to a worker, with everything needed to send it.
+public struct ClaimedDelivery: Sendable, Equatable {
+    /// The `msg_…` id, sent as `webhook-id`.
+    public var id: String
+    public var endpointID: String
+    public var submissionID: String
+    public var formID: String
+    public var url: String
+    public var secretCiphertext: [UInt8]
+    /// Set while a rotated-out secret is still valid at claim time.
+    public var previousSecretCiphertext: [UInt8]?
+    public var previousSecretExpiresAt: Date?
+    public var payload: [UInt8]
+    /// Attempts made before this one.
+    public var attempts: Int
+    public var createdAt: Date
+    public var leaseExpiresAt: Date
+
+    public init(
+        id: String, endpointID: String, submissionID: String, formID: String, url: String,
+        secretCiphertext: [UInt8], previousSecretCiphertext: [UInt8]?, previousSecretExpiresAt: Date?,
+        payload: [UInt8], attempts: Int, createdAt: Date, leaseExpiresAt: Date
+    ) {
+        self.id = id
+        self.endpointID = endpointID
+        self.submissionID = submissionID
+        self.formID = formID
+        self.url = url
+        self.secretCiphertext = secretCiphertext
+        self.previousSecretCiphertext = previousSecretCiphertext
+        self.previousSecretExpiresAt = previousSecretExpiresAt
+        self.payload = payload
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.leaseExpiresAt = leaseExpiresAt
+    }
+}
+
+/// One try at sending a delivery.
+public struct AttemptRecord: Sendable, Equatable {
+    public var attemptedAt: Date
+    /// The receiver's HTTP status, `nil` when no answer came (timeout, connection error).
+    public var statusCode: Int?
+    public var durationMilliseconds: Int
+    public var error: String?
+    /// A bounded start of the response body.
+    public var responseExcerpt: String?
+
+    public init(attemptedAt: Date, statusCode: Int?, durationMilliseconds: Int, error: String?, responseExcerpt: String?) {
+        self.attemptedAt = attemptedAt
+        self.statusCode = statusCode
+        self.durationMilliseconds = durationMilliseconds
+        self.error = error
+        self.responseExcerpt = responseExcerpt
+    }
+}
+
+/// What happens to a delivery after an attempt.
+public enum DeliveryOutcome: Sendable, Equatable {
+    /// Delivered: status `succeeded`.
+    case succeeded
+    /// Try again at this time: status `failed`.
+    case retry(at: Date)
+    /// Give up: status `dead` (a manual redeliver can queue it again).
+    case dead
+}
+
+/// The states a delivery goes through.
+public enum DeliveryStatus: String, Sendable, CaseIterable {
+    case pending, succeeded, failed, dead
+}
+
+/// A delivery as the admin sees it.
+public struct DeliveryRecord: Sendable, Equatable {
+    public var id: String
+    public var endpointID: String
+    public var endpointURL: String
+    public var submissionID: String
+    public var formID: String
+    /// `pending`, `succeeded`, `failed` or `dead`.
+    public var status: String
+    /// Attempts made so far, manual redeliveries included.
+    public var attemptCount: Int
+    public var nextAttemptAt: Date
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastStatusCode: Int?
+    public var lastError: String?
+    /// Every attempt, oldest first; empty in lists.
+    public var attempts: [AttemptRecord]
+
+    public init(
+        id: String, endpointID: String, endpointURL: String, submissionID: String, formID: String, status: String,
+        attemptCount: Int, nextAttemptAt: Date, createdAt: Date, updatedAt: Date, lastStatusCode: Int?,
+        lastError: String?, attempts: [AttemptRecord]
+    ) {
+        self.id = id
+        self.endpointID = endpointID
+        self.endpointURL = endpointURL
+        self.submissionID = submissionID
+        self.formID = formID
+        self.status = status
+        self.attemptCount = attemptCount
+        self.nextAttemptAt = nextAttemptAt
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastStatusCode = lastStatusCode
+        self.lastError = lastError
+        self.attempts = attempts
+    }
+}
+
+/// A page of deliveries, newest first.
+public struct DeliveryPage: Sendable, Equatable {
+    public var items: [DeliveryRecord]
+    /// An opaque token for the next page; `nil` on the last page.
+    public var nextCursor: String?
+
+    public init(items: [DeliveryRecord], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}

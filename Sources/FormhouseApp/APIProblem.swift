@@ -1,0 +1,70 @@
+import FormEngine
+import HTTPServer
+
+/// An RFC 9457 problem the API answers with. Each kind has a stable `type` URI, listed in the README.
+struct APIProblem: Error, HTTPResponseConvertible {
+    static let typeBase = "https://formhouse.dev/problems/"
+
+    var status: Int
+    var slug: String
+    var title: String
+    var detail: String
+    var headers: [(String, String)] = []
+    /// Members beyond the standard five (`errors`, `retryAfter`, …).
+    var extra: [(String, JSONValue)] = []
+
+    var response: Response {
+        var members: [(String, JSONValue)] = [
+            ("type", .string(Self.typeBase + slug)),
+            ("title", .string(title)),
+            ("status", .number(Double(status))),
+            ("detail", .string(detail)),
+        ]
+        members += extra
+        var response = Response(status: status, body: .bytes(JSONValue.members(members).serialized()))
+        response.headers.set("Content-Type", "application/problem+json")
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
+    }
+
+    static func badRequest(_ slug: String, _ detail: String) -> APIProblem {
+        APIProblem(status: 400, slug: slug, title: "Bad request", detail: detail)
+    }
+    static func notFound(_ what: String) -> APIProblem {
+        APIProblem(status: 404, slug: "not-found", title: "Not found", detail: what)
+    }
+    static func unsupportedMediaType() -> APIProblem {
+        APIProblem(status: 415, slug: "unsupported-media-type", title: "Unsupported media type",
+                   detail: "Send the body as JSON with 'Content-Type: application/json'.")
+    }
+    static func unauthorized(_ detail: String) -> APIProblem {
+        APIProblem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail,
+                   headers: [("WWW-Authenticate", "Bearer realm=\"formhouse\"")])
+    }
+    static func unavailable(_ detail: String, retryAfter: Int = 1) -> APIProblem {
+        APIProblem(status: 503, slug: "unavailable", title: "Service unavailable", detail: detail,
+                   headers: [("Retry-After", String(retryAfter))])
+    }
+
+    /// 422 for a submission, with every field error in form order.
+    static func validationFailed(_ errors: [FieldError]) -> APIProblem {
+        APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
+                   detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
+                   extra: [("errors", .array(errors.map(\.json)))])
+    }
+
+    /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
+    static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
+        APIProblem(status: 422, slug: "invalid-definition", title: "Form definition is invalid",
+                   detail: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
+                   extra: [("errors", .array(problems.map {
+                       .members([("pointer", .string($0.pointer)), ("code", .string($0.code)), ("message", .string($0.message))])
+                   }))])
+    }
+}
+
+extension FieldError {
+    var json: JSONValue {
+        .members([("field", .string(field)), ("code", .string(code)), ("message", .string(message))])
+    }
+}

@@ -1,0 +1,214 @@
+import FormEngine
+import FormStore
+import Foundation
+import HTTPServer
+
+/// Admin routes for forms, their versions and their submissions (CONTRACT §3).
+struct AdminFormRoutes {
+    let catalog: FormCatalog
+    let store: any FormStore
+    let auth: AdminAuth
+
+    func register(on router: inout Router) {
+        router.handle(.put, "/v1/admin/forms/{id}", auth.guarded { try await put($0) })
+        router.handle(.post, "/v1/admin/forms", auth.guarded { try await create($0) })
+        router.handle(.get, "/v1/admin/forms", auth.guarded { _ in try await list() })
+        router.handle(.get, "/v1/admin/forms/{id}", auth.guarded { try await get($0) })
+        router.handle(.get, "/v1/admin/forms/{id}/versions", auth.guarded { try await versions($0) })
+        router.handle(.delete, "/v1/admin/forms/{id}", auth.guarded { try await delete($0) })
+        router.handle(.get, "/v1/admin/forms/{id}/submissions", auth.guarded { try await submissions($0) })
+        router.handle(.get, "/v1/admin/submissions/{sid}", auth.guarded { try await submission($0) })
+        router.handle(.get, "/v1/admin/submissions/{sid}/raw", auth.guarded { try await rawSubmission($0) })
+    }
+
+    func put(_ request: Request) async throws -> Response {
+        try request.requireJSON()
+        let id = try request.formID()
+        let definition = try parseDefinition(request.body, pathID: id)
+        return try await save(id: id, definition: definition)
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        try request.requireJSON()
+        let definition = try parseDefinition(request.body, pathID: nil)
+        let id = definition.id ?? RandomID.make(prefix: "form_")
+        guard FormIdentifier.isValid(id) else {
+            throw APIProblem.invalidDefinition([DefinitionProblem(
+                pointer: "/id", code: "invalidFormId",
+                message: "A form id is 1–64 letters, digits, '-' or '_', starting with a letter or digit.")])
+        }
+        return try await save(id: id, definition: definition)
+    }
+
+    private func save(id: String, definition: FormDefinition) async throws -> Response {
+        let (form, created) = try await catalog.save(id: id, definition: definition)
+        var response = Response.json(summary(form).serialized(), status: created ? 201 : 200)
+        response.headers.set("Location", "/v1/admin/forms/\(id)")
+        response.headers.set("ETag", form.etag)
+        return response
+    }
+
+    private func parseDefinition(_ body: [UInt8], pathID: String?) throws -> FormDefinition {
+        let definition: FormDefinition
+        do {
+            definition = try FormDefinition(json: body)
+        } catch {
+            throw APIProblem.invalidDefinition(error.problems)
+        }
+        if let pathID, let bodyID = definition.id, bodyID != pathID {
+            throw APIProblem.invalidDefinition([DefinitionProblem(
+                pointer: "/id", code: "idMismatch",
+                message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out.")])
+        }
+        return definition
+    }
+
+    private func summary(_ form: PublishedForm) -> JSONValue {
+        .members([
+            ("id", .string(form.id)), ("version", .number(Double(form.version))),
+            ("title", .string(form.title)), ("createdAt", .string(Timestamp.rfc3339(form.createdAt))),
+        ])
+    }
+
+    func list() async throws -> Response {
+        let items = try await store.listForms().map { form -> JSONValue in
+            .members([
+                ("id", .string(form.id)), ("title", .string(form.title)),
+                ("version", .number(Double(form.version))),
+                ("updatedAt", .string(Timestamp.rfc3339(form.updatedAt))),
+                ("submissionCount", .number(Double(form.submissionCount))),
+            ])
+        }
+        return .json(JSONValue.members([("items", .array(items))]).serialized())
+    }
+
+    func get(_ request: Request) async throws -> Response {
+        let id = try request.formID()
+        let form: PublishedForm?
+        if let raw = request.query["version"] {
+            guard let version = Int(raw), version > 0 else {
+                throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
+            }
+            form = try await catalog.version(id: id, version: version)
+        } else {
+            form = try await catalog.current(id: id)
+        }
+        guard let form else { throw APIProblem.notFound("Form '\(id)' has no such version.") }
+        var response = Response.json(form.body)
+        response.headers.set("ETag", form.etag)
+        return response
+    }
+
+    func versions(_ request: Request) async throws -> Response {
+        let id = try request.formID()
+        let versions = try await store.formVersions(id: id)
+        guard !versions.isEmpty else { throw APIProblem.notFound("There is no form '\(id)'.") }
+        let items = versions.map { v -> JSONValue in
+            .members([
+                ("version", .number(Double(v.version))), ("title", .string(v.title)),
+                ("createdAt", .string(Timestamp.rfc3339(v.createdAt))), ("contentHash", .string(v.contentHash)),
+            ])
+        }
+        return .json(JSONValue.members([("items", .array(items))]).serialized())
+    }
+
+    func delete(_ request: Request) async throws -> Response {
+        let id = try request.formID()
+        guard try await catalog.delete(id: id) else { throw APIProblem.notFound("There is no form '\(id)'.") }
+        return Response(status: 204)
+    }
+
+    func submissions(_ request: Request) async throws -> Response {
+        let id = try request.formID()
+        guard try await store.formExists(id: id, includingDeleted: true) else {
+            throw APIProblem.notFound("There is no form '\(id)'.")
+        }
+        switch request.query["format"] {
+        case nil, "json":
+            return try await page(formID: id, request: request)
+        case "csv":
+            let columns = try await exportColumns(formID: id)
+            return SubmissionExport.csv(store: store, formID: id, columns: columns)
+        case "ndjson":
+            return SubmissionExport.ndjson(store: store, formID: id)
+        case let other?:
+            throw APIProblem.badRequest("invalid-parameter", "Unknown format '\(other)'; use json, csv or ndjson.")
+        }
+    }
+
+    private func page(formID: String, request: Request) async throws -> Response {
+        var limit = 50
+        if let raw = request.query["limit"] {
+            guard let value = Int(raw), (1...500).contains(value) else {
+                throw APIProblem.badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
+            }
+            limit = value
+        }
+        var cursor: SubmissionCursor?
+        if let raw = request.query["cursor"] {
+            guard let decoded = SubmissionCursor(token: raw) else {
+                throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
+            }
+            cursor = decoded
+        }
+        let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
+        let items = page.items.map { SubmissionJSON.summary($0) }
+        let next: JSONValue = page.nextCursor.map { .string($0.token) } ?? .null
+        return .json(JSONValue.members([("items", .array(items)), ("nextCursor", next)]).serialized())
+    }
+
+    /// CSV columns: every input of the current definition (or the latest stored one for a deleted form).
+    private func exportColumns(formID: String) async throws -> [String] {
+        if let form = try await catalog.current(id: formID) { return form.definition.inputPaths }
+        guard let latest = try await store.formVersions(id: formID).map(\.version).max(),
+              let form = try await catalog.version(id: formID, version: latest) else { return [] }
+        return form.definition.inputPaths
+    }
+
+    func submission(_ request: Request) async throws -> Response {
+        let record = try await findSubmission(request)
+        return .json(SubmissionJSON.full(record).serialized())
+    }
+
+    /// The body exactly as the client sent it, byte for byte.
+    func rawSubmission(_ request: Request) async throws -> Response {
+        let record = try await findSubmission(request)
+        return .json(record.rawBody)
+    }
+
+    private func findSubmission(_ request: Request) async throws -> SubmissionRecord {
+        let sid = request.parameters["sid"] ?? ""
+        guard let record = try await store.submission(id: sid) else {
+            throw APIProblem.notFound("There is no submission '\(sid)'.")
+        }
+        return record
+    }
+}
+
+/// The JSON shapes of a stored submission.
+enum SubmissionJSON {
+    static func values(_ record: SubmissionRecord) -> JSONValue {
+        (try? JSONValue(parsing: Array(record.values.utf8))) ?? .null
+    }
+
+    static func summary(_ record: SubmissionRecord) -> JSONValue {
+        .members([
+            ("id", .string(record.id)), ("formId", .string(record.formID)),
+            ("formVersion", .number(Double(record.formVersion))),
+            ("receivedAt", .string(Timestamp.rfc3339(record.receivedAt))),
+            ("values", values(record)),
+        ])
+    }
+
+    static func full(_ record: SubmissionRecord) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(record.id)), ("formId", .string(record.formID)),
+            ("formVersion", .number(Double(record.formVersion))),
+            ("receivedAt", .string(Timestamp.rfc3339(record.receivedAt))),
+            ("values", values(record)),
+        ]
+        if let key = record.idempotencyKey { members.append(("idempotencyKey", .string(key))) }
+        if let address = record.clientAddress { members.append(("clientAddress", .string(address))) }
+        return .members(members)
+    }
+}

@@ -1,0 +1,124 @@
+import Configuration
+import Foundation
+
+/// Everything an operator can set, with the defaults the server embeds.
+///
+/// Values are read, lowest priority first, from the built-in defaults, `config/formhouse.json`,
+/// `FORMHOUSE_*` environment variables, and command-line flags (see ``AppConfiguration/load(file:overrides:environment:)``).
+public struct AppConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDirectory = "./data"
+    public var formsDirectory = "./config/forms"
+    public var publicDirectory = "./Public"
+    /// Admin bearer tokens. Never logged.
+    public var adminTokens: [String] = []
+    public var corsOrigins: [String] = []
+    public var maxBodyBytes = 1 << 20
+    public var maxValueLength = 10_000
+    /// Submissions per client address: bucket size and refill per second.
+    public var rateLimitBurst = 60
+    public var rateLimitPerSecond = 10.0
+    /// `FULL` keeps every acknowledged submission through power loss; `NORMAL` only for benchmarks.
+    public var synchronous = "FULL"
+    /// The delivery worker: how many in flight, timeouts, and the retry schedule in seconds.
+    public var webhookConcurrency = 256
+    public var webhookTimeoutSeconds = 10.0
+    public var webhookRetrySchedule: [Double] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000]
+    /// Allows `http` webhook URLs and private, loopback and link-local destinations (tests, intranets).
+    public var webhookAllowPrivate = false
+    /// Base64 of 32 bytes that encrypt webhook secrets at rest; a key file in the data directory otherwise.
+    public var secretKey: String?
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// Reads the configuration from `file` (missing file allowed), the environment, and `overrides`
+    /// (command-line flags already parsed, keyed like the JSON file).
+    public static func load(
+        file: String?,
+        overrides: [String: String] = [:],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> AppConfiguration {
+        // Flags go through the environment provider too, so their text is parsed into numbers,
+        // booleans and lists exactly as an environment variable's would be.
+        var flags: [String: String] = [:]
+        for (key, value) in overrides { flags[Self.environmentName(of: key)] = value }
+        var providers: [any ConfigProvider] = []
+        if !flags.isEmpty {
+            providers.append(EnvironmentVariablesProvider(environmentVariables: flags).prefixKeys(with: "formhouse"))
+        }
+        providers.append(
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .specific(["FORMHOUSE_ADMIN_TOKENS", "FORMHOUSE_SECRET_KEY"])
+            ).prefixKeys(with: "formhouse")
+        )
+        if let file {
+            providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
+        }
+        return try AppConfiguration(reader: ConfigReader(providers: providers))
+    }
+
+    /// `rateLimit.perSecond` → `FORMHOUSE_RATE_LIMIT_PER_SECOND`, as swift-configuration names variables.
+    static func environmentName(of key: String) -> String {
+        var name = "FORMHOUSE"
+        for component in key.split(separator: ".") {
+            name += "_"
+            for character in component {
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }
+        return name
+    }
+
+    init(reader config: ConfigReader) throws {
+        let d = AppConfiguration()
+        host = config.string(forKey: "host", default: d.host)
+        port = config.int(forKey: "port", default: d.port)
+        dataDirectory = config.string(forKey: "dataDirectory", default: d.dataDirectory)
+        formsDirectory = config.string(forKey: "formsDirectory", default: d.formsDirectory)
+        publicDirectory = config.string(forKey: "publicDirectory", default: d.publicDirectory)
+        adminTokens = config.stringArray(forKey: "adminTokens", isSecret: true, default: d.adminTokens)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        corsOrigins = config.stringArray(forKey: "corsOrigins", default: d.corsOrigins)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        maxBodyBytes = config.int(forKey: "maxBodyBytes", default: d.maxBodyBytes)
+        maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
+        rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
+        rateLimitPerSecond = config.double(forKey: "rateLimit.perSecond", default: d.rateLimitPerSecond)
+        synchronous = config.string(forKey: "synchronous", default: d.synchronous).uppercased()
+        webhookConcurrency = config.int(forKey: "webhooks.concurrency", default: d.webhookConcurrency)
+        webhookTimeoutSeconds = config.double(forKey: "webhooks.timeoutSeconds", default: d.webhookTimeoutSeconds)
+        webhookRetrySchedule = config.doubleArray(forKey: "webhooks.retrySchedule", default: d.webhookRetrySchedule)
+        webhookAllowPrivate = config.bool(forKey: "webhooks.allowPrivate", default: d.webhookAllowPrivate)
+        secretKey = config.string(forKey: "secretKey", isSecret: true)
+        logLevel = config.string(forKey: "logLevel", default: d.logLevel)
+        try validate()
+    }
+
+    /// Refuses settings that would make the server unsafe or unusable, with the key to fix.
+    func validate() throws {
+        func fail(_ key: String, _ why: String) throws -> Never { throw ConfigurationError(key: key, message: why) }
+        if !(0...65_535).contains(port) { try fail("port", "must be 0–65535 (0 picks a free port)") }
+        if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
+        if maxValueLength < 1 { try fail("maxValueLength", "must be at least 1") }
+        if rateLimitBurst < 1 || rateLimitPerSecond <= 0 { try fail("rateLimit", "burst must be ≥ 1 and perSecond > 0") }
+        if !["FULL", "NORMAL"].contains(synchronous) { try fail("synchronous", "must be FULL or NORMAL") }
+        if webhookRetrySchedule.isEmpty || webhookRetrySchedule.contains(where: { $0 < 0 }) {
+            try fail("webhooks.retrySchedule", "must list one or more non-negative delays in seconds")
+        }
+        if webhookConcurrency < 1 { try fail("webhooks.concurrency", "must be at least 1") }
+        if adminTokens.contains(where: { $0.count < 16 }) {
+            try fail("adminTokens", "every admin token must be at least 16 characters")
+        }
+    }
+}
+
+/// A setting that cannot be used, named by its key so the operator can fix it.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var key: String
+    public var message: String
+    public var description: String { "configuration '\(key)': \(message)" }
+}

@@ -1,0 +1,148 @@
+import FormEngine
+import FormStore
+import Foundation
+import HTTPServer
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+import Webhooks
+
+/// The whole server: store, form catalog, routes, webhook worker, HTTP listener.
+public final class FormhouseApplication: Sendable {
+    public let configuration: AppConfiguration
+    let store: SQLiteFormStore
+    let server: HTTPServer
+    let worker: DeliveryWorker
+    let client: CurlClient
+    /// The worker when started by ``start()`` rather than ``run()`` (tests).
+    private let backgroundWorker = Mutex<Task<Void, Never>?>(nil)
+    let router: Router
+    private let logger: Logger
+
+    /// Opens (or creates) the database under the data directory, loads sample forms that are not
+    /// there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
+    public init(configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+        var storeConfiguration = SQLiteStoreConfiguration()
+        storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
+        let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
+        self.store = store
+
+        let secretBox: SecretBox
+        if let key = configuration.secretKey {
+            do {
+                secretBox = try SecretBox(base64Key: key)
+            } catch {
+                throw ConfigurationError(key: "secretKey", message: "must be the base64 of exactly 32 bytes")
+            }
+        } else {
+            try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true)
+            secretBox = try SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key"))
+        }
+        let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
+        var workerConfiguration = DeliveryWorker.Configuration()
+        workerConfiguration.maxInFlight = configuration.webhookConcurrency
+        let client = CurlClient(configuration: .init(
+            policy: policy, connectTimeout: .seconds(configuration.webhookTimeoutSeconds),
+            timeout: .seconds(configuration.webhookTimeoutSeconds)))
+        self.client = client
+        let worker = DeliveryWorker(
+            queue: StoreDeliveryQueue(store: store, secrets: secretBox, owner: workerConfiguration.owner),
+            client: client,
+            schedule: RetrySchedule(delays: configuration.webhookRetrySchedule.map { .milliseconds(Int64($0 * 1000)) }),
+            configuration: workerConfiguration,
+            logger: Logger(label: "formhouse.webhooks"),
+            stats: { [store] in
+                let stats = try await store.deliveryStats(now: Date())
+                return QueueStats(pending: stats.pending, oldestPendingAge: stats.oldestPendingAge)
+            })
+        self.worker = worker
+
+        let catalog = FormCatalog(store: store)
+        let auth = AdminAuth(tokens: configuration.adminTokens)
+        let submissions = SubmissionService(
+            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength,
+            onAccepted: { worker.notify() })
+        var router = Router()
+        PublicRoutes(catalog: catalog, submissions: submissions,
+                     rateLimiter: RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond))
+            .register(on: &router)
+        AdminFormRoutes(catalog: catalog, store: store, auth: auth).register(on: &router)
+        WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy,
+                      notify: { worker.notify() }).register(on: &router)
+        OperationsRoutes(store: store, registry: registry, publicDirectory: configuration.publicDirectory)
+            .register(on: &router)
+        let files = StaticFiles(root: configuration.publicDirectory)
+        WebPages(files: files).register(on: &router)
+        router.fallback = files
+        self.router = router
+
+        var http = HTTPServerConfiguration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.maxBodyBytes = configuration.maxBodyBytes
+        let responder = MiddlewareChain(
+            [RequestMetrics(), SecurityHeaders(), CORS(origins: Set(configuration.corsOrigins))], responder: router)
+        server = HTTPServer(configuration: http, responder: responder, logger: Logger(label: "formhouse.http"))
+
+        try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
+    }
+
+    /// Starts listening; returns the bound port (useful with port 0). ``run()`` then serves and
+    /// delivers until a signal.
+    public func start() throws -> Int {
+        let port = try server.start()
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        return port
+    }
+
+    /// Starts listening and delivering without taking over signals (tests); stop with ``shutdown()``.
+    public func startInBackground() throws -> Int {
+        let port = try start()
+        let worker = self.worker
+        backgroundWorker.withLock { $0 = Task { try? await worker.run() } }
+        return port
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains requests and deliveries and exits.
+    public func run() async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server), .init(service: worker)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        client.shutdown()
+        store.close()
+    }
+
+    /// Stops listening, drains in-flight requests and deliveries, closes the database.
+    public func shutdown() async {
+        await server.shutdown()
+        if let task = backgroundWorker.withLock({ $0 }) {
+            task.cancel()
+            await task.value
+        }
+        client.shutdown()
+        store.close()
+    }
+}
+
+/// Installs the Prometheus registry as the process's metrics backend, once.
+public enum MetricsBootstrap {
+    private static let shared = Mutex<PrometheusCollectorRegistry?>(nil)
+
+    public static func registry() -> PrometheusCollectorRegistry {
+        shared.withLock { current in
+            if let current { return current }
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            current = registry
+            return registry
+        }
+    }
+}

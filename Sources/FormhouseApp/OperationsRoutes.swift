@@ -1,0 +1,33 @@
+import FormEngine
+import FormStore
+import Foundation
+import HTTPServer
+import Prometheus
+
+/// Liveness, readiness, metrics and the API description (CONTRACT §5).
+struct OperationsRoutes {
+    let store: any FormStore
+    let registry: PrometheusCollectorRegistry
+    let publicDirectory: String
+
+    func register(on router: inout Router) {
+        router.handle(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
+        router.handle(.get, "/readyz") { _ in try await ready() }
+        router.handle(.get, "/metrics") { _ in metrics() }
+    }
+
+    func ready() async throws -> Response {
+        do {
+            try await store.ping()
+        } catch {
+            throw APIProblem.unavailable("Storage cannot be read: the database is unreachable.", retryAfter: 5)
+        }
+        return .json(Array(#"{"status":"ready"}"#.utf8))
+    }
+
+    func metrics() -> Response {
+        var response = Response(status: 200, body: .bytes(registry.emitToBuffer()))
+        response.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        return response
+    }
+}

@@ -1,0 +1,36 @@
+import FormEngine
+import FormStore
+import Foundation
+import Logging
+
+/// Loads `config/forms/*.json` into an empty or new database: each file whose form id has never
+/// existed is stored, so sample forms appear at first start and a deleted one stays deleted.
+enum SampleForms {
+    static func load(from directory: String, into catalog: FormCatalog, store: any FormStore, logger: Logger) async throws {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else {
+            logger.notice("no sample forms directory", metadata: ["path": "\(directory)"])
+            return
+        }
+        for name in names.sorted() where name.hasSuffix(".json") {
+            let file = url.appendingPathComponent(name)
+            let bytes = try [UInt8](Data(contentsOf: file))
+            let definition: FormDefinition
+            do {
+                definition = try FormDefinition(json: bytes)
+            } catch {
+                let problems = error.problems.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+                logger.error("sample form rejected", metadata: ["file": "\(name)", "problems": "\(problems)"])
+                continue
+            }
+            let id = definition.id ?? String(name.dropLast(5))
+            guard FormIdentifier.isValid(id) else {
+                logger.error("sample form has an invalid id", metadata: ["file": "\(name)", "id": "\(id)"])
+                continue
+            }
+            if try await store.formExists(id: id, includingDeleted: true) { continue }
+            let (form, _) = try await catalog.save(id: id, definition: definition)
+            logger.info("sample form loaded", metadata: ["id": "\(id)", "version": "\(form.version)"])
+        }
+    }
+}

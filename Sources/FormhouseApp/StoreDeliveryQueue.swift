@@ -1,0 +1,47 @@
+import FormStore
+import Foundation
+import Webhooks
+
+/// The webhook worker's outbox, backed by the store's deliveries table. Secrets are decrypted only
+/// here, at claim time, for the request being signed.
+struct StoreDeliveryQueue: DeliveryQueue {
+    let store: any FormStore
+    let secrets: SecretBox
+    /// The worker's lease owner (the store checks it when an attempt is recorded).
+    let owner: String
+
+    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
+        let claimed = try await store.claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease)
+        return try claimed.map { row in
+            var keys = [try secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self))]
+            if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now {
+                keys.append(try secrets.open(String(decoding: previous, as: UTF8.self)))
+            }
+            return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: keys,
+                               payload: row.payload, attempt: row.attempts + 1)
+        }
+    }
+
+    func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: Webhooks.DeliveryOutcome) async throws {
+        let record = AttemptRecord(
+            attemptedAt: attempt.startedAt, statusCode: attempt.status, durationMilliseconds: attempt.milliseconds,
+            error: attempt.error?.description, responseExcerpt: attempt.responseExcerpt.isEmpty ? nil : attempt.responseExcerpt)
+        // The store's outcome type shares its name with the worker's, so it is only ever inferred here.
+        switch outcome {
+        case .succeeded:
+            try await store.recordAttempt(deliveryID: job.id, owner: owner, attempt: record, outcome: .succeeded)
+        case .retry(let at):
+            try await store.recordAttempt(deliveryID: job.id, owner: owner, attempt: record, outcome: .retry(at: at))
+        case .dead, .endpointDisabled:
+            try await store.recordAttempt(deliveryID: job.id, owner: owner, attempt: record, outcome: .dead)
+        }
+    }
+
+    func releaseLeases(owner: String) async throws {
+        try await store.releaseLeases(owner: owner)
+    }
+
+    func disableEndpoint(id: String, reason: String) async throws {
+        try await store.disableEndpoint(id: id, reason: reason)
+    }
+}

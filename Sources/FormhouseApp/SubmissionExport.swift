@@ -1,0 +1,99 @@
+import FormEngine
+import FormStore
+import HTTPServer
+
+/// Streams every submission of a form as CSV or NDJSON, a batch at a time, so an export of any size
+/// is never held in memory.
+enum SubmissionExport {
+    static let batchSize = 500
+
+    static func ndjson(store: any FormStore, formID: String) -> Response {
+        var response = Response(status: 200, body: .stream { writer in
+            try await store.forEachSubmission(formID: formID, batchSize: batchSize) { batch in
+                var chunk: [UInt8] = []
+                for record in batch {
+                    chunk += SubmissionJSON.summary(record).serialized()
+                    chunk.append(UInt8(ascii: "\n"))
+                }
+                try await writer.write(chunk)
+            }
+        })
+        response.headers.set("Content-Type", "application/x-ndjson")
+        response.headers.set("Content-Disposition", "attachment; filename=\"\(formID).ndjson\"")
+        return response
+    }
+
+    /// One row per submission: its id, version and time, then one column per input key path.
+    /// Inputs inside a repeating group hold a JSON array of their values, one per repetition.
+    static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
+        var response = Response(status: 200, body: .stream { writer in
+            try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns))
+            try await store.forEachSubmission(formID: formID, batchSize: batchSize) { batch in
+                var chunk: [UInt8] = []
+                for record in batch {
+                    let values = SubmissionJSON.values(record)
+                    var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
+                    for column in columns { cells.append(CSV.cell(KeyPath.lookup(column, in: values))) }
+                    chunk += CSV.row(cells)
+                }
+                try await writer.write(chunk)
+            }
+        })
+        response.headers.set("Content-Type", "text/csv; charset=utf-8")
+        response.headers.set("Content-Disposition", "attachment; filename=\"\(formID).csv\"")
+        return response
+    }
+}
+
+/// RFC 4180 rows with spreadsheet formula injection neutralized.
+enum CSV {
+    static func row(_ cells: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out += escape(cell)
+        }
+        out += [0x0D, 0x0A]
+        return out
+    }
+
+    /// A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR) gets a leading `'`.
+    static func escape(_ cell: String) -> [UInt8] {
+        var text = cell
+        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
+        let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes else { return Array(text.utf8) }
+        return Array(("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"").utf8)
+    }
+
+    static func cell(_ value: JSONValue?) -> String {
+        switch value {
+        case nil, .null?: return ""
+        case .string(let s)?: return s
+        case .bool(let b)?: return b ? "true" : "false"
+        case let other?: return String(decoding: other.serialized(), as: UTF8.self)
+        }
+    }
+}
+
+/// Resolves an engine key path (`address.line1`, `addresses[].postcode`) in stored values.
+enum KeyPath {
+    static func lookup(_ path: String, in root: JSONValue) -> JSONValue? {
+        var current: [JSONValue] = [root]
+        var collected = false
+        for segment in path.split(separator: ".") {
+            let repeated = segment.hasSuffix("[]")
+            let name = repeated ? String(segment.dropLast(2)) : String(segment)
+            current = current.compactMap { $0.member(name) }
+            if repeated {
+                collected = true
+                current = current.flatMap { value -> [JSONValue] in
+                    if case .array(let items) = value { return items }
+                    return []
+                }
+            }
+        }
+        if collected { return .array(current) }
+        return current.first
+    }
+}

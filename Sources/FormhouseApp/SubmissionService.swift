@@ -1,0 +1,149 @@
+import Crypto
+import FormEngine
+import FormStore
+import Foundation
+import Metrics
+import Synchronization
+import Webhooks
+
+/// Accepts submissions: parse once, pick the version, validate, store durably, answer.
+///
+/// An `Idempotency-Key` makes a retry safe: the same key and body within 24 hours answer the first
+/// answer again and store nothing (the store owns the window); while the first is still being stored,
+/// a second one gets 409.
+final class SubmissionService: Sendable {
+    private let catalog: FormCatalog
+    private let store: any FormStore
+    private let options: ValidationOptions
+    private let inFlight = Mutex<Set<String>>([])
+    private let onAccepted: @Sendable () -> Void
+
+    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, onAccepted: @escaping @Sendable () -> Void) {
+        self.catalog = catalog
+        self.store = store
+        var options = ValidationOptions()
+        options.maxValueLength = maxValueLength
+        self.options = options
+        self.onAccepted = onAccepted
+    }
+
+    /// What a request carried, after the HTTP layer checked media type and size.
+    struct Input {
+        var formID: String
+        var body: [UInt8]
+        var idempotencyKey: String?
+        var clientAddress: String
+    }
+
+    enum Outcome {
+        case accepted(body: [UInt8])
+        case replayed(body: [UInt8])
+    }
+
+    /// Validates without storing (`POST /validate`).
+    func validate(formID: String, body: [UInt8]) async throws -> ValidationResult {
+        let (submission, form) = try await prepare(formID: formID, body: body)
+        return form.definition.validate(submission, options: options)
+    }
+
+    func submit(_ input: Input) async throws -> Outcome {
+        let (submission, form) = try await prepare(formID: input.formID, body: input.body)
+        guard let key = input.idempotencyKey else {
+            return try await accept(input, submission: submission, form: form, bodyHash: nil)
+        }
+        try Self.checkIdempotencyKey(key)
+        let slot = input.formID + "\u{0}" + key
+        guard inFlight.withLock({ $0.insert(slot).inserted }) else {
+            throw APIProblem(status: 409, slug: "idempotency-in-flight", title: "Request in progress",
+                             detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+                             headers: [("Retry-After", "1")])
+        }
+        defer { _ = inFlight.withLock { $0.remove(slot) } }
+        let hash = Self.hash(input.body)
+        if let earlier = try await store.submission(formID: input.formID, idempotencyKey: key) {
+            return try Self.replay(earlier, bodyHash: hash)
+        }
+        return try await accept(input, submission: submission, form: form, bodyHash: hash)
+    }
+
+    private func prepare(formID: String, body: [UInt8]) async throws -> (Submission, PublishedForm) {
+        guard let current = try await catalog.current(id: formID) else {
+            throw APIProblem.notFound("There is no form '\(formID)'.")
+        }
+        let submission: Submission
+        do {
+            submission = try Submission(json: body)
+        } catch {
+            throw APIProblem.badRequest("malformed-submission", error.message)
+        }
+        guard let requested = submission.formVersion, requested != current.version else {
+            return (submission, current)
+        }
+        guard requested > 0, requested < current.version,
+              let old = try await catalog.version(id: formID, version: requested) else {
+            throw APIProblem(status: 409, slug: "unknown-form-version", title: "Unknown form version",
+                             detail: "Form '\(formID)' has no version \(requested); the current version is \(current.version).",
+                             extra: [("currentVersion", .number(Double(current.version)))])
+        }
+        return (submission, old)
+    }
+
+    private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
+        let result = form.definition.validate(submission, options: options)
+        guard result.isValid else {
+            Counter(label: "formhouse_submissions_total", dimensions: [("form", form.id), ("outcome", "rejected")]).increment()
+            throw APIProblem.validationFailed(result.errors)
+        }
+        let id = RandomID.make(prefix: "sub_")
+        let receivedAt = Date()
+        let answer = JSONValue.members([
+            ("id", .string(id)),
+            ("formId", .string(form.id)),
+            ("formVersion", .number(Double(form.version))),
+            ("receivedAt", .string(Timestamp.rfc3339(receivedAt))),
+            ("values", result.values),
+        ])
+        let body = answer.serialized()
+        let record = NewSubmission(
+            id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
+            values: String(decoding: result.values.serialized(), as: UTF8.self),
+            rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
+            response: String(decoding: body, as: UTF8.self), clientAddress: input.clientAddress,
+            webhookPayload: WebhookPayload.envelope(timestamp: receivedAt, data: body)
+        )
+        let outcome: InsertOutcome
+        do {
+            outcome = try await store.insertSubmission(record)
+        } catch StoreError.unavailable {
+            throw APIProblem.unavailable("The submission could not be stored; nothing was kept. Retry the request.")
+        }
+        switch outcome {
+        case .inserted:
+            Counter(label: "formhouse_submissions_total", dimensions: [("form", form.id), ("outcome", "accepted")]).increment()
+            onAccepted()
+            return .accepted(body: body)
+        case .duplicate(let existing):
+            // Another writer stored the same key first; answer as a replay would.
+            return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+        }
+    }
+
+    private static func replay(_ earlier: SubmissionRecord, bodyHash: String) throws -> Outcome {
+        guard earlier.bodyHash == bodyHash else {
+            throw APIProblem(status: 422, slug: "idempotency-key-reused", title: "Idempotency-Key reused",
+                             detail: "This Idempotency-Key was already used with a different body; use a new key for a new submission.")
+        }
+        return .replayed(body: Array(earlier.response.utf8))
+    }
+
+    static func checkIdempotencyKey(_ key: String) throws {
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw APIProblem.badRequest("invalid-idempotency-key",
+                                        "Idempotency-Key must be 1–255 visible ASCII characters, for example a UUID.")
+        }
+    }
+
+    static func hash(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+}

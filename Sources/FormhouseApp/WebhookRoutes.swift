@@ -1,0 +1,155 @@
+import FormEngine
+import FormStore
+import Foundation
+import HTTPServer
+import Webhooks
+
+/// Admin routes for webhook endpoints and their deliveries (CONTRACT §3, §4).
+struct WebhookRoutes {
+    static let rotationOverlap: TimeInterval = 24 * 3600
+    static let deliveryStatuses: Set<String> = ["pending", "succeeded", "failed", "dead"]
+
+    let store: any FormStore
+    let catalog: FormCatalog
+    let auth: AdminAuth
+    let secrets: SecretBox
+    let policy: AddressPolicy
+    let notify: @Sendable () -> Void
+
+    func register(on router: inout Router) {
+        router.handle(.post, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await create($0) })
+        router.handle(.get, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await list($0) })
+        router.handle(.delete, "/v1/admin/webhooks/{wid}", auth.guarded { try await delete($0) })
+        router.handle(.post, "/v1/admin/webhooks/{wid}/rotate", auth.guarded { try await rotate($0) })
+        router.handle(.get, "/v1/admin/deliveries", auth.guarded { try await deliveries($0) })
+        router.handle(.get, "/v1/admin/deliveries/{did}", auth.guarded { try await delivery($0) })
+        router.handle(.post, "/v1/admin/deliveries/{did}/redeliver", auth.guarded { try await redeliver($0) })
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        try request.requireJSON()
+        let formID = try request.formID()
+        guard try await catalog.current(id: formID) != nil else {
+            throw APIProblem.notFound("There is no form '\(formID)'.")
+        }
+        guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body.member("url") else {
+            throw APIProblem.badRequest("invalid-body", #"Send {"url": "https://…"}."#)
+        }
+        do {
+            _ = try policy.validate(url: url)
+        } catch {
+            throw APIProblem(status: 422, slug: "invalid-webhook-url", title: "Webhook URL refused",
+                             detail: String(describing: error),
+                             extra: [("errors", .array([.members([("pointer", .string("/url")), ("code", .string("url")),
+                                                                 ("message", .string(String(describing: error)))])]))])
+        }
+        let secret = WebhookSecret.generate()
+        let record = try await store.createEndpoint(NewEndpoint(
+            id: RandomID.make(prefix: "ep_"), formID: formID, url: url,
+            secretCiphertext: Array(try secrets.seal(secret).utf8), createdAt: Date()))
+        var members = endpointJSON(record)
+        members.append(("secret", .string(secret.encoded)))
+        var response = Response.json(JSONValue.members(members).serialized(), status: 201)
+        response.headers.set("Location", "/v1/admin/forms/\(formID)/webhooks")
+        return response
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        let formID = try request.formID()
+        guard try await store.formExists(id: formID, includingDeleted: true) else {
+            throw APIProblem.notFound("There is no form '\(formID)'.")
+        }
+        let items = try await store.endpoints(formID: formID).map { JSONValue.members(endpointJSON($0)) }
+        return .json(JSONValue.members([("items", .array(items))]).serialized())
+    }
+
+    func delete(_ request: Request) async throws -> Response {
+        let id = request.parameters["wid"] ?? ""
+        guard try await store.deleteEndpoint(id: id) else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
+        return Response(status: 204)
+    }
+
+    /// A new secret; the old one keeps signing too for 24 hours so receivers can switch over.
+    func rotate(_ request: Request) async throws -> Response {
+        let id = request.parameters["wid"] ?? ""
+        let secret = WebhookSecret.generate()
+        let until = Date().addingTimeInterval(Self.rotationOverlap)
+        guard let record = try await store.rotateEndpointSecret(
+            id: id, newSecretCiphertext: Array(try secrets.seal(secret).utf8), previousValidUntil: until)
+        else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
+        var members = endpointJSON(record)
+        members.append(("secret", .string(secret.encoded)))
+        members.append(("previousSecretExpiresAt", .string(Timestamp.rfc3339(until))))
+        return .json(JSONValue.members(members).serialized())
+    }
+
+    func deliveries(_ request: Request) async throws -> Response {
+        var statuses: [String]?
+        if let raw = request.query["status"] {
+            let list = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !list.isEmpty, list.allSatisfy(Self.deliveryStatuses.contains) else {
+                throw APIProblem.badRequest("invalid-parameter", "'status' is a comma-separated list of pending, succeeded, failed, dead.")
+            }
+            statuses = list
+        }
+        var limit = 50
+        if let raw = request.query["limit"] {
+            guard let value = Int(raw), (1...500).contains(value) else {
+                throw APIProblem.badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
+            }
+            limit = value
+        }
+        let page: DeliveryPage
+        do {
+            page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: request.query["cursor"])
+        } catch StoreError.invalidCursor {
+            throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
+        }
+        let next: JSONValue = page.nextCursor.map { .string($0) } ?? .null
+        return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
+    }
+
+    func delivery(_ request: Request) async throws -> Response {
+        let id = request.parameters["did"] ?? ""
+        guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
+        var members = deliveryJSON(record)
+        members.append(("attemptLog", .array(record.attempts.map { attempt in
+            .members([
+                ("attemptedAt", .string(Timestamp.rfc3339(attempt.attemptedAt))),
+                ("statusCode", attempt.statusCode.map { .number(Double($0)) } ?? .null),
+                ("durationMs", .number(Double(attempt.durationMilliseconds))),
+                ("error", attempt.error.map(JSONValue.string) ?? .null),
+                ("responseExcerpt", attempt.responseExcerpt.map(JSONValue.string) ?? .null),
+            ])
+        })))
+        return .json(JSONValue.members(members).serialized())
+    }
+
+    func redeliver(_ request: Request) async throws -> Response {
+        let id = request.parameters["did"] ?? ""
+        guard try await store.redeliver(id: id, now: Date()) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
+        notify()
+        guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
+        return .json(JSONValue.members(deliveryJSON(record)).serialized(), status: 202)
+    }
+
+    private func endpointJSON(_ e: EndpointRecord) -> [(String, JSONValue)] {
+        [
+            ("id", .string(e.id)), ("formId", .string(e.formID)), ("url", .string(e.url)),
+            ("createdAt", .string(Timestamp.rfc3339(e.createdAt))),
+            ("disabled", .bool(e.disabledAt != nil)),
+            ("disabledReason", e.disabledReason.map(JSONValue.string) ?? .null),
+        ]
+    }
+
+    private func deliveryJSON(_ d: DeliveryRecord) -> [(String, JSONValue)] {
+        [
+            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(d.endpointURL)), ("submissionId", .string(d.submissionID)),
+            ("formId", .string(d.formID)), ("status", .string(d.status)), ("attempts", .number(Double(d.attemptCount))),
+            ("nextAttemptAt", d.status == "pending" || d.status == "failed" ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
+            ("lastStatusCode", d.lastStatusCode.map { .number(Double($0)) } ?? .null),
+            ("lastError", d.lastError.map(JSONValue.string) ?? .null),
+            ("createdAt", .string(Timestamp.rfc3339(d.createdAt))),
+        ]
+    }
+}

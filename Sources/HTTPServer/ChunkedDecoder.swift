@@ -1,0 +1,130 @@
+/// Incremental decoder for a chunked request body (RFC 9112 §7.1); trailers are read and dropped.
+///
+/// Bytes can arrive split anywhere; the decoder keeps its place between calls and never rescans.
+struct ChunkedDecoder: Sendable {
+    private enum State: Sendable {
+        case size(value: Int, digits: Int)
+        case extension_(size: Int)
+        case sizeLF(size: Int)
+        case data(remaining: Int)
+        case dataCR
+        case dataLF
+        case trailerLineStart
+        case trailerLine
+        case trailerLineLF
+        case endLF
+        case done
+    }
+
+    enum Outcome: Equatable, Sendable {
+        case needMore
+        case done
+        case failure(ParseError)
+    }
+
+    private var state = State.size(value: 0, digits: 0)
+    private var extensionBytes = 0
+    private var trailerBytes = 0
+    let maxBodyBytes: Int
+    let maxTrailerBytes: Int
+
+    init(maxBodyBytes: Int, maxTrailerBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxTrailerBytes = maxTrailerBytes
+    }
+
+    /// Consumes bytes from `input`, appending chunk data to `body`; returns how many bytes were consumed.
+    mutating func decode(_ input: UnsafeRawBufferPointer, into body: inout [UInt8]) -> (consumed: Int, outcome: Outcome) {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        var i = 0
+        let n = input.count
+        while i < n {
+            let byte = input[i]
+            switch state {
+            case .size(let value, let digits):
+                if let digit = PercentDecoding.hexValue(byte) {
+                    // 15 hex digits already exceed any body limit we accept.
+                    guard digits < 15 else { return (i, .failure(.init(status: 413, reason: "chunk size too large"))) }
+                    state = .size(value: value << 4 | Int(digit), digits: digits + 1)
+                } else if digits == 0 {
+                    return (i, .failure(.init(status: 400, reason: "bad chunk size")))
+                } else if byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    state = .extension_(size: value)
+                } else if byte == cr {
+                    state = .sizeLF(size: value)
+                } else {
+                    return (i, .failure(.init(status: 400, reason: "bad chunk size")))
+                }
+                i += 1
+            case .extension_(let size):
+                if byte == cr {
+                    state = .sizeLF(size: size)
+                } else if byte == lf || (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+                    return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
+                }
+                extensionBytes += 1
+                if extensionBytes > 4096 {
+                    return (i, .failure(.init(status: 400, reason: "chunk extensions too long")))
+                }
+                i += 1
+            case .sizeLF(let size):
+                guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR in chunk size line"))) }
+                i += 1
+                if size == 0 {
+                    state = .trailerLineStart
+                } else {
+                    guard size <= maxBodyBytes - body.count else {
+                        return (i, .failure(.init(status: 413, reason: "body too large")))
+                    }
+                    state = .data(remaining: size)
+                }
+            case .data(let remaining):
+                let take = min(remaining, n - i)
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[i..<(i + take)]))
+                i += take
+                state = remaining == take ? .dataCR : .data(remaining: remaining - take)
+            case .dataCR:
+                guard byte == cr else { return (i, .failure(.init(status: 400, reason: "chunk data not followed by CRLF"))) }
+                state = .dataLF
+                i += 1
+            case .dataLF:
+                guard byte == lf else { return (i, .failure(.init(status: 400, reason: "chunk data not followed by CRLF"))) }
+                state = .size(value: 0, digits: 0)
+                i += 1
+            case .trailerLineStart:
+                if byte == cr {
+                    state = .endLF
+                } else if byte == lf || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                } else {
+                    state = .trailerLine
+                }
+                i += 1
+                trailerBytes += 1
+            case .trailerLine:
+                if byte == cr {
+                    state = .trailerLineLF
+                } else if byte == lf || byte == 0 {
+                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                }
+                i += 1
+                trailerBytes += 1
+                if trailerBytes > maxTrailerBytes {
+                    return (i, .failure(.init(status: 431, reason: "trailers too large")))
+                }
+            case .trailerLineLF:
+                guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR in trailer"))) }
+                state = .trailerLineStart
+                i += 1
+            case .endLF:
+                guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR after trailers"))) }
+                state = .done
+                return (i + 1, .done)
+            case .done:
+                return (i, .done)
+            }
+        }
+        if case .done = state { return (i, .done) }
+        return (i, .needMore)
+    }
+}

@@ -1,0 +1,554 @@
+import CEpoll
+import Glibc
+import Logging
+
+/// One client connection: reads and decodes requests, runs each through the responder, writes answers in order.
+///
+/// Every method runs on the owning loop's thread (handlers start on the loop as their task executor),
+/// which is why the class can be shared with the handler task without locks.
+final class Connection: @unchecked Sendable {
+    enum State {
+        /// Accepted, nothing read yet.
+        case fresh
+        /// Between requests on a kept-alive connection.
+        case idle
+        /// Part of a request has arrived.
+        case reading
+        /// A handler is running.
+        case processing
+        /// A response is waiting for the client to read it.
+        case writing
+        /// The final response is out; discarding input until the client closes, so it sees the answer.
+        case lingering
+        case closed
+    }
+
+    /// What the access log and the response framing need to know about the request being answered.
+    private struct Exchange {
+        var method: HTTPMethod
+        var path: String
+        var minorVersion: Int
+        var requestID: String
+        var start: UInt64
+        var keepAlive: Bool
+    }
+
+    let fd: Int32
+    private let loop: EventLoop
+    private let remoteAddress: String
+    private(set) var state = State.fresh
+    /// When the current phase times out (monotonic nanoseconds); 0 means never.
+    private(set) var deadline: UInt64 = 0
+    private var decoder: RequestDecoder
+    private var input: [UInt8] = []
+    private var output: [UInt8] = []
+    private var outputSent = 0
+    private var readable = false
+    private var writable = true
+    private var hangup = false
+    private var closeWhenFlushed = false
+    private var lingerAfterFlush = false
+    private var lingeredBytes = 0
+    private var exchange: Exchange?
+    private var drainWaiter: CheckedContinuation<Void, any Error>?
+    /// Body bytes a streaming response has written so far, for the access log.
+    var streamedBytes = 0
+
+    init(fd: Int32, loop: EventLoop, remoteAddress: String) {
+        self.fd = fd
+        self.loop = loop
+        self.remoteAddress = remoteAddress
+        decoder = RequestDecoder(limits: loop.server.limits)
+    }
+
+    func opened() {
+        deadline = loop.now + loop.server.headerTimeout
+    }
+
+    // MARK: Readiness
+
+    func handle(events: UInt32) {
+        if events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            hangup = true
+        }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            readable = true
+        }
+        if events & (EPOLLOUT.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            writable = true
+            if outputSent < output.count { flush() }
+        }
+        if readable { readAvailable() }
+    }
+
+    private var acceptsInput: Bool {
+        switch state {
+        case .fresh, .idle, .reading, .lingering: true
+        default: false
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        while readable, acceptsInput {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count > 0 {
+                // Edge-triggered: a short read drained the socket, and new data raises a new edge.
+                if count < buffer.count, !hangup { readable = false }
+                if state == .lingering {
+                    lingeredBytes += count
+                    if lingeredBytes > 1024 * 1024 { close() }
+                    continue
+                }
+                received(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            } else if count == 0 {
+                readable = false
+                close()
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                readable = false
+            } else {
+                close()
+            }
+        }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        if input.isEmpty {
+            // The common case: decode straight from the loop's read buffer, keep only leftovers.
+            let used = decode(bytes)
+            if used < bytes.count, keepsInput {
+                input.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+            }
+        } else {
+            input.append(contentsOf: bytes)
+            decodeInput()
+        }
+    }
+
+    private func decodeInput() {
+        // Decoding may close the connection, so it works on a copy rather than borrowing `input`.
+        let pending = input
+        input = []
+        let used = pending.withUnsafeBytes { decode($0) }
+        if used < pending.count, keepsInput {
+            input = Array(pending[used...])
+        }
+    }
+
+    /// Whether unread bytes still matter: not once the connection is closed or refused.
+    private var keepsInput: Bool {
+        state != .closed && !lingerAfterFlush
+    }
+
+    /// Decodes requests from `bytes` until one is dispatched or more input is needed; returns bytes consumed.
+    private func decode(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while state == .fresh || state == .idle || state == .reading {
+            let (used, event) = decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            offset += used
+            switch event {
+            case .needMore:
+                if state != .reading, !decoder.isIdle {
+                    state = .reading
+                    deadline = loop.now + loop.server.headerTimeout
+                }
+                return offset
+            case .head(let head):
+                state = .reading
+                deadline = loop.now + loop.server.bodyTimeout
+                if head.expectsContinue {
+                    queue(Self.continueLine)
+                    flush()
+                }
+            case .request(let head, let body):
+                dispatch(head, body: body)
+                return offset
+            case .failure(let error):
+                refuse(error)
+                return offset
+            }
+        }
+        return offset
+    }
+
+    private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    // MARK: Requests
+
+    private func dispatch(_ head: RequestHead, body: [UInt8]) {
+        state = .processing
+        deadline = 0
+        let requestID = Self.acceptableRequestID(head.headers["X-Request-Id"]) ?? loop.makeRequestID()
+        let request = Request(
+            method: head.method, path: head.path, query: head.query.map { QueryParameters(query: $0) } ?? QueryParameters(),
+            headers: head.headers, body: body, parameters: Parameters(), remoteAddress: remoteAddress,
+            requestID: requestID, minorVersion: head.minorVersion
+        )
+        exchange = Exchange(
+            method: head.method, path: head.path, minorVersion: head.minorVersion, requestID: requestID,
+            start: loop.now, keepAlive: head.keepAlive && !loop.draining
+        )
+        let server = loop.server
+        let loop = loop
+        // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
+        if server.handlersOnEventLoop {
+            // A handler that never suspends answers without a single thread hop.
+            Task(executorPreference: loop) {
+                let (response, pattern) = await server.respond(to: request)
+                await self.send(response, pattern: pattern)
+            }
+        } else {
+            // Explicit, because a task started from a loop-preferring task would inherit the loop.
+            Task(executorPreference: globalConcurrentExecutor) {
+                let (response, pattern) = await server.respond(to: request)
+                Task(executorPreference: loop) {
+                    await self.send(response, pattern: pattern)
+                }
+            }
+        }
+    }
+
+    /// A client's request id is echoed only if it is short and plain, so it is safe in logs and headers.
+    private static func acceptableRequestID(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 128 else { return nil }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                continue
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+
+    private func send(_ response: Response, pattern: String?) async {
+        if !loop.inLoop {
+            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
+        }
+        guard state == .processing, var exchange else { return }
+        if loop.draining { exchange.keepAlive = false }
+        let isHead = exchange.method == .head
+        let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
+        var chunked = false
+        var buffer = loop.writeBuffer
+        loop.writeBuffer = []
+        buffer.removeAll(keepingCapacity: true)
+        HTTPStatus.appendStatusLine(response.status, to: &buffer)
+        var hasRequestID = false
+        for (name, value) in response.headers {
+            guard Self.isSafe(name), Self.isSafe(value), !Self.isFramingHeader(name) else { continue }
+            if !hasRequestID, HTTPHeaders.equalsIgnoringCase(name, "X-Request-Id") { hasRequestID = true }
+            buffer.append(contentsOf: name.utf8)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(contentsOf: value.utf8)
+            buffer.append(13)
+            buffer.append(10)
+        }
+        buffer.append(contentsOf: loop.dateLine)
+        if !hasRequestID {
+            buffer.append(contentsOf: Self.requestIDPrefix)
+            buffer.append(contentsOf: exchange.requestID.utf8)
+            buffer.append(13)
+            buffer.append(10)
+        }
+        var bodyBytes = 0
+        switch response.body {
+        case .empty where !hasNoBody:
+            buffer.append(contentsOf: Self.zeroLength)
+        case .bytes(let bytes) where !hasNoBody:
+            Self.appendContentLength(bytes.count, to: &buffer)
+            bodyBytes = bytes.count
+        case .stream where !hasNoBody:
+            if exchange.minorVersion == 1 {
+                chunked = true
+                buffer.append(contentsOf: Self.chunkedHeader)
+            } else {
+                // HTTP/1.0 has no chunking: the end of the body is the end of the connection.
+                exchange.keepAlive = false
+            }
+        default:
+            break
+        }
+        if !exchange.keepAlive {
+            buffer.append(contentsOf: Self.closeHeader)
+        } else if exchange.minorVersion == 0 {
+            buffer.append(contentsOf: Self.keepAliveHeader)
+        }
+        buffer.append(13)
+        buffer.append(10)
+        if case .bytes(let bytes) = response.body, !hasNoBody, !isHead {
+            buffer.append(contentsOf: bytes)
+        }
+        self.exchange = exchange
+        write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+        if buffer.capacity <= 256 * 1024 { loop.writeBuffer = buffer }
+        if case .stream(let produce) = response.body, !hasNoBody, !isHead, state == .processing {
+            let writer = StreamWriter(connection: self, loop: loop, chunked: chunked)
+            streamedBytes = 0
+            do {
+                try await produce(writer)
+                if !loop.inLoop {
+                    await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
+                }
+                if chunked { write(Self.lastChunk) }
+                bodyBytes = streamedBytes
+            } catch {
+                loop.server.logger.warning("response stream failed", metadata: ["request_id": "\(exchange.requestID)", "error": "\(error)"])
+                // The head is already out, so the only honest signal left is to cut the connection.
+                self.exchange?.keepAlive = false
+                close()
+            }
+        }
+        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+    }
+
+    private func finish(status: Int, pattern: String?, bodyBytes: Int) {
+        guard let exchange else { return }
+        self.exchange = nil
+        let logger = loop.server.logger
+        if logger.logLevel <= .info {
+            let elapsed = Double(EventLoop.monotonicNow() - exchange.start) / 1_000_000
+            logger.info("request", metadata: [
+                "method": "\(exchange.method.rawValue)",
+                "route": "\(pattern ?? "-")",
+                "status": "\(status)",
+                "bytes": "\(bodyBytes)",
+                "duration_ms": "\((elapsed * 1000).rounded() / 1000)",
+                "request_id": "\(exchange.requestID)",
+            ])
+        }
+        guard state == .processing else { return }
+        if !exchange.keepAlive || loop.draining || (hangup && input.isEmpty) {
+            closeWhenFlushed = true
+        }
+        if outputSent < output.count {
+            state = .writing
+            deadline = loop.now + loop.server.writeTimeout
+        } else if closeWhenFlushed {
+            close()
+        } else {
+            resumeReading()
+        }
+    }
+
+    /// Back to reading: answers pipelined requests already buffered, then reads the socket again.
+    private func resumeReading() {
+        state = .idle
+        deadline = loop.now + loop.server.idleTimeout
+        if !input.isEmpty { decodeInput() }
+        if readable, acceptsInput { readAvailable() }
+    }
+
+    /// Answers a refused request with its problem and closes the connection.
+    private func refuse(_ error: ParseError) {
+        // Refusals get an access line too (as nginx logs its 400s), with the reason instead of a route.
+        loop.server.logger.info("request refused", metadata: [
+            "status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)",
+        ])
+        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
+    }
+
+    private func writeFinal(status: Int, detail: String) {
+        let response = Response.standardProblem(status: status, detail: detail)
+        var buffer: [UInt8] = []
+        HTTPStatus.appendStatusLine(status, to: &buffer)
+        buffer.append(contentsOf: Self.problemType)
+        buffer.append(contentsOf: loop.dateLine)
+        if case .bytes(let bytes) = response.body {
+            Self.appendContentLength(bytes.count, to: &buffer)
+            buffer.append(contentsOf: Self.closeHeader)
+            buffer.append(contentsOf: [13, 10])
+            buffer.append(contentsOf: bytes)
+        }
+        closeWhenFlushed = true
+        lingerAfterFlush = true
+        state = .writing
+        deadline = loop.now + loop.server.writeTimeout
+        write(buffer)
+    }
+
+    // MARK: Writing
+
+    private func queue(_ bytes: [UInt8]) {
+        output.append(contentsOf: bytes)
+    }
+
+    /// Writes `bytes` now if nothing is queued ahead of them; whatever the socket does not take is queued.
+    func write(_ bytes: [UInt8]) {
+        guard state != .closed else { return }
+        if outputSent < output.count || !writable {
+            output.append(contentsOf: bytes)
+            flush()
+            return
+        }
+        let sent = bytes.withUnsafeBytes { raw -> Int in
+            var total = 0
+            while total < raw.count {
+                let count = Glibc.send(fd, raw.baseAddress! + total, raw.count - total, Int32(MSG_NOSIGNAL))
+                if count > 0 {
+                    total += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                    writable = false
+                    break
+                } else {
+                    return -1
+                }
+            }
+            return total
+        }
+        if sent < 0 {
+            close()
+        } else if sent < bytes.count {
+            output.append(contentsOf: bytes[sent...])
+        } else {
+            flushed()
+        }
+    }
+
+    private func flush() {
+        guard state != .closed else { return }
+        while outputSent < output.count, writable {
+            let count = output.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + outputSent, raw.count - outputSent, Int32(MSG_NOSIGNAL))
+            }
+            if count > 0 {
+                outputSent += count
+                if state == .writing || drainWaiter != nil { deadline = loop.now + loop.server.writeTimeout }
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                writable = false
+            } else {
+                close()
+                return
+            }
+        }
+        if outputSent == output.count {
+            output = []
+            outputSent = 0
+            flushed()
+        }
+    }
+
+    /// Everything queued has gone out.
+    private func flushed() {
+        if let waiter = drainWaiter {
+            drainWaiter = nil
+            deadline = 0
+            waiter.resume()
+        }
+        guard state == .writing else { return }
+        if lingerAfterFlush {
+            // Closing with unread input would send a reset that can destroy the answer in flight.
+            shutdown(fd, Int32(SHUT_WR))
+            state = .lingering
+            deadline = loop.now + 2_000_000_000
+            if readable { readAvailable() }
+        } else if closeWhenFlushed {
+            close()
+        } else {
+            resumeReading()
+        }
+    }
+
+    /// Suspends a streaming body until the queued output has been written.
+    func waitUntilDrained() async throws {
+        if state == .closed { throw StreamWriter.Closed() }
+        guard outputSent < output.count else { return }
+        try await withCheckedThrowingContinuation { continuation in
+            drainWaiter = continuation
+            deadline = loop.now + loop.server.writeTimeout
+        }
+    }
+
+    var queuedBytes: Int { output.count - outputSent }
+    var isClosed: Bool { state == .closed }
+
+    // MARK: Lifecycle
+
+    func timedOut() {
+        switch state {
+        case .reading:
+            loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
+            writeFinal(status: 408, detail: "The request was not received in time.")
+        case .fresh, .idle, .writing, .lingering:
+            close()
+        case .processing where drainWaiter != nil:
+            // A streaming response whose client stopped reading.
+            close()
+        case .processing, .closed:
+            deadline = 0
+        }
+    }
+
+    /// The server is shutting down: idle connections close now, busy ones after their answer.
+    func drain() {
+        switch state {
+        case .fresh, .idle:
+            close()
+        default:
+            closeWhenFlushed = true
+        }
+    }
+
+    func close() {
+        guard state != .closed else { return }
+        state = .closed
+        deadline = 0
+        Glibc.close(fd)
+        loop.remove(fd)
+        loop.server.releaseConnection()
+        input = []
+        output = []
+        if let waiter = drainWaiter {
+            drainWaiter = nil
+            waiter.resume(throwing: StreamWriter.Closed())
+        }
+    }
+
+    // MARK: Encoding helpers
+
+    private static let requestIDPrefix = Array("X-Request-Id: ".utf8)
+    private static let zeroLength = Array("Content-Length: 0\r\n".utf8)
+    private static let chunkedHeader = Array("Transfer-Encoding: chunked\r\n".utf8)
+    private static let closeHeader = Array("Connection: close\r\n".utf8)
+    private static let keepAliveHeader = Array("Connection: keep-alive\r\n".utf8)
+    private static let problemType = Array("Content-Type: application/problem+json\r\n".utf8)
+    static let lastChunk = Array("0\r\n\r\n".utf8)
+
+    private static func appendContentLength(_ length: Int, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: "Content-Length: ".utf8)
+        appendDecimal(length, to: &buffer)
+        buffer.append(13)
+        buffer.append(10)
+    }
+
+    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &buffer) }
+        buffer.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// Header text must not carry CR, LF or NUL, or a handler could split the response.
+    private static func isSafe(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+    }
+
+    /// The server owns message framing; a handler's own copies of these would contradict it.
+    private static func isFramingHeader(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 10: HTTPHeaders.equalsIgnoringCase(name, "Connection")
+        case 14: HTTPHeaders.equalsIgnoringCase(name, "Content-Length")
+        case 17: HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding")
+        case 4: HTTPHeaders.equalsIgnoringCase(name, "Date")
+        default: false
+        }
+    }
+}

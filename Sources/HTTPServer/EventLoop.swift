@@ -1,0 +1,287 @@
+import Dispatch
+import Foundation
+import CEpoll
+import Glibc
+import Synchronization
+
+/// One epoll loop on its own thread: it accepts on its own listening socket, drives its connections,
+/// and is the task executor that request handlers start on, so a response is written without a thread hop.
+final class EventLoop: TaskExecutor, @unchecked Sendable {
+    // Fields below the queue are touched only on the loop thread.
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
+    let server: ServerCore
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let queue = Mutex<[Work]>([])
+    private let threadID = Atomic<UInt>(0)
+    private let exited = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let finished = Atomic<Bool>(false)
+    private let afterExit = DispatchQueue(label: "http-loop-after-exit")
+
+    private var listenFD: Int32
+    private var connections: [Connection?] = []
+    private var running = true
+    private(set) var draining = false
+    private(set) var now: UInt64 = 0
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Scratch space responses are serialized into before their single write.
+    var writeBuffer: [UInt8] = []
+    private(set) var dateLine: [UInt8] = []
+    private var dateSecond = 0
+    private var requestIDBase: UInt64
+    private var requestIDCounter: UInt64 = 0
+    private var nextSweep: UInt64 = 0
+    private var acceptPaused = false
+
+    static let sweepInterval: UInt64 = 100_000_000
+
+    init(server: ServerCore, listenFD: Int32) throws {
+        self.server = server
+        self.listenFD = listenFD
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard epollFD >= 0, wakeFD >= 0 else {
+            throw HTTPServerError(code: "event-loop", message: "epoll/eventfd: \(String(cString: strerror(errno)))")
+        }
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        writeBuffer.reserveCapacity(16 * 1024)
+        requestIDBase = UInt64.random(in: 0..<(1 << 59))
+        register(listenFD, events: EPOLLIN.rawValue)
+        register(wakeFD, events: EPOLLIN.rawValue)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Starts the loop's thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.start()
+    }
+
+    var inLoop: Bool {
+        threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    /// Runs `body` on the loop thread.
+    func execute(_ body: @escaping @Sendable () -> Void) {
+        push(.closure(body))
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        push(.job(UnownedJob(job)))
+    }
+
+    private func push(_ work: Work) {
+        if finished.load(ordering: .acquiring) {
+            runAfterExit(work)
+            return
+        }
+        let wasEmpty = queue.withLock { queue in
+            let wasEmpty = queue.isEmpty
+            queue.append(work)
+            return wasEmpty
+        }
+        if wasEmpty, !inLoop {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Work that arrives after the loop ended (a handler outliving the shutdown deadline) still runs,
+    /// one item at a time as on the loop, since connections rely on never running concurrently.
+    private func runAfterExit(_ work: Work) {
+        let executor = asUnownedTaskExecutor()
+        switch work {
+        case .job(let job):
+            afterExit.async { job.runSynchronously(on: executor) }
+        case .closure(let body):
+            afterExit.async { body() }
+        }
+    }
+
+    /// Waits until the loop thread has ended.
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            let done = exited.withLock { state in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Loop thread
+
+    private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        _ = cepoll_name_thread("http-loop")
+        var events = [epoll_event](repeating: epoll_event(), count: 512)
+        now = Self.monotonicNow()
+        updateDate()
+        while running {
+            let pending = queue.withLock { !$0.isEmpty }
+            let count = epoll_wait(epollFD, &events, Int32(events.count), pending ? 0 : 100)
+            now = Self.monotonicNow()
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let event = events[index]
+                    let fd = Int32(truncatingIfNeeded: event.data.u64)
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = Glibc.read(wakeFD, &value, 8)
+                    } else if fd == listenFD {
+                        acceptConnections()
+                    } else if Int(fd) < connections.count, let connection = connections[Int(fd)] {
+                        connection.handle(events: event.events)
+                    }
+                }
+            }
+            runQueued()
+            if now >= nextSweep {
+                nextSweep = now + Self.sweepInterval
+                updateDate()
+                sweep()
+                if acceptPaused, listenFD >= 0 {
+                    acceptPaused = false
+                    register(listenFD, events: EPOLLIN.rawValue)
+                }
+            }
+        }
+        for case let connection? in connections {
+            connection.close()
+        }
+        if listenFD >= 0 { Glibc.close(listenFD) }
+        Glibc.close(epollFD)
+        Glibc.close(wakeFD)
+        finished.store(true, ordering: .releasing)
+        let leftover = queue.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        leftover.forEach(runAfterExit)
+        let waiters = exited.withLock { state in
+            state.done = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    private func runQueued() {
+        let work = queue.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        let executor = asUnownedTaskExecutor()
+        for item in work {
+            switch item {
+            case .job(let job): job.runSynchronously(on: executor)
+            case .closure(let body): body()
+            }
+        }
+    }
+
+    private func acceptConnections() {
+        var address = sockaddr_storage()
+        for _ in 0..<256 {
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cepoll_accept4(listenFD, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // Out of descriptors: the listener stays readable, so pause it instead of spinning.
+                    server.logger.warning("accept paused: out of descriptors", metadata: ["errno": "\(errno)"])
+                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    acceptPaused = true
+                } else if errno != EAGAIN && errno != EWOULDBLOCK {
+                    server.logger.warning("accept failed", metadata: ["errno": "\(errno)"])
+                }
+                return
+            }
+            guard !draining, server.admitConnection() else {
+                // Refusing at once keeps a flood from queueing behind the limit.
+                Glibc.close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let connection = Connection(fd: fd, loop: self, remoteAddress: Socket.addressString(&address))
+            if Int(fd) >= connections.count {
+                connections += [Connection?](repeating: nil, count: Int(fd) + 64 - connections.count)
+            }
+            connections[Int(fd)] = connection
+            register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+            connection.opened()
+        }
+    }
+
+    private func register(_ fd: Int32, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    /// Forgets a connection whose descriptor was just closed.
+    func remove(_ fd: Int32) {
+        if Int(fd) < connections.count {
+            connections[Int(fd)] = nil
+        }
+    }
+
+    private func sweep() {
+        for case let connection? in connections where connection.deadline != 0 && connection.deadline <= now {
+            connection.timedOut()
+        }
+    }
+
+    /// Stops accepting and asks every connection to close once its current request is answered.
+    func beginDrain() {
+        draining = true
+        if listenFD >= 0 {
+            Glibc.close(listenFD)
+            listenFD = -1
+        }
+        for case let connection? in connections {
+            connection.drain()
+        }
+    }
+
+    /// Ends the loop, closing whatever is still open.
+    func stop() {
+        running = false
+    }
+
+    /// A fresh request id: 15 hex digits (an inline string, no allocation).
+    func makeRequestID() -> String {
+        requestIDCounter &+= 1
+        let value = (requestIDBase &+ requestIDCounter) & ((1 << 60) - 1)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 15 - hex.utf8.count) + hex
+    }
+
+    private func updateDate() {
+        var seconds = time(nil)
+        guard seconds != dateSecond else { return }
+        dateSecond = seconds
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        dateLine = Array("Date: ".utf8) + HTTPDate.format(parts) + [13, 10]
+    }
+
+    static func monotonicNow() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}

@@ -1,0 +1,81 @@
+/// Header fields in the order they were sent or added, looked up by name case-insensitively.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    @usableFromInline
+    var fields: [(name: String, value: String)]
+
+    /// An empty header list.
+    public init() {
+        fields = []
+    }
+
+    /// Headers from ordered `(name, value)` pairs; repeated names are kept.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of the named field, or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where Self.equalsIgnoringCase(field.name, name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Every value of the named field, in order.
+    public func values(_ name: String) -> [String] {
+        fields.compactMap { Self.equalsIgnoringCase($0.name, name) ? $0.value : nil }
+    }
+
+    /// Whether the named field is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// Appends a field, keeping any with the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field of that name with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field of that name.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// ASCII case-insensitive comparison; header names are ASCII tokens.
+    @inlinable
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count where x[i] != y[i] {
+                    if x[i] | 0x20 != y[i] | 0x20 { return false }
+                    let lower = x[i] | 0x20
+                    if lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
+                }
+                return true
+            }
+        }
+    }
+}

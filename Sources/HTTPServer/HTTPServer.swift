@@ -1,0 +1,141 @@
+import Glibc
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An HTTP/1.1 server: one epoll loop per core, each accepting on its own `SO_REUSEPORT` socket.
+///
+/// Run it in a `ServiceGroup` (graceful shutdown on SIGTERM/SIGINT), or call `start()` and `shutdown()` directly.
+public final class HTTPServer: Service, Sendable {
+    private enum Phase {
+        case idle
+        case running(loops: [EventLoop], port: Int)
+        case stopping
+        case stopped
+    }
+
+    private let configuration: HTTPServerConfiguration
+    private let core: ServerCore
+    private let phase = Mutex<Phase>(.idle)
+    private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+    /// A server that answers every request with `responder`.
+    public init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
+        self.configuration = configuration
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger)
+    }
+
+    /// Binds and starts serving; returns the bound port (useful with port 0). Calling it again returns the same port.
+    @discardableResult
+    public func start() throws -> Int {
+        try phase.withLock { phase in
+            switch phase {
+            case .running(_, let port):
+                return port
+            case .stopping, .stopped:
+                throw HTTPServerError(code: "stopped", message: "the server has been shut down")
+            case .idle:
+                break
+            }
+            // A peer that disappears mid-write must not kill the process.
+            signal(SIGPIPE, SIG_IGN)
+            Self.raiseDescriptorLimit()
+            let count = configuration.eventLoops > 0 ? configuration.eventLoops : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            var sockets: [Int32] = []
+            var port = configuration.port
+            do {
+                for _ in 0..<count {
+                    let (fd, bound) = try Socket.listen(host: configuration.host, port: port, backlog: configuration.backlog)
+                    sockets.append(fd)
+                    port = bound
+                }
+            } catch {
+                sockets.forEach { _ = close($0) }
+                throw error
+            }
+            var loops: [EventLoop] = []
+            for fd in sockets {
+                loops.append(try EventLoop(server: core, listenFD: fd))
+            }
+            loops.forEach { $0.start() }
+            phase = .running(loops: loops, port: port)
+            core.logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "loops": "\(count)"])
+            return port
+        }
+    }
+
+    /// Starts if needed and serves until a graceful shutdown (or cancellation) has completed.
+    public func run() async throws {
+        try start()
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await self.waitUntilStopped()
+        } onCancelOrGracefulShutdown: {
+            Task { await self.shutdown() }
+        }
+    }
+
+    /// Stops accepting, lets in-flight requests finish within the shutdown deadline, then closes everything.
+    public func shutdown() async {
+        let loops: [EventLoop]? = phase.withLock { phase in
+            switch phase {
+            case .running(let loops, _):
+                phase = .stopping
+                return loops
+            case .idle:
+                phase = .stopped
+                return []
+            case .stopping, .stopped:
+                return nil
+            }
+        }
+        guard let loops else {
+            await waitUntilStopped()
+            return
+        }
+        core.logger.info("shutting down", metadata: ["connections": "\(core.connectionCount)"])
+        for loop in loops {
+            loop.execute { loop.beginDrain() }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.shutdownDeadline
+        while core.connectionCount > 0, clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(10))
+        }
+        for loop in loops {
+            loop.execute { loop.stop() }
+        }
+        for loop in loops {
+            await loop.waitForExit()
+        }
+        phase.withLock { $0 = .stopped }
+        let waiters = stopWaiters.withLock { waiters in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        waiters.forEach { $0.resume() }
+        core.logger.info("stopped")
+    }
+
+    /// Open connections right now (for tests and metrics).
+    public var connectionCount: Int { core.connectionCount }
+
+    private func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            let stopped = stopWaiters.withLock { waiters in
+                guard waiters != nil else { return true }
+                waiters!.append(continuation)
+                return false
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    /// Many keep-alive connections need many descriptors; take whatever the hard limit allows.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// Where the server listens and the limits it enforces; every field has a production default.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind: an IPv4 or IPv6 literal or a host name (`::` binds every IPv6 and IPv4 address).
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one, which `HTTPServer.start()` returns.
+    public var port = 8080
+    /// Largest request body accepted; larger is refused with 413 without reading it.
+    public var maxBodyBytes = 1024 * 1024
+    /// Largest header section (all fields, without the request line); larger gets 431.
+    public var maxHeaderBytes = 64 * 1024
+    /// Most header fields in one request; more gets 431.
+    public var maxHeaderCount = 100
+    /// Longest request target; longer gets 414.
+    public var maxURIBytes = 8 * 1024
+    /// Time from a request's first byte to the end of its head; past it the client gets 408.
+    public var headerTimeout: Duration = .seconds(10)
+    /// Time from the end of a head to the end of its body; past it the client gets 408.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long a keep-alive connection may sit between requests before it is closed.
+    public var idleTimeout: Duration = .seconds(60)
+    /// How long a response may wait for the client to read before the connection is dropped.
+    public var writeTimeout: Duration = .seconds(30)
+    /// Open connections beyond this are closed as soon as they are accepted.
+    public var maxConnections = 10_000
+    /// How long a graceful shutdown waits for in-flight requests before closing everything.
+    public var shutdownDeadline: Duration = .seconds(10)
+    /// Event loop threads; 0 means one per CPU core.
+    public var eventLoops = 0
+    /// Whether handlers start on the event loop that read their request (fastest: no thread hop until the
+    /// handler's first suspension). Set false when handlers do blocking work (synchronous file or database
+    /// calls, heavy CPU) so they run on Swift's global executor and cannot stall other connections.
+    public var handlersOnEventLoop = true
+    /// The listen(2) backlog.
+    public var backlog: Int32 = 1024
+
+    /// The defaults.
+    public init() {}
+
+    var parserLimits: ParserLimits {
+        ParserLimits(maxURIBytes: maxURIBytes, maxHeaderBytes: maxHeaderBytes, maxHeaderCount: maxHeaderCount, maxBodyBytes: maxBodyBytes)
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

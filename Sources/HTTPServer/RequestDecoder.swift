@@ -1,0 +1,124 @@
+/// Turns a byte stream into requests: finds each head, then reads its body by length or chunks.
+///
+/// The decoder keeps its own position between calls, so bytes may arrive split anywhere and no byte
+/// is scanned twice for the end of a head.
+struct RequestDecoder: Sendable {
+    enum Event: Sendable {
+        /// Nothing complete yet; feed more bytes.
+        case needMore
+        /// A head whose body is still to come (the moment to send `100 Continue`).
+        case head(RequestHead)
+        /// A complete request.
+        case request(RequestHead, body: [UInt8])
+        /// The input is refused; answer the status and close.
+        case failure(ParseError)
+    }
+
+    private enum State: Sendable {
+        case head(scanned: Int)
+        case fixed(RequestHead, remaining: Int, body: [UInt8])
+        case chunked(RequestHead, ChunkedDecoder, body: [UInt8])
+        case failed
+    }
+
+    private var state = State.head(scanned: 0)
+    let limits: ParserLimits
+
+    init(limits: ParserLimits) {
+        self.limits = limits
+    }
+
+    /// Whether the decoder is between requests with nothing buffered.
+    var isIdle: Bool {
+        if case .head(0) = state { return true }
+        return false
+    }
+
+    /// Whether the decoder is reading a body.
+    var isReadingBody: Bool {
+        switch state {
+        case .fixed, .chunked: return true
+        default: return false
+        }
+    }
+
+    /// Decodes from `input` (bytes not consumed by earlier calls); returns how many bytes it consumed.
+    mutating func decode(_ input: UnsafeRawBufferPointer) -> (consumed: Int, event: Event) {
+        switch state {
+        case .failed:
+            return (0, .failure(.init(status: 400, reason: "connection already failed")))
+        case .head(let scanned):
+            guard let end = HTTPParser.findHeadEnd(input, from: max(0, scanned - 2)) else {
+                if let error = oversizedHead(input) {
+                    state = .failed
+                    return (0, .failure(error))
+                }
+                state = .head(scanned: input.count)
+                return (0, .needMore)
+            }
+            switch HTTPParser.parseHead(input, end: end, limits: limits) {
+            case .incomplete:
+                state = .head(scanned: input.count)
+                return (0, .needMore)
+            case .failure(let error):
+                state = .failed
+                return (0, .failure(error))
+            case .complete(let head, let consumed):
+                switch head.framing {
+                case .none:
+                    state = .head(scanned: 0)
+                    return (consumed, .request(head, body: []))
+                case .length(let length):
+                    let available = input.count - consumed
+                    if available >= length {
+                        state = .head(scanned: 0)
+                        let body = [UInt8](UnsafeRawBufferPointer(rebasing: input[consumed..<(consumed + length)]))
+                        return (consumed + length, .request(head, body: body))
+                    }
+                    var body: [UInt8] = []
+                    body.reserveCapacity(length)
+                    state = .fixed(head, remaining: length, body: body)
+                    return (consumed, .head(head))
+                case .chunked:
+                    state = .chunked(head, ChunkedDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes), body: [])
+                    return (consumed, .head(head))
+                }
+            }
+        case .fixed(let head, let remaining, var body):
+            state = .failed
+            let take = min(remaining, input.count)
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<take]))
+            if take == remaining {
+                state = .head(scanned: 0)
+                return (take, .request(head, body: body))
+            }
+            state = .fixed(head, remaining: remaining - take, body: body)
+            return (take, .needMore)
+        case .chunked(let head, var decoder, var body):
+            state = .failed
+            let (consumed, outcome) = decoder.decode(input, into: &body)
+            switch outcome {
+            case .needMore:
+                state = .chunked(head, decoder, body: body)
+                return (consumed, .needMore)
+            case .done:
+                state = .head(scanned: 0)
+                return (consumed, .request(head, body: body))
+            case .failure(let error):
+                return (consumed, .failure(error))
+            }
+        }
+    }
+
+    /// Classifies a head that has grown past every limit without ending.
+    private func oversizedHead(_ input: UnsafeRawBufferPointer) -> ParseError? {
+        let lineLimit = limits.maxURIBytes + 64
+        if input.count > lineLimit, !input[0..<lineLimit].contains(HTTPParser.lf) {
+            return .init(status: 414, reason: "request line too long")
+        }
+        if input.count > lineLimit + limits.maxHeaderBytes + 4 {
+            return .init(status: 431, reason: "header section too large")
+        }
+        return nil
+    }
+}

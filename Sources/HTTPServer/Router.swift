@@ -1,0 +1,129 @@
+/// Routes requests by method and path pattern (`/v1/forms/{id}/submissions`) to handlers.
+///
+/// Routes are added at start-up; lookup walks a segment tree, so it costs O(path length) however many
+/// routes there are. Unmatched paths go to `fallback` or get a 404 problem; a known path with another
+/// method gets 405 with `Allow`.
+public struct Router: Responder {
+    /// A route handler.
+    public typealias Handler = @Sendable (Request) async throws -> Response
+
+    private struct Route: Sendable {
+        var handler: Handler
+        var parameterNames: [String]
+        var pattern: String
+    }
+
+    private struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        var parameter: Int?
+        var routes: [HTTPMethod: Route] = [:]
+    }
+
+    private var nodes = [Node()]
+    private var table: [(HTTPMethod, String)] = []
+
+    /// Answers requests no route matches (e.g. `StaticFiles`); nil means 404.
+    public var fallback: (any Responder)?
+
+    /// An empty router.
+    public init() {}
+
+    /// Every registered `(method, pattern)`, in registration order.
+    public var routes: [(HTTPMethod, String)] { table }
+
+    /// Registers `handler` for `method` on `pattern`; `{name}` segments capture a parameter.
+    /// Registering the same method and pattern twice replaces the first handler.
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+        precondition(pattern.hasPrefix("/"), "route patterns start with /: \(pattern)")
+        var node = 0
+        var names: [String] = []
+        for segment in pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
+                names.append(String(segment.dropFirst().dropLast()))
+                if let next = nodes[node].parameter {
+                    node = next
+                } else {
+                    nodes.append(Node())
+                    nodes[node].parameter = nodes.count - 1
+                    node = nodes.count - 1
+                }
+            } else if let next = nodes[node].literals[String(segment)] {
+                node = next
+            } else {
+                nodes.append(Node())
+                nodes[node].literals[String(segment)] = nodes.count - 1
+                node = nodes.count - 1
+            }
+        }
+        if nodes[node].routes[method] == nil {
+            table.append((method, pattern))
+        }
+        nodes[node].routes[method] = Route(handler: handler, parameterNames: names, pattern: pattern)
+    }
+
+    public func respond(to request: Request) async throws -> Response {
+        var captures: [Substring] = []
+        guard request.path.hasPrefix("/"), let node = match(request.path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)[...], from: 0, captures: &captures) else {
+            if let fallback {
+                return try await fallback.respond(to: request)
+            }
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        let routes = nodes[node].routes
+        guard let route = routes[request.method] ?? (request.method == .head ? routes[.get] : nil) else {
+            var allowed = Set(routes.keys.map(\.rawValue))
+            if allowed.contains("GET") { allowed.insert("HEAD") }
+            let allow = allowed.sorted().joined(separator: ", ")
+            if request.method == .options {
+                return Response(status: 204, headers: ["Allow": allow])
+            }
+            var response = Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
+            response.headers.add("Allow", allow)
+            response.routePattern = routes.values.first?.pattern
+            return response
+        }
+        var request = request
+        var parameters: [(String, String)] = []
+        parameters.reserveCapacity(captures.count)
+        for (name, raw) in zip(route.parameterNames, captures) {
+            guard let value = PercentDecoding.decode(raw.utf8, plusAsSpace: false) else {
+                var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
+                response.routePattern = route.pattern
+                return response
+            }
+            parameters.append((name, value))
+        }
+        request.parameters = Parameters(parameters)
+        RouteRecord.current?.pattern = route.pattern
+        var response = try await route.handler(request)
+        response.routePattern = route.pattern
+        return response
+    }
+
+    /// Depth-first match preferring literal segments; backtracks into parameters when a literal branch fails.
+    private func match(_ segments: ArraySlice<Substring.UTF8View.SubSequence>, from node: Int, captures: inout [Substring]) -> Int? {
+        guard let segment = segments.first else {
+            return nodes[node].routes.isEmpty ? nil : node
+        }
+        let rest = segments.dropFirst()
+        if let next = nodes[node].literals[String(Substring(segment))], let found = match(rest, from: next, captures: &captures) {
+            return found
+        }
+        if let next = nodes[node].parameter, !segment.isEmpty {
+            captures.append(Substring(segment))
+            if let found = match(rest, from: next, captures: &captures) {
+                return found
+            }
+            captures.removeLast()
+        }
+        return nil
+    }
+}
+
+/// Where the router notes the matched pattern, so a thrown error can still be logged under its route.
+final class RouteRecord: @unchecked Sendable {
+    // Written and read only by the one task serving the request.
+    var pattern: String?
+
+    @TaskLocal static var current: RouteRecord?
+}

@@ -1,0 +1,63 @@
+import Logging
+import Synchronization
+
+/// What every loop of one server shares: configuration, the responder, the logger, the connection count.
+final class ServerCore: Sendable {
+    let responder: any Responder
+    let logger: Logger
+    let limits: ParserLimits
+    let maxConnections: Int
+    let headerTimeout: UInt64
+    let bodyTimeout: UInt64
+    let idleTimeout: UInt64
+    let writeTimeout: UInt64
+    let handlersOnEventLoop: Bool
+    private let openConnections = Atomic<Int>(0)
+
+    init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
+        self.responder = responder
+        self.logger = logger
+        limits = configuration.parserLimits
+        maxConnections = configuration.maxConnections
+        headerTimeout = configuration.headerTimeout.nanoseconds
+        bodyTimeout = configuration.bodyTimeout.nanoseconds
+        idleTimeout = configuration.idleTimeout.nanoseconds
+        writeTimeout = configuration.writeTimeout.nanoseconds
+        handlersOnEventLoop = configuration.handlersOnEventLoop
+    }
+
+    var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
+    /// Counts a new connection in, unless the limit is reached.
+    func admitConnection() -> Bool {
+        if openConnections.wrappingAdd(1, ordering: .relaxed).newValue > maxConnections {
+            openConnections.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseConnection() {
+        openConnections.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Runs the responder; turns thrown errors into responses (the one place that does).
+    func respond(to request: Request) async -> (Response, String?) {
+        let record = RouteRecord()
+        do {
+            let response = try await RouteRecord.$current.withValue(record) {
+                try await responder.respond(to: request)
+            }
+            return (response, response.routePattern ?? record.pattern)
+        } catch let error as any HTTPResponseConvertible {
+            return (error.response, record.pattern)
+        } catch {
+            logger.error("handler failed", metadata: [
+                "request_id": "\(request.requestID)",
+                "route": "\(record.pattern ?? "-")",
+                "error": "\(String(reflecting: error))",
+            ])
+            return (.standardProblem(status: 500, detail: "The server failed to answer this request; request id \(request.requestID)."), record.pattern)
+        }
+    }
+}

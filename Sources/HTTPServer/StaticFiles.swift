@@ -1,0 +1,125 @@
+import Glibc
+
+/// Serves files under a directory for GET and HEAD: content types, `ETag`/`Last-Modified` with 304,
+/// `index.html` for directories, and nothing outside the root (`..`, `%2e%2e`, backslashes and symlinks are refused).
+public struct StaticFiles: Responder {
+    private let root: String
+
+    /// Serves the files under `root` (resolved once, symlinks included).
+    public init(root: String) {
+        if let resolved = realpath(root, nil) {
+            self.root = String(cString: resolved)
+            free(resolved)
+        } else {
+            self.root = root
+        }
+    }
+
+    public func respond(to request: Request) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        guard let relative = Self.safeRelativePath(request.path) else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        var path = root + "/" + relative
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            guard request.path.hasSuffix("/") else {
+                // Relative links in the index only work below a trailing slash.
+                return Response(status: 301, headers: ["Location": request.path + "/"])
+            }
+            path += (path.hasSuffix("/") ? "" : "/") + "index.html"
+            guard stat(path, &info) == 0 else {
+                return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+            }
+        }
+        // Symlinks may point anywhere; only what resolves inside the root is served.
+        guard info.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        let real = String(cString: resolved)
+        free(resolved)
+        guard real.hasPrefix(root + "/") else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        let modified = Int(info.st_mtim.tv_sec)
+        let etag = "\"\(String(Int(info.st_size), radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
+        let headers: HTTPHeaders = [
+            "Content-Type": Self.contentType(for: real),
+            "ETag": etag,
+            "Last-Modified": HTTPDate.format(epochSeconds: modified),
+            "Cache-Control": "no-cache",
+        ]
+        if let match = request.headers["If-None-Match"] {
+            if match == "*" || HTTPParser.tokens(match).contains(etag) || HTTPParser.tokens(match).contains("W/" + etag) {
+                return Response(status: 304, headers: headers)
+            }
+        } else if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse), modified <= since {
+            return Response(status: 304, headers: headers)
+        }
+        // HEAD reads the file too: the server drops the body but keeps its Content-Length.
+        guard let bytes = Self.read(real) else {
+            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        }
+        return Response(status: 200, headers: headers, body: .bytes(bytes))
+    }
+
+    /// The decoded path below the root, or nil if it could step outside it.
+    static func safeRelativePath(_ path: String) -> String? {
+        guard path.hasPrefix("/"), let decoded = PercentDecoding.decode(path.utf8, plusAsSpace: false),
+              !decoded.utf8.contains(0), !decoded.contains("\\") else { return nil }
+        var parts: [Substring] = []
+        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
+            if segment == ".." || segment == "." { return nil }
+            parts.append(segment)
+        }
+        return parts.joined(separator: "/")
+    }
+
+    private static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += chunk[0..<count]
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+    }
+
+    static func contentType(for path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        let ext = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
+        switch ext {
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "json", "map": return "application/json"
+        case "txt": return "text/plain; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "ico": return "image/x-icon"
+        case "woff2": return "font/woff2"
+        case "woff": return "font/woff"
+        case "wasm": return "application/wasm"
+        case "xml": return "application/xml"
+        case "webmanifest": return "application/manifest+json"
+        case "yaml", "yml": return "application/yaml"
+        default: return "application/octet-stream"
+        }
+    }
+}

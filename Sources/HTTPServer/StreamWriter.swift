@@ -1,0 +1,36 @@
+/// Writes a streaming response body onto its connection, chunk-framed for HTTP/1.1.
+///
+/// `write` returns once the bytes are handed to the socket or queued below the high-water mark;
+/// above it, the caller waits until the client has read, so a slow reader cannot make the server buffer without bound.
+struct StreamWriter: BodyWriter {
+    /// The connection closed under the stream.
+    struct Closed: Error {}
+
+    let connection: Connection
+    let loop: EventLoop
+    let chunked: Bool
+
+    static let highWaterMark = 64 * 1024
+
+    func write(_ bytes: [UInt8]) async throws {
+        guard !bytes.isEmpty else { return }
+        if !loop.inLoop {
+            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
+        }
+        guard !connection.isClosed else { throw Closed() }
+        if chunked {
+            var frame: [UInt8] = Array(String(bytes.count, radix: 16).utf8)
+            frame.reserveCapacity(frame.count + bytes.count + 4)
+            frame += [13, 10]
+            frame += bytes
+            frame += [13, 10]
+            connection.write(frame)
+        } else {
+            connection.write(bytes)
+        }
+        connection.streamedBytes += bytes.count
+        if connection.queuedBytes > Self.highWaterMark {
+            try await connection.waitUntilDrained()
+        }
+    }
+}

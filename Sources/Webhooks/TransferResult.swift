@@ -1,0 +1,60 @@
+/// What came of one request: a response status, or an error when no response arrived.
+public struct TransferResult: Sendable {
+    /// The HTTP status of the response; nil when there was none (timeout, refused connection...).
+    public var status: Int?
+    /// Why no usable response arrived; nil when one did.
+    public var error: TransferError?
+    /// Time from the start of the transfer to its end.
+    public var duration: Duration
+    /// The first bytes of the response body (at most the client's excerpt limit).
+    public var body: [UInt8]
+    /// True when the response body was longer than what `body` holds.
+    public var bodyTruncated: Bool
+    /// The response's `Retry-After` header, as sent.
+    public var retryAfter: String?
+
+    /// Creates a result; tests and queues build these directly.
+    public init(status: Int?, error: TransferError? = nil, duration: Duration = .zero, body: [UInt8] = [], bodyTruncated: Bool = false, retryAfter: String? = nil) {
+        self.status = status
+        self.error = error
+        self.duration = duration
+        self.body = body
+        self.bodyTruncated = bodyTruncated
+        self.retryAfter = retryAfter
+    }
+
+    /// The body excerpt as text, invalid UTF-8 repaired.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Why a transfer produced no response, with a stable code.
+public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable codes; raw values never change.
+    public enum Code: String, Sendable, Hashable {
+        case timeout
+        case resolve
+        case connect
+        /// The address connected to was refused by the `AddressPolicy`.
+        case forbiddenAddress = "forbidden_address"
+        case tls
+        /// The URL's scheme is not allowed (only http and https are).
+        case unsupportedProtocol = "unsupported_protocol"
+        case send
+        case receive
+        case cancelled
+        case other
+    }
+
+    /// What went wrong, as a stable code.
+    public let code: Code
+    /// libcurl's or the policy's explanation.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

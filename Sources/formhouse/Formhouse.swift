@@ -1,0 +1,98 @@
+import ArgumentParser
+import FormEngine
+import FormhouseApp
+import Foundation
+import Logging
+
+@main
+struct Formhouse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formhouse",
+        abstract: "A backend for server-driven forms: validates, stores and forwards submissions.",
+        subcommands: [Serve.self, Check.self, Version.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// `formhouse serve`: flags override `FORMHOUSE_*` variables, which override the config file.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the server.")
+
+    @Option(help: "JSON configuration file (missing is fine).") var config = "config/formhouse.json"
+    @Option(help: "Address to listen on.") var host: String?
+    @Option(help: "Port to listen on; 0 picks a free one.") var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database.") var dataDirectory: String?
+    @Option(name: .customLong("forms-dir"), help: "Directory of sample forms loaded at first start.") var formsDirectory: String?
+    @Option(name: .customLong("public-dir"), help: "Directory served at /.") var publicDirectory: String?
+    @Option(name: .customLong("cors-origins"), help: "Comma-separated origins allowed to call the API from a browser.") var corsOrigins: String?
+    @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted.") var maxBodyBytes: Int?
+    @Option(name: .customLong("rate-limit-burst"), help: "Submissions a client may send at once.") var rateLimitBurst: Int?
+    @Option(name: .customLong("rate-limit-per-second"), help: "Submissions per second a client is refilled.") var rateLimitPerSecond: Double?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+    @Option(name: .customLong("port-file"), help: "Write the bound port to this file once listening (for scripts using port 0).") var portFile: String?
+    @Flag(name: .customLong("allow-private-webhooks"), help: "Allow http and private/loopback webhook destinations (tests, intranets).") var allowPrivateWebhooks = false
+
+    func run() async throws {
+        var overrides: [String: String] = [:]
+        overrides["host"] = host
+        overrides["port"] = port.map(String.init)
+        overrides["dataDirectory"] = dataDirectory
+        overrides["formsDirectory"] = formsDirectory
+        overrides["publicDirectory"] = publicDirectory
+        overrides["corsOrigins"] = corsOrigins
+        overrides["maxBodyBytes"] = maxBodyBytes.map(String.init)
+        overrides["rateLimit.burst"] = rateLimitBurst.map(String.init)
+        overrides["rateLimit.perSecond"] = rateLimitPerSecond.map { String($0) }
+        overrides["logLevel"] = logLevel
+        if allowPrivateWebhooks { overrides["webhooks.allowPrivate"] = "true" }
+        let settings = try await AppConfiguration.load(file: config, overrides: overrides)
+
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "formhouse")
+        if settings.adminTokens.isEmpty {
+            logger.warning("no admin token configured: the admin API answers 401 to everyone (set FORMHOUSE_ADMIN_TOKENS)")
+        }
+        let app = try await FormhouseApplication(configuration: settings, logger: logger, registry: MetricsBootstrap.registry())
+        let bound = try app.start()
+        if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
+        try await app.run()
+    }
+}
+
+/// `formhouse check FILE…`: validates definitions offline; exit status 1 when any has a problem.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check form definitions and print every problem with its JSON Pointer.")
+
+    @Argument(help: "Definition files (JSON).") var files: [String]
+
+    func run() throws {
+        var failed = false
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                print("\(file): cannot be read")
+                failed = true
+                continue
+            }
+            do {
+                let definition = try FormDefinition(json: [UInt8](data))
+                print("\(file): ok (\(definition.inputPaths.count) inputs)")
+            } catch {
+                failed = true
+                for problem in error.problems { print("\(file): \(problem.pointer): \(problem.message) [\(problem.code)]") }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the version.")
+    static let current = "0.1.0"
+
+    func run() { print("formhouse \(Self.current)") }
+}

@@ -1,0 +1,134 @@
+import Testing
+@testable import FormEngine
+
+@Suite struct ExtensionTypeTests {
+    private func stored(_ form: FormDefinition, _ value: String) throws -> JSONValue? {
+        let result = try Fixtures.validate(form, #"{"values": {"f": \#(value)}}"#)
+        #expect(result.isValid, "\(value): \(result.errors)")
+        return result.values["f"]
+    }
+
+    @Test func integerAcceptsWhatIntAccepts() throws {
+        let form = try Fixtures.single("integer", #""minValue": -5, "maxValue": 100"#)
+        for ok in [#""42""#, #""+7""#, #""-5""#, #""007""#, "100", "-5", "3.0"] {
+            #expect(try Fixtures.codes(form, ok) == [], "\(ok)")
+        }
+        for bad in [#""4 2""#, #"" 4""#, #""4.0""#, #""1e2""#, #""--1""#, #""+""#, #""0x10""#, "2.5", "true", #"["1"]"#] {
+            #expect(try Fixtures.codes(form, bad) == ["integer"], "\(bad)")
+        }
+        #expect(try Fixtures.codes(form, #""-6""#) == ["minValue"])
+        #expect(try Fixtures.codes(form, "101") == ["maxValue"])
+        #expect(try stored(form, #""+7""#) == .number(7))
+        #expect(try Fixtures.codes(form, #""99999999999999999999""#) == ["integer"])
+    }
+
+    @Test func countIsAnInteger() throws {
+        let form = try Fixtures.single("count", #""minValue": 0, "maxValue": 10"#)
+        #expect(try stored(form, "3") == .number(3))
+        #expect(try Fixtures.codes(form, "11") == ["maxValue"])
+        #expect(try Fixtures.codes(form, "1.5") == ["integer"])
+    }
+
+    @Test func decimalPlacesAndBounds() throws {
+        let form = try Fixtures.single("decimal", #""maxDecimalPlaces": 2, "minValue": 0, "maxValue": 10.5"#)
+        for ok in [#""1.25""#, #""10.50""#, #""0""#, "1.25", #""+3.1""#, "10.5"] {
+            #expect(try Fixtures.codes(form, ok) == [], "\(ok)")
+        }
+        #expect(try Fixtures.codes(form, #""1.255""#) == ["decimalPlaces"])
+        #expect(try Fixtures.codes(form, "1.255") == ["decimalPlaces"])
+        #expect(try Fixtures.codes(form, #""10.51""#) == ["maxValue"])
+        #expect(try Fixtures.codes(form, #""-0.01""#) == ["minValue"])
+        for bad in [#""1.""#, #"".5""#, #""1,5""#, #""abc""#, #""1.2.3""#, #""1e3""#, "false"] {
+            #expect(try Fixtures.codes(form, bad) == ["decimal"], "\(bad)")
+        }
+        #expect(try stored(form, #""2.50""#) == .number(2.5))
+        let whole = try Fixtures.single("decimal", #""maxDecimalPlaces": 0"#)
+        #expect(try Fixtures.codes(whole, #""2.0""#) == ["decimalPlaces"])
+        #expect(try Fixtures.codes(whole, "2") == [])
+    }
+
+    @Test func dateFormatCalendarAndBounds() throws {
+        let form = try Fixtures.single("date", #""minDate": "2000-01-01", "maxDate": "2030-12-31""#)
+        for ok in [#""2024-02-29""#, #""2000-01-01""#, #""2030-12-31""#] {
+            #expect(try Fixtures.codes(form, ok) == [], "\(ok)")
+        }
+        for bad in [#""2023-02-29""#, #""2024-13-01""#, #""2024-1-01""#, #""24-01-01""#, #""2024/01/01""#, #""2024-04-31""#, "20240101"] {
+            #expect(try Fixtures.codes(form, bad) == ["date"], "\(bad)")
+        }
+        #expect(try Fixtures.codes(form, #""1999-12-31""#) == ["minValue"])
+        #expect(try Fixtures.codes(form, #""2031-01-01""#) == ["maxValue"])
+    }
+
+    @Test func selectSingleAndMultiple() throws {
+        let single = try Fixtures.single("select", #""options": [{"id": "red", "title": "Red"}, {"id": "blue", "title": "Blue"}]"#)
+        #expect(try stored(single, #""red""#) == .string("red"))
+        #expect(try Fixtures.codes(single, #""green""#) == ["option"])
+        #expect(try Fixtures.codes(single, #"["red"]"#) == ["option"])
+        let multiple = try Fixtures.single("select", #""multiple": true, "required": true, "options": [{"id": "a"}, {"id": "b"}, {"id": "c"}]"#)
+        #expect(try stored(multiple, #"["c", "a", "c"]"#) == ["c", "a"])
+        #expect(try stored(multiple, #""a,b""#) == ["a", "b"])
+        #expect(try Fixtures.codes(multiple, #"["a", "z"]"#) == ["option"])
+        #expect(try Fixtures.codes(multiple, "[]") == ["required"])
+        #expect(try Fixtures.codes(multiple, "[1]") == ["option"])
+    }
+
+    @Test func switchIsBoolean() throws {
+        let form = try Fixtures.single("switch")
+        #expect(try stored(form, "true") == .bool(true))
+        #expect(try stored(form, #""false""#) == .bool(false))
+        for bad in [#""yes""#, "1", #""TRUE""#] {
+            #expect(try Fixtures.codes(form, bad) == ["boolean"], "\(bad)")
+        }
+        let mustAgree = try Fixtures.single("switch", #""required": true"#)
+        #expect(try Fixtures.codes(mustAgree, "false") == ["required"])
+        #expect(try Fixtures.codes(mustAgree, "true") == [])
+    }
+
+    @Test func passwordLengths() throws {
+        let form = try Fixtures.single("password", #""minLength": 8, "maxLength": 12"#)
+        #expect(try Fixtures.codes(form, #""short""#) == ["minLength"])
+        #expect(try Fixtures.codes(form, #""long enough""#) == [])
+        #expect(try Fixtures.codes(form, #""far too long here""#) == ["maxLength"])
+    }
+
+    @Test func lengthsCountCharactersAsSeen() throws {
+        let form = try Fixtures.single("text", #""maxLength": 3"#)
+        #expect(try Fixtures.codes(form, #""👍🏽🇧🇷é""#) == [])
+        #expect(try Fixtures.codes(form, #""e\u0301e\u0301e\u0301""#) == [])
+        #expect(try Fixtures.codes(form, #""abcd""#) == ["maxLength"])
+    }
+
+    @Test func usPhone() throws {
+        let form = try Fixtures.single("usphone")
+        #expect(try Fixtures.codes(form, #""555-123-4567""#) == [])
+        for bad in [#""5551234567""#, #""555-123-45678""#, #""(555) 123-4567""#, #""555-1234-567""#, #""555-123-456a""#] {
+            #expect(try Fixtures.codes(form, bad) == ["phone"], "\(bad)")
+        }
+    }
+
+    @Test func usStateByNameOrCode() throws {
+        let form = try Fixtures.single("usstate")
+        #expect(try stored(form, #""ca""#) == .string("CA"))
+        #expect(try stored(form, #""new YORK""#) == .string("NY"))
+        #expect(try stored(form, #""District of Columbia""#) == .string("DC"))
+        for bad in [#""Narnia""#, #""XX""#, #""Cali""#, "5"] {
+            #expect(try Fixtures.codes(form, bad) == ["state"], "\(bad)")
+        }
+    }
+
+    @Test func propertiesThatDoNotApplyAreRejected() {
+        let problems = Fixtures.problems(#"""
+        {"title": "T", "components": [
+          {"integer": {"id": "a", "regex": "[0-9]+", "minLength": 1}},
+          {"text": {"id": "b", "minValue": 1, "options": []}},
+          {"select": {"id": "c"}},
+          {"decimal": {"id": "d", "maxDecimalPlaces": -1}}
+        ]}
+        """#)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == [
+            "/components/0/integer/regex notApplicable", "/components/0/integer/minLength notApplicable",
+            "/components/1/text/minValue notApplicable", "/components/1/text/options notApplicable",
+            "/components/2/select/options missing", "/components/3/decimal/maxDecimalPlaces invalidType",
+        ])
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+@testable import FormEngine
+
+@Suite struct JSONTests {
+    private func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try JSONValue(parsing: Array(text.utf8))
+    }
+
+    private func text(_ value: JSONValue) -> String {
+        String(decoding: value.serialized(), as: UTF8.self)
+    }
+
+    @Test func roundTripKeepsKeyOrderAndIsCompact() throws {
+        let source = #"{ "z": 1, "a": [true, false, null], "m": {"y": "x", "b": -2.5}, "e": "" }"#
+        #expect(text(try parse(source)) == #"{"z":1,"a":[true,false,null],"m":{"y":"x","b":-2.5},"e":""}"#)
+    }
+
+    @Test func integralNumbersPrintWithoutFraction() throws {
+        #expect(text(try parse("[1.0, 0, -0, 12345678901234, 1e3, 0.1, 1e-7, 1.5e300]"))
+                == "[1,0,0,12345678901234,1000,0.1,1e-07,1.5e+300]")
+    }
+
+    @Test func stringsDecodeEscapesAndUnicode() throws {
+        let value = try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00 é😀""#)
+        #expect(value == .string("a\"b\\c/d\n\té😀 é😀"))
+        #expect(text(.string("q\"\\\n\u{01}é")) == #""q\"\\\n\u0001é""#)
+    }
+
+    @Test func rejectsMalformedInputWithOffset() throws {
+        let cases: [(String, Int)] = [
+            ("", 0), ("{", 1), (#"{"a" 1}"#, 5), ("[1,]", 3), ("tru", 0), ("01", 1), ("1.", 2), ("-", 1),
+            (#""\x""#, 2), ("\"a\u{01}\"", 2), ("[1] 2", 4), (#"{"a":1,"a":2}"#, 7), (#""\ud800""#, 7),
+        ]
+        for (input, offset) in cases {
+            #expect(throws: JSONParseError.self, "\(input)") { try parse(input) }
+            do { _ = try parse(input) } catch { #expect(error.offset == offset, "\(input): \(error)") }
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22]] {
+            #expect(throws: JSONParseError.self) { try JSONValue(parsing: bytes) }
+        }
+        #expect((try? JSONValue(parsing: [0x22, 0xE2, 0x82, 0xAC, 0x22])) == .string("€"))
+    }
+
+    @Test func depthIsLimited() throws {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONParseError.self) { try parse(deep) }
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        _ = try parse(ok)
+        #expect(throws: JSONParseError.self) {
+            try JSONValue(parsing: Array("[[[]]]".utf8), limits: JSONLimits(maxDepth: 2))
+        }
+    }
+
+    @Test func largeObjectsKeepOrderAndLookup() throws {
+        var object = JSONObject()
+        for i in 0..<50 { object["k\(i)"] = .number(Double(i)) }
+        object["k3"] = nil
+        #expect(object.count == 49)
+        #expect(object["k40"] == .number(40))
+        #expect(object["k3"] == nil)
+        #expect(object.keys.first == "k0" && object.keys.last == "k49")
+        let reparsed = try JSONValue(parsing: JSONValue.object(object).serialized())
+        #expect(reparsed == .object(object))
+    }
+}

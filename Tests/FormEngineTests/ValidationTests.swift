@@ -1,0 +1,40 @@
+import Testing
+@testable import FormEngine
+
+@Suite struct ValidationTests {
+    @Test func formworksRuleForTextTypes() throws {
+        let optional = try Fixtures.single("text")
+        #expect(try Fixtures.codes(optional, #""""#) == [])
+        #expect(try Fixtures.codes(optional, "null") == [])
+        #expect(try Fixtures.codes(optional, #""anything""#) == [])
+        let required = try Fixtures.single("text", #""required": true"#)
+        #expect(try Fixtures.codes(required, #""""#) == ["required"])
+        #expect(try Fixtures.validate(required, #"{"values": {}}"#).errors.map(\.code) == ["required"])
+        #expect(try Fixtures.codes(required, #""x""#) == [])
+        // An empty optional value is valid even where a regex is set.
+        let optionalRegex = try Fixtures.single("multiline", #""regex": "[0-9]{3}""#)
+        #expect(try Fixtures.codes(optionalRegex, #""""#) == [])
+        #expect(try Fixtures.codes(optionalRegex, #""12""#) == ["pattern"])
+        #expect(try Fixtures.codes(optionalRegex, #""123""#) == [])
+        let requiredRegex = try Fixtures.single("text", #""regex": "[0-9]{3}", "required": true"#)
+        #expect(try Fixtures.codes(requiredRegex, #""""#) == ["required"])
+        #expect(try Fixtures.codes(requiredRegex, #"["a"]"#) == ["type"])
+    }
+
+    @Test func messagesOverrideDefaults() throws {
+        let form = try Fixtures.single("email", #""required": true, "messages": {"required": "Precisamos do e-mail.", "email": "E-mail inválido."}"#)
+        #expect(try Fixtures.validate(form, #"{"values": {}}"#).errors.map(\.message) == ["Precisamos do e-mail."])
+        #expect(try Fixtures.validate(form, #"{"values": {"f": "x"}}"#).errors.map(\.message) == ["E-mail inválido."])
+    }
+
+    @Test func exampleFormAcceptsAndRejects() throws {
+        let form = try Fixtures.example()
+        let ok = try Fixtures.validate(form, #"{"values": {"name": "Ana", "email": "ana@example.com", "phone": "(11) 91234-5678", "age": "30"}}"#)
+        #expect(ok.isValid)
+        let bad = try Fixtures.validate(form, #"{"values": {"name": "", "email": "Ana@", "phone": "123", "age": "3O"}}"#)
+        #expect(bad.errors.map { "\($0.field) \($0.code)" } == ["name required", "email email", "phone phone", "age numerical"])
+        #expect(bad.errors.map(\.message) == ["This field is required.", "Please provide a valid e-mail address.",
+                                              "Please type in a Brazilian phone number, like (11) 91234-5678.",
+                                              "Only numerical characters are accepted."])
+    }
+}

@@ -1,0 +1,265 @@
+import Testing
+import FormRegex
+
+/// Asserts that `pattern` compiles and matches exactly the strings in `yes` and none in `no`.
+private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [String], no: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let compiled = try Pattern(pattern, caseInsensitive: caseInsensitive)
+    for string in yes {
+        #expect(compiled.matches(string), "\(compiled) should match \(string.debugDescription)", sourceLocation: sourceLocation)
+    }
+    for string in no {
+        #expect(!compiled.matches(string), "\(compiled) should not match \(string.debugDescription)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct SyntaxTests {
+    @Test func literalsMatchTheWholeStringOnly() throws {
+        try check("abc", yes: ["abc"], no: ["xabc", "abcx", "ab", "", "ABC"])
+        try check("", yes: [""], no: ["a"])
+    }
+
+    @Test func dotMatchesAnyScalarButLineTerminators() throws {
+        try check("a.c", yes: ["abc", "a c", "a.c", "aéc", "a😀c"], no: ["a\nc", "a\rc", "ac", "a\u{2028}c"])
+        try check("(?s)a.c", yes: ["a\nc", "abc"], no: ["ac"])
+    }
+
+    @Test func classEscapes() throws {
+        try check(#"\d+"#, yes: ["0123456789", "٣"], no: ["a", "", "1a"])
+        try check(#"\D"#, yes: ["a", "-"], no: ["1"])
+        try check(#"\w+"#, yes: ["abc_123", "é"], no: ["a-b", " "])
+        try check(#"\W"#, yes: ["-", " "], no: ["a", "_"])
+        try check(#"\s"#, yes: [" ", "\t", "\n", "\u{A0}", "\u{0B}"], no: ["a"])
+        try check(#"\S"#, yes: ["a"], no: [" "])
+        try check(#"\h\v"#, yes: [" \n", "\t\r"], no: ["\n ", "  "])
+    }
+
+    @Test func escapedLiterals() throws {
+        try check(#"\.\\\-\+\(\)\[\]\{\}\*\?\|\^\$/"#, yes: [#".\-+()[]{}*?|^$/"#], no: ["a"])
+        try check(#"\t\n\r\f\a\e"#, yes: ["\t\n\r\u{0C}\u{07}\u{1B}"], no: [])
+        try check(#"\u00e9\x41\x{1F600}\0101\cA"#, yes: ["éA😀A\u{01}"], no: ["eA😀A\u{01}"])
+        try check(#"\Qa.b*\E+"#, yes: ["a.b*", "a.b**"], no: ["axb"])
+    }
+
+    @Test func bracketExpressions() throws {
+        try check("[a-z0-9._%+-]+", yes: ["abc.def%+-_", "x"], no: ["ABC", "a b", ""])
+        try check("[^a-c]", yes: ["d", "é", "\n"], no: ["a", "b", "c"])
+        try check(#"[\d\s]+"#, yes: ["1 2"], no: ["a"])
+        try check(#"[\]\\\-]"#, yes: ["]", "\\", "-"], no: ["a"])
+        try check("[]a]", yes: ["]", "a"], no: ["b"])
+        try check("[-a][a-]", yes: ["--", "aa"], no: ["b-"])
+        try check(#"[\x41-\x43]"#, yes: ["A", "C"], no: ["D"])
+        try check(#"[\w-z]"#, yes: ["-", "a"], no: ["!"])
+        try check(#"[^\d]"#, yes: ["a"], no: ["5"])
+    }
+
+    @Test func unicodeProperties() throws {
+        try check(#"\p{L}+"#, yes: ["abcÉé", "日本"], no: ["a1"])
+        try check(#"\p{Lu}\p{Ll}"#, yes: ["Ab", "Éé"], no: ["ab", "AB"])
+        try check(#"\p{N}+"#, yes: ["123", "½"], no: ["a"])
+        try check(#"\P{L}"#, yes: ["1"], no: ["a"])
+        try check(#"[\p{Lu}\d]+"#, yes: ["A1B2"], no: ["a"])
+        try check(#"\pL"#, yes: ["x"], no: ["1"])
+        try check(#"\p{^L}"#, yes: ["1"], no: ["x"])
+    }
+
+    @Test func groupsAndAlternation() throws {
+        try check("(ab)+", yes: ["ab", "abab"], no: ["", "aba"])
+        try check("(?:ab|cd)*e", yes: ["e", "abcde", "cdabe"], no: ["abc", "ace"])
+        try check("(?<word>ab)c", yes: ["abc"], no: ["ab"])
+        try check("a|b|", yes: ["a", "b", ""], no: ["ab"])
+        try check("(?#comment)ab", yes: ["ab"], no: ["a"])
+        try check("()", yes: [""], no: ["a"])
+    }
+
+    @Test func quantifiers() throws {
+        try check("a*", yes: ["", "aaaa"], no: ["b"])
+        try check("a+", yes: ["a", "aa"], no: [""])
+        try check("ab?c", yes: ["ac", "abc"], no: ["abbc"])
+        try check("a{3}", yes: ["aaa"], no: ["aa", "aaaa"])
+        try check("a{2,}", yes: ["aa", "aaaaaaa"], no: ["a"])
+        try check("a{2,4}", yes: ["aa", "aaa", "aaaa"], no: ["a", "aaaaa"])
+        try check("a{0}b", yes: ["b"], no: ["ab"])
+        try check("a*?b+?c??d{1,2}?", yes: ["abd", "bbcdd", "bd"], no: ["ad"])
+        try check("(a*)*b", yes: ["b", "aab"], no: ["aa"])
+    }
+
+    @Test func anchors() throws {
+        try check("^abc$", yes: ["abc"], no: ["abcd"])
+        try check(#"\Aabc\z"#, yes: ["abc"], no: ["abc\n"])
+        try check(#"abc\Z"#, yes: ["abc"], no: [])
+        try check("a^b", yes: [], no: ["ab", "a^b"])
+        try check("a$b", yes: [], no: ["ab"])
+        try check("(^a|b)+", yes: ["a", "ab", "abb", "b"], no: ["ba"])
+    }
+
+    @Test func wordBoundaries() throws {
+        try check(#"\bab\b"#, yes: ["ab"], no: [])
+        try check(#"a\b b"#, yes: ["a b"], no: [])
+        try check(#"a\bb"#, yes: [], no: ["ab"])
+        try check(#"a\Bb"#, yes: ["ab"], no: [])
+        try check(#"a \B b"#, yes: ["a  b"], no: ["a b"])
+        try check(#"\(?\b12"#, yes: ["12"], no: ["(12x"])
+        try check(#"\b"#, yes: [], no: [""])
+        try check(#"\B"#, yes: [""], no: [])
+    }
+
+    @Test func inlineFlags() throws {
+        try check("(?i)abc", yes: ["ABC", "aBc"], no: ["abd"])
+        try check("a(?i)bc", yes: ["aBC"], no: ["ABC"])
+        try check("(?i:a)b", yes: ["Ab"], no: ["AB"])
+        try check("(a(?i)b)c", yes: ["aBc"], no: ["aBC"])
+        try check("(?i)a(?-i)b", yes: ["Ab"], no: ["AB"])
+    }
+
+    @Test func lineBreakEscape() throws {
+        try check(#"a\Rb"#, yes: ["a\r\nb", "a\nb", "a\rb"], no: ["ab", "a\n\nb"])
+    }
+}
+
+@Suite struct CaseInsensitiveTests {
+    @Test func literalsAndClassesIgnoreCase() throws {
+        try check("hello", caseInsensitive: true, yes: ["HELLO", "hElLo"], no: ["help"])
+        try check("[a-z]+", caseInsensitive: true, yes: ["ABCxyz"], no: ["A1"])
+        try check("[^a-z]", caseInsensitive: true, yes: ["1"], no: ["A", "a"])
+        try check("é", caseInsensitive: true, yes: ["É", "é"], no: ["e"])
+        try check("straße", caseInsensitive: true, yes: ["STRAßE"], no: [])
+        try check("k", caseInsensitive: true, yes: ["K", "\u{212A}"], no: [])
+        try check("[a-z]", caseInsensitive: true, yes: ["\u{017F}"], no: [])
+        try check("[\u{017F}]", caseInsensitive: true, yes: ["s", "S"], no: ["t"])
+        try check("[\u{212A}]", caseInsensitive: true, yes: ["k", "K"], no: [])
+        try check("\\p{Lu}", caseInsensitive: true, yes: ["a", "A"], no: ["1"])
+    }
+
+    @Test func equalityIncludesTheFlag() throws {
+        #expect(try Pattern("a") == Pattern("a"))
+        #expect(try Pattern("a") != Pattern("a", caseInsensitive: true))
+        #expect(try Pattern("a", caseInsensitive: true).description == "/a/i")
+        #expect(try Pattern("a+").source == "a+")
+    }
+}
+
+@Suite struct UnicodeTests {
+    @Test func scalarsNotGraphemes() throws {
+        try check("caf.", yes: ["café", "cafe"], no: ["cafe\u{301}"])
+        try check("caf..", yes: ["cafe\u{301}"], no: ["café"])
+        try check(".", yes: ["😀", "日"], no: ["👍🏽", ""])
+        try check("..", yes: ["👍🏽"], no: [])
+        try check("😀+", yes: ["😀😀😀"], no: ["😀😁"])
+        try check("[😀-😂]", yes: ["😁"], no: ["😃"])
+    }
+
+    @Test func substringsUseTheirOwnBounds() throws {
+        let pattern = try Pattern(#"^\d+$"#)
+        let text = "id=12345;"
+        let digits = text.dropFirst(3).dropLast()
+        #expect(pattern.matches(digits))
+        #expect(!pattern.matches(text.dropFirst(2)))
+        #expect(try Pattern("é+").matches("xéé".dropFirst()))
+    }
+
+    @Test func longNonASCIIInput() throws {
+        let pattern = try Pattern(#"[\p{L} ]{1,200}"#)
+        #expect(pattern.matches(String(repeating: "é ü", count: 60)))
+        #expect(!pattern.matches(String(repeating: "é ü", count: 70)))
+    }
+}
+
+@Suite struct CatastrophicPatternTests {
+    static let hostile = String(repeating: "a", count: 5_000) + "!"
+
+    @Test(arguments: ["(a+)+$", "(a|aa)*b", "(.*a){20}", "(a*)*", "(a|a)*", "(\\w+\\s?)*$", "^(a+)+$", "(x+x+)+y"])
+    func returnsFalseOnHostileInput(pattern: String) throws {
+        let compiled = try Pattern(pattern)
+        #expect(!compiled.matches(Self.hostile))
+    }
+
+    @Test func stillMatchesWhatItShould() throws {
+        #expect(try Pattern("(a+)+$").matches(String(repeating: "a", count: 5_000)))
+        #expect(try Pattern("(.*a){20}").matches(String(repeating: "a", count: 5_000)))
+        #expect(try Pattern("(a|aa)*b").matches(String(repeating: "a", count: 5_000) + "b"))
+    }
+
+    @Test func exponentialDFAFallsBackToNFASteps() throws {
+        // The DFA for "the 20th scalar from the end is a" has 2^20 states: construction stops at its
+        // budget and matching continues with NFA steps.
+        let pattern = try Pattern("[ab]*a[ab]{20}")
+        var text = ""
+        for index in 0..<3_000 { text.append(index % 7 == 0 ? "a" : "b") }
+        let expected = Array(text)[text.count - 21] == "a"
+        #expect(pattern.matches(text) == expected)
+        #expect(pattern.matches(text + "a" + String(repeating: "b", count: 20)))
+        #expect(!pattern.matches(text + "b" + String(repeating: "b", count: 20)))
+    }
+}
+
+@Suite struct RejectionTests {
+    static let cases: [(pattern: String, offset: Int, mentions: String)] = [
+        (#"(a)\1"#, 3, "Backreferences"),
+        (#"(?<n>a)\k<n>"#, 7, "backreferences"),
+        ("a(?=b)", 1, "Lookahead"),
+        ("a(?!b)", 1, "Lookahead"),
+        ("(?<=a)b", 0, "Lookbehind"),
+        ("(?<!a)b", 0, "Lookbehind"),
+        ("(?>a)", 0, "Atomic"),
+        ("a*+a", 2, "Possessive"),
+        ("a{1,1001}", 1, "1000"),
+        ("a{3,2}", 1, "minimum"),
+        ("a{", 1, "interval"),
+        ("a{,3}", 1, "interval"),
+        ("a}", 1, "}"),
+        ("*a", 0, "nothing to repeat"),
+        ("a**", 2, "another quantifier"),
+        ("(ab", 0, "Unterminated group"),
+        ("ab)", 2, "Unmatched"),
+        ("[ab", 0, "Unterminated bracket"),
+        ("[z-a]", 2, "out of order"),
+        ("[[a]]", 1, "Nested"),
+        ("[a&&b]", 2, "intersection"),
+        ("ab\\", 2, "backslash"),
+        ("(?m)^a", 2, "flag"),
+        ("(?x)a", 2, "flag"),
+        (#"\p{Nope}"#, 0, "Unknown property"),
+        (#"\X"#, 0, "Grapheme"),
+        (#"\N{LATIN SMALL LETTER A}"#, 0, "Named characters"),
+        (#"[\b]"#, 1, "assertion"),
+        (#"\x{110000}"#, 0, "not a Unicode scalar"),
+        (#"\u12"#, 0, "hex"),
+        ("é(?=b)", 1, "Lookahead"),
+        ("(a{1000}){1000}", 9, "too large"),
+    ]
+
+    @Test(arguments: cases.indices)
+    func rejectsWithOffsetAndMessage(index: Int) {
+        let expected = Self.cases[index]
+        #expect {
+            _ = try Pattern(expected.pattern)
+        } throws: { error in
+            guard let error = error as? PatternError else { return false }
+            return error.offset == expected.offset && error.message.lowercased().contains(expected.mentions.lowercased())
+                && error.message.hasSuffix(".")
+        }
+    }
+
+    @Test func rejectsDeepNesting() throws {
+        let deep = String(repeating: "(", count: 101) + "a" + String(repeating: ")", count: 101)
+        #expect(throws: PatternError.self) { try Pattern(deep) }
+        let fine = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
+        #expect(try Pattern(fine).matches("a"))
+    }
+
+    @Test func rejectsLongPatterns() throws {
+        #expect(throws: PatternError(offset: 2_000, message: "The pattern is longer than 2000 characters; shorten it.")) {
+            try Pattern(String(repeating: "a", count: 2_001))
+        }
+        #expect(try Pattern(String(repeating: "a", count: 2_000)).matches(String(repeating: "a", count: 2_000)))
+    }
+
+    @Test func offsetsCountCharacters() {
+        #expect(throws: PatternError.self) { try Pattern("e\u{301}(?=x)") }
+        do {
+            _ = try Pattern("e\u{301}(?=x)")
+        } catch {
+            #expect(error.offset == 1)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import FormStore
+
+@Suite struct CrashTests {
+    /// The writer executable, built beside this test bundle.
+    private var writerURL: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("StoreCrashWriter")
+    }
+
+    /// Runs the writer on `directory` until it has acknowledged `acks` submissions, then kills it with
+    /// SIGKILL, and returns the ids it acknowledged.
+    private func writeUntilKilled(_ directory: URL, acks: Int) throws -> Set<String> {
+        let process = Process()
+        process.executableURL = writerURL
+        process.arguments = [directory.path, "16"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var acknowledged = Set<String>()
+        var pending = Data()
+        let reader = output.fileHandleForReading
+        while acknowledged.count < acks {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                if line.hasPrefix("ack ") { acknowledged.insert(String(line.dropFirst(4))) }
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the writer stopped before it was killed")
+        return acknowledged
+    }
+
+    @Test func everyAcknowledgedSubmissionSurvivesSIGKILLWithItsDelivery() async throws {
+        let directory = TemporaryDirectory()
+        var acknowledged = Set<String>()
+        for _ in 0..<2 {
+            acknowledged.formUnion(try writeUntilKilled(directory.url, acks: 400))
+        }
+        #expect(acknowledged.count >= 800)
+
+        let store = try SQLiteFormStore(directory: directory.url)
+        defer { store.close() }
+        let (integrity, stored, orphans, deliveryCounts) = try await store.pool.read { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                Set(try String.fetchAll(db, sql: "SELECT id FROM submissions")),
+                try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM deliveries d LEFT JOIN submissions s ON s.id = d.submission_id WHERE s.id IS NULL
+                    """),
+                Set(try Int.fetchAll(db, sql: """
+                    SELECT COUNT(d.id) FROM submissions s LEFT JOIN deliveries d ON d.submission_id = s.id GROUP BY s.id
+                    """))
+            )
+        }
+        #expect(integrity == "ok")
+        #expect(acknowledged.isSubset(of: stored), "\(acknowledged.subtracting(stored).count) acknowledged submissions lost")
+        #expect(orphans == 0)
+        #expect(deliveryCounts == [1], "each submission has exactly one delivery")
+        for id in acknowledged.prefix(50) {
+            #expect(try await store.submission(formID: "crash", idempotencyKey: "key-\(id)")?.id == id)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+@testable import FormStore
+
+@Suite struct FormVersionTests {
+    @Test func identicalUploadKeepsVersionAndChangedOneAddsOne() async throws {
+        try await withStore { store, _ in
+            let first = try await store.saveFormVersion(formID: "f", definition: "{\"v\":1}", title: "One", contentHash: "h1")
+            #expect(first == SavedVersion(version: 1, createdForm: true, createdVersion: true))
+
+            let same = try await store.saveFormVersion(formID: "f", definition: "{\"v\":1}", title: "One", contentHash: "h1")
+            #expect(same == SavedVersion(version: 1, createdForm: false, createdVersion: false))
+
+            let second = try await store.saveFormVersion(formID: "f", definition: "{\"v\":2}", title: "Two", contentHash: "h2")
+            #expect(second == SavedVersion(version: 2, createdForm: false, createdVersion: true))
+
+            let current = try #require(try await store.currentForm(id: "f"))
+            #expect(current.version == 2 && current.definition == "{\"v\":2}" && current.title == "Two")
+            let old = try #require(try await store.formVersion(id: "f", version: 1))
+            #expect(old.definition == "{\"v\":1}" && old.currentVersion == 2 && old.formDeletedAt == nil)
+            #expect(try await store.formVersion(id: "f", version: 3) == nil)
+            #expect(try await store.formVersions(id: "f").map(\.version) == [1, 2])
+            #expect(try await store.formVersions(id: "f").map(\.contentHash) == ["h1", "h2"])
+        }
+    }
+
+    @Test func deleteHidesTheFormAndSavingAgainUndeletesWithANewVersion() async throws {
+        try await withStore { store, _ in
+            _ = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1")
+            _ = try await store.saveFormVersion(formID: "g", definition: "{}", title: "G", contentHash: "g1")
+            #expect(try await store.deleteForm(id: "f"))
+            #expect(try await store.deleteForm(id: "f") == false)
+            #expect(try await store.deleteForm(id: "unknown") == false)
+
+            #expect(try await store.currentForm(id: "f") == nil)
+            #expect(try await store.formExists(id: "f", includingDeleted: false) == false)
+            #expect(try await store.formExists(id: "f", includingDeleted: true))
+            #expect(try await store.listForms().map(\.id) == ["g"])
+            let kept = try #require(try await store.formVersion(id: "f", version: 1))
+            #expect(kept.formDeletedAt != nil)
+
+            let again = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1")
+            #expect(again == SavedVersion(version: 2, createdForm: true, createdVersion: true))
+            #expect(try await store.currentForm(id: "f")?.version == 2)
+            #expect(try await store.listForms().map(\.id) == ["f", "g"])
+        }
+    }
+
+    @Test func listCountsSubmissionsPerForm() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store, id: "a")
+            try await makeForm(store, id: "b")
+            for _ in 0..<3 { _ = try await store.insertSubmission(newSubmission(formID: "a")) }
+            _ = try await store.insertSubmission(newSubmission(formID: "b"))
+            let list = try await store.listForms()
+            #expect(list.map(\.submissionCount) == [3, 1])
+            #expect(list.map(\.title) == ["Form a", "Form b"])
+            #expect(list.map(\.version) == [1, 1])
+        }
+    }
+
+    @Test func databaseIsDurableWALInAPrivateDirectory() async throws {
+        try await withStore { store, directory in
+            #expect(try await store.writerSynchronousSetting() == 2)
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.url.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+            #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("formhouse.sqlite").path))
+            let mode = try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            #expect(mode == "wal")
+            try await store.ping()
+        }
+        try await withStore(SQLiteStoreConfiguration(synchronous: .normal)) { store, _ in
+            let setting = try await store.writerSynchronousSetting()
+            #expect(setting == 1)
+        }
+    }
+
+    @Test func closedStoreIsUnavailable() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteFormStore(directory: directory.url)
+        try await makeForm(store)
+        store.close()
+        await #expect(throws: StoreError.self) { try await store.ping() }
+        do {
+            _ = try await store.insertSubmission(newSubmission())
+            Issue.record("an insert into a closed store succeeded")
+        } catch let error as StoreError {
+            #expect(error.code == "store_unavailable")
+        }
+    }
+}

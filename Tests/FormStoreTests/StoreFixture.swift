@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FormStore
+
+/// A data directory under the system's temp directory, removed when the fixture goes away.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("formstore-tests-\(UUID().uuidString)")
+            .appendingPathComponent("data")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+}
+
+/// Opens a store in a fresh temporary directory, runs `body`, closes the store and removes the files.
+func withStore<T>(
+    _ configuration: SQLiteStoreConfiguration = .init(),
+    _ body: (SQLiteFormStore, TemporaryDirectory) async throws -> T
+) async throws -> T {
+    let directory = TemporaryDirectory()
+    let store = try SQLiteFormStore(directory: directory.url, configuration: configuration)
+    defer { store.close() }
+    return try await body(store, directory)
+}
+
+/// Saves a form `id` with one version.
+@discardableResult
+func makeForm(_ store: SQLiteFormStore, id: String = "signup") async throws -> SavedVersion {
+    try await store.saveFormVersion(
+        formID: id, definition: #"{"id":"\#(id)","components":[]}"#, title: "Form \(id)", contentHash: "hash-\(id)-1")
+}
+
+func newSubmission(
+    id: String = RandomID.make(prefix: "sub_"), formID: String = "signup", version: Int = 1,
+    receivedAt: Date = Date(), idempotencyKey: String? = nil, rawBody: [UInt8] = Array(#"{"values":{}}"#.utf8)
+) -> NewSubmission {
+    NewSubmission(
+        id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: #"{"name":"Ana"}"#,
+        rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
+        response: #"{"id":"\#(id)"}"#, clientAddress: "127.0.0.1",
+        webhookPayload: Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8))
+}
+
+/// Keeps the store's single writer connection busy until ``open()``, so that submissions made
+/// meanwhile queue up and are written as one group once it opens.
+final class WriterGate: Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    init(_ store: SQLiteFormStore) {
+        let pool = store.pool
+        let entered = entered
+        let released = released
+        Thread {
+            pool.writeWithoutTransaction { _ in
+                entered.signal()
+                released.wait()
+            }
+        }.start()
+        entered.wait()
+    }
+
+    func open() {
+        released.signal()
+    }
+}
+
+/// Waits until `condition` holds, checking every millisecond, for at most about a minute.
+func eventually(_ condition: () -> Bool) async throws {
+    for _ in 0..<60_000 {
+        if condition() { return }
+        try await Task.sleep(nanoseconds: 1_000_000)
+    }
+    Issue.record("condition never became true")
+}
+
+/// A switch that closures in the store's configuration can read.
+final class Flag: Sendable {
+    private let value: Mutex<Bool>
+
+    init(_ initial: Bool) {
+        value = Mutex(initial)
+    }
+
+    var isOn: Bool {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+struct InjectedCommitFailure: Error {}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import FormhouseApp
+
+/// Keeps `Public/openapi.json` true: every route the router has is documented, and every documented
+/// operation is a route (or a static file).
+struct OpenAPITests {
+    static let servedAsFiles: Set<String> = ["GET /openapi.json"]
+
+    @Test func documentAndRouterAgree() async throws {
+        let server = try await InProcessServer()
+        let routes = Set(server.app.router.routes.map { "\($0.0.rawValue) \($0.1)" })
+        await server.finish()
+
+        let data = try Data(contentsOf: URL(fileURLWithPath: Repo.publicDirectory + "/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var documented: Set<String> = []
+        for (path, operations) in paths {
+            for method in operations.keys where ["get", "head", "post", "put", "delete", "patch", "options"].contains(method) {
+                documented.insert("\(method.uppercased()) \(path)")
+                let operation = operations[method] as? [String: Any]
+                #expect((operation?["responses"] as? [String: Any])?.isEmpty == false, "\(method) \(path) lists no responses")
+            }
+        }
+        #expect(routes.subtracting(documented).sorted() == [], "routes missing from openapi.json")
+        #expect(documented.subtracting(routes).subtracting(Self.servedAsFiles).sorted() == [], "documented but not routed")
+    }
+
+    /// Every admin operation declares bearer security and a 401.
+    @Test func adminOperationsDeclareAuth() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Repo.publicDirectory + "/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
+        for (path, operations) in paths where path.hasPrefix("/v1/admin") {
+            for (method, operation) in operations {
+                #expect(operation["security"] != nil, "\(method) \(path) has no security")
+                #expect((operation["responses"] as? [String: Any])?["401"] != nil, "\(method) \(path) has no 401")
+            }
+        }
+    }
+}

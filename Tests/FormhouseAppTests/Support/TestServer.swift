@@ -1,0 +1,114 @@
+import Foundation
+import FormhouseApp
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Paths inside this repository, found from this file's location.
+enum Repo {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var forms: String { root.appendingPathComponent("config/forms").path }
+    static var publicDirectory: String { root.appendingPathComponent("Public").path }
+
+    /// The `formhouse` executable built beside the test bundle.
+    static var binary: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundle, bundle.deletingLastPathComponent(), bundle.deletingLastPathComponent().deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("formhouse").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return root.appendingPathComponent(".build/debug/formhouse").path
+    }
+}
+
+/// A fresh temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("formhouse-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    var path: String { url.path }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The real application in this process, on an ephemeral port with its own data directory.
+final class InProcessServer {
+    static let token = "test-admin-token-0123456789"
+    let app: FormhouseApplication
+    let port: Int
+    let data: TemporaryDirectory
+    var client: TestHTTPClient { TestHTTPClient(port: port, token: Self.token) }
+
+    init(dataDirectory: TemporaryDirectory? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) async throws {
+        data = try dataDirectory ?? TemporaryDirectory()
+        var configuration = AppConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = data.path
+        configuration.formsDirectory = Repo.forms
+        configuration.publicDirectory = Repo.publicDirectory
+        configuration.adminTokens = [Self.token]
+        configuration.webhookAllowPrivate = true
+        configure(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        app = try await FormhouseApplication(configuration: configuration, logger: logger, registry: MetricsBootstrap.registry())
+        port = try app.startInBackground()
+    }
+
+    /// Stops the server; the data directory stays until `finish()` so a restart can reuse it.
+    func stop() async { await app.shutdown() }
+
+    func finish() async {
+        await app.shutdown()
+        data.remove()
+    }
+}
+
+/// The real `formhouse` executable as a child process (restart and crash tests).
+final class ServerProcess {
+    let process = Process()
+    let port: Int
+
+    init(dataDirectory: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+        let portFile = dataDirectory + "/port-\(UUID().uuidString)"
+        process.executableURL = URL(fileURLWithPath: Repo.binary)
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--forms-dir", Repo.forms,
+                             "--public-dir", Repo.publicDirectory, "--port-file", portFile, "--log-level", "error",
+                             "--config", dataDirectory + "/no-config.json"] + extraArguments
+        var env = ProcessInfo.processInfo.environment
+        env["FORMHOUSE_ADMIN_TOKENS"] = InProcessServer.token
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
+                self.port = port
+                break
+            }
+            guard process.isRunning, Date() < deadline else {
+                process.terminate()
+                throw TestClientError("formhouse did not start (binary \(Repo.binary))")
+            }
+            usleep(20_000)
+        }
+        try? FileManager.default.removeItem(atPath: portFile)
+    }
+
+    var client: TestHTTPClient { TestHTTPClient(port: port, token: InProcessServer.token) }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func terminate() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Glibc
+import HTTPServer
+import Logging
+
+/// A blocking test client on a raw socket, so tests can send exactly the bytes they mean.
+final class RawClient: @unchecked Sendable {
+    struct Reply {
+        var status: Int
+        var statusLine: String
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        let family = host.contains(":") ? AF_INET6 : AF_INET
+        fd = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        // A safety net so a broken server fails the test instead of hanging it; not a timing assertion.
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let result: Int32
+        if family == AF_INET6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &address.sin6_addr)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, host, &address.sin_addr)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw Failure(description: "connect failed: \(errno)")
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send failed: \(errno)") }
+            sent += count
+        }
+    }
+
+    /// Reads more bytes; false at end of stream (or reset).
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            buffer += chunk[0..<count]
+            return true
+        }
+        if count < 0, errno == EAGAIN { throw Failure(description: "read timed out") }
+        return false
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let index = buffer.firstIndex(of: 10) {
+                let line = buffer[..<index]
+                buffer.removeFirst(index + 1)
+                return String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+            }
+            guard try fill() else { throw Failure(description: "connection closed mid-line") }
+        }
+    }
+
+    private func readExactly(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            guard try fill() else { throw Failure(description: "connection closed mid-body") }
+        }
+        let bytes = Array(buffer[0..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    /// Reads one response; `head` says the request was HEAD (no body follows).
+    func readReply(head: Bool = false) throws -> Reply {
+        let statusLine = try readLine()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line: \(statusLine)") }
+        var headers = HTTPHeaders()
+        while true {
+            let line = try readLine()
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else { throw Failure(description: "bad header: \(line)") }
+            headers.add(String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        }
+        var body: [UInt8] = []
+        if head || status < 200 || status == 204 || status == 304 {
+            return Reply(status: status, statusLine: statusLine, headers: headers, body: body)
+        }
+        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
+            body = try readExactly(length)
+        } else if headers["Transfer-Encoding"] == "chunked" {
+            while true {
+                let size = Int(try readLine(), radix: 16) ?? -1
+                guard size >= 0 else { throw Failure(description: "bad chunk size") }
+                if size == 0 {
+                    _ = try readLine()
+                    break
+                }
+                body += try readExactly(size)
+                _ = try readLine()
+            }
+        } else {
+            while try fill() {}
+            body = buffer
+            buffer = []
+        }
+        return Reply(status: status, statusLine: statusLine, headers: headers, body: body)
+    }
+
+    /// True when the server has closed the connection (after any bytes still unread).
+    func isClosedByServer() -> Bool {
+        do {
+            while try fill() {}
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Sends a request and reads its reply.
+    func exchange(_ request: String) throws -> Reply {
+        try send(request)
+        return try readReply(head: request.hasPrefix("HEAD "))
+    }
+}
+
+/// Runs blocking client calls on a thread of their own, for tests where the server itself needs
+/// Swift's cooperative pool (handlers off the loop, shutdown) while the test waits on a socket.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// Runs `body` against a live server on an ephemeral port, then shuts it down.
+func withServer<T>(
+    _ responder: any Responder,
+    configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    _ body: (Int, HTTPServer) async throws -> T
+) async throws -> T {
+    var configuration = HTTPServerConfiguration()
+    configuration.port = 0
+    configure(&configuration)
+    var logger = Logger(label: "test.http")
+    logger.logLevel = .warning
+    let server = HTTPServer(configuration: configuration, responder: responder, logger: logger)
+    let port = try server.start()
+    do {
+        let result = try await body(port, server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// The router most server tests use.
+func testRouter() -> Router {
+    var router = Router()
+    router.on(.get, "/hello") { _ in
+        Response(status: 200, headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8)))
+    }
+    router.on(.post, "/echo") { request in
+        Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: .bytes(request.body))
+    }
+    router.on(.get, "/items/{id}") { request in
+        .json(Array(#"{"id":"\#(request.parameters["id"] ?? "")","q":"\#(request.query["q"] ?? "")"}"#.utf8))
+    }
+    router.on(.get, "/fail") { _ in
+        struct Secret: Error {}
+        throw Secret()
+    }
+    router.on(.get, "/stream") { _ in
+        Response(body: .stream { writer in
+            for index in 0..<5 {
+                try await writer.write(Array("part\(index);".utf8))
+            }
+        })
+    }
+    return router
+}

@@ -1,0 +1,118 @@
+import Glibc
+import HTTPServer
+import Testing
+
+/// Every refusal answers the right status, closes that connection, and leaves the server serving others.
+@Suite struct RefusalTests {
+    static let cases: [(name: String, request: String, status: Int)] = [
+        ("garbage request line", "GARBAGE\r\n\r\n", 400),
+        ("bare LF line endings", "GET /hello HTTP/1.1\nHost: x\n\n", 400),
+        ("header without colon", "GET /hello HTTP/1.1\r\nHost x\r\n\r\n", 400),
+        ("space before colon", "GET /hello HTTP/1.1\r\nHost : x\r\n\r\n", 400),
+        ("obsolete line folding", "GET /hello HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  more\r\n\r\n", 400),
+        ("bare CR in a value", "GET /hello HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400),
+        ("NUL in a value", "GET /hello HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", 400),
+        ("Content-Length and Transfer-Encoding", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("two different Content-Lengths", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+        ("a Content-Length list that disagrees", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3, 4\r\n\r\nabcd", 400),
+        ("non-numeric Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+        ("negative Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+        ("bad chunk size", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 400),
+        ("chunk without its CRLF", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", 400),
+        ("chunked twice", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n", 400),
+        ("unknown transfer coding", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        ("gzip then chunked", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501),
+        ("missing Host", "GET /hello HTTP/1.1\r\n\r\n", 400),
+        ("two Hosts", "GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("HTTP/2.0 request line", "GET /hello HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ("unknown expectation", "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 1\r\n\r\na", 417),
+        ("URI over 8 KiB", "GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        ("URI over 8 KiB without an end", "GET /\(String(repeating: "a", count: 9000))", 414),
+        ("headers over 64 KiB", "GET /hello HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-Fill: \(String(repeating: "v", count: 1000))\r\n", count: 70) + "\r\n", 431),
+        ("more than 100 header fields", "GET /hello HTTP/1.1\r\nHost: x\r\n" + String(repeating: "X-A: 1\r\n", count: 101) + "\r\n", 431),
+        ("Content-Length over the limit", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n", 413),
+        ("huge Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
+        ("chunked body over the limit", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n", 413),
+        ("Transfer-Encoding in HTTP/1.0", "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("asterisk-form for GET", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    ]
+
+    @Test(arguments: cases.indices)
+    func refusesAndKeepsServing(_ index: Int) async throws {
+        let (name, request, status) = Self.cases[index]
+        try await withServer(testRouter()) { port, _ in
+            let bad = try RawClient(port: port)
+            try bad.send(request)
+            let reply = try bad.readReply()
+            #expect(reply.status == status, "\(name)")
+            #expect(reply.headers["Connection"] == "close", "\(name)")
+            #expect(reply.headers["Content-Type"] == "application/problem+json", "\(name)")
+            #expect(bad.isClosedByServer(), "\(name)")
+            let good = try RawClient(port: port)
+            #expect(try good.exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").text == "hello", "\(name)")
+        }
+    }
+
+    @Test func refusesABigBodyWithoutReadingIt() async throws {
+        try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1000 }) { port, _ in
+            let client = try RawClient(port: port)
+            // Only the head is sent: the 413 must come without waiting for the promised body.
+            try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n")
+            #expect(try client.readReply().status == 413)
+            #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test func answers408ToAClientTooSlowWithItsHead() async throws {
+        try await withServer(testRouter(), configure: { $0.headerTimeout = .milliseconds(300) }) { port, _ in
+            let client = try RawClient(port: port)
+            try client.send("GET /hello HTTP/1.1\r\nHost:")
+            let reply = try client.readReply()
+            #expect(reply.status == 408)
+            #expect(client.isClosedByServer())
+            #expect(try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+        }
+    }
+
+    @Test func answers408ToAClientTooSlowWithItsBody() async throws {
+        try await withServer(testRouter(), configure: { $0.bodyTimeout = .milliseconds(300) }) { port, _ in
+            let client = try RawClient(port: port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+            #expect(try client.readReply().status == 408)
+            #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test func closesAnIdleKeepAliveConnection() async throws {
+        try await withServer(testRouter(), configure: { $0.idleTimeout = .milliseconds(300) }) { port, server in
+            let client = try RawClient(port: port)
+            #expect(try client.exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            // Closed without a response: no request had started.
+            #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test func closesAConnectionThatNeverSendsAnything() async throws {
+        try await withServer(testRouter(), configure: { $0.headerTimeout = .milliseconds(300) }) { port, _ in
+            let client = try RawClient(port: port)
+            #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test func closesConnectionsBeyondTheLimitAtOnce() async throws {
+        try await withServer(testRouter(), configure: { $0.maxConnections = 2; $0.eventLoops = 1 }) { port, server in
+            let first = try RawClient(port: port)
+            let second = try RawClient(port: port)
+            #expect(try first.exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            #expect(try second.exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            let third = try RawClient(port: port)
+            #expect(third.isClosedByServer())
+            try first.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            _ = try first.readReply()
+            while server.connectionCount > 1 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@Suite struct StaticFilesTests {
+    /// A temporary site: root/{index.html, app.css, sub/index.html, escape -> ../secret.txt}, and secret.txt beside root.
+    static func makeSite() throws -> (base: URL, root: URL) {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("static-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data("<h1>home</h1>".utf8).write(to: root.appendingPathComponent("index.html"))
+        try Data("body{}".utf8).write(to: root.appendingPathComponent("app.css"))
+        try Data("<h1>sub</h1>".utf8).write(to: root.appendingPathComponent("sub/index.html"))
+        try Data("top secret".utf8).write(to: base.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("escape").path, withDestinationPath: "../secret.txt")
+        return (base, root)
+    }
+
+    @Test func servesFilesWithTypesAndValidators() async throws {
+        let site = try Self.makeSite()
+        defer { try? FileManager.default.removeItem(at: site.base) }
+        var router = Router()
+        router.fallback = StaticFiles(root: site.root.path)
+        try await withServer(router) { port, _ in
+            let client = try RawClient(port: port)
+            let css = try client.exchange("GET /app.css HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(css.status == 200)
+            #expect(css.text == "body{}")
+            #expect(css.headers["Content-Type"] == "text/css; charset=utf-8")
+            let etag = try #require(css.headers["ETag"])
+            let modified = try #require(css.headers["Last-Modified"])
+            #expect(try client.exchange("GET /app.css HTTP/1.1\r\nHost: x\r\nIf-None-Match: \(etag)\r\n\r\n").status == 304)
+            #expect(try client.exchange("GET /app.css HTTP/1.1\r\nHost: x\r\nIf-Modified-Since: \(modified)\r\n\r\n").status == 304)
+            #expect(try client.exchange("GET /app.css HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"other\"\r\n\r\n").status == 200)
+            let head = try client.exchange("HEAD /app.css HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(head.headers["Content-Length"] == "6")
+            #expect(try client.exchange("GET / HTTP/1.1\r\nHost: x\r\n\r\n").text == "<h1>home</h1>")
+            let redirect = try client.exchange("GET /sub HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(redirect.status == 301)
+            #expect(redirect.headers["Location"] == "/sub/")
+            #expect(try client.exchange("GET /sub/ HTTP/1.1\r\nHost: x\r\n\r\n").text == "<h1>sub</h1>")
+            #expect(try client.exchange("GET /missing.js HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+        }
+    }
+
+    @Test(arguments: ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%5c..%5csecret.txt", "/..\\secret.txt", "/escape", "/sub/../../secret.txt"])
+    func neverEscapesTheRoot(_ path: String) async throws {
+        let site = try Self.makeSite()
+        defer { try? FileManager.default.removeItem(at: site.base) }
+        var router = Router()
+        router.fallback = StaticFiles(root: site.root.path)
+        try await withServer(router) { port, _ in
+            let reply = try RawClient(port: port).exchange("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(reply.status == 404)
+            #expect(!reply.text.contains("top secret"))
+        }
+    }
+}
