@@ -288,3 +288,48 @@ def test_sample_forms_render_and_validate(browser, form_id):
                  "submit did nothing")
     browser.size(360, 800)
     assert browser.horizontal_overflow() == 0
+
+
+@pytest.mark.skipif(not (REPO / "config" / "forms" / "household.json").exists(), reason="sample form household not shipped")
+def test_sample_household_filled_end_to_end(browser, server):
+    """The shipped household form: a repeating group that appears with a switch, a condition inside
+    each item, a 422 for a bad CEP, then a stored submission with nested values."""
+    open_form(browser, "household")
+    d = browser.driver
+    assert not shown(browser, "dependants")
+    set_value(browser, "contact", "Maria Lima")
+    set_value(browser, "phone", "(11) 91234-5678")
+    set_value(browser, "address.line1", "Rua das Flores 12")
+    set_value(browser, "address.city", "Recife")
+    set_value(browser, "address.postcode", "5000")
+    wrapper(browser, "hasDependants").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: shown(browser, "dependants"), "switch did not show the repeating group")
+    assert len(d.find_elements(By.CSS_SELECTOR, '[data-path="dependants"] .fh-instance')) == 1
+
+    set_value(browser, "dependants[0].name", "João")
+    set_value(browser, "dependants[0].age", "7")
+    Select(control(browser, "dependants[0].relation")).select_by_value("child")
+    wrapper(browser, "dependants").find_element(By.CSS_SELECTOR, ".fh-add").click()
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, '[data-path="dependants[1].name"]'))
+    set_value(browser, "dependants[1].name", "Rosa")
+    set_value(browser, "dependants[1].age", "68")
+    assert not shown(browser, "dependants[1].relationOther")
+    Select(control(browser, "dependants[1].relation")).select_by_value("other")
+    browser.wait(lambda: shown(browser, "dependants[1].relationOther"), "condition inside the item did not apply")
+    assert not shown(browser, "dependants[0].relationOther")
+    set_value(browser, "dependants[1].relationOther", "Grandmother")
+
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: error_text(browser, "address.postcode") != "", "bad CEP not reported")
+    assert d.switch_to.active_element == control(browser, "address.postcode")
+    set_value(browser, "address.postcode", "50000-000")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    assert stored["values"]["dependants"] == [
+        {"name": "João", "age": 7, "relation": "child"},
+        {"name": "Rosa", "age": 68, "relation": "other", "relationOther": "Grandmother"},
+    ]
+    assert stored["values"]["address"]["postcode"] == "50000-000"
