@@ -84,6 +84,13 @@ def test_submission_made_in_the_renderer_is_found_in_the_console(browser, server
     row = browser.wait(lambda: rows(browser, f'tr[data-submission-id="{receipt_id}"]'), "submission not listed")[0]
     assert "Renderer Person" in row.get_attribute("textContent")
 
+    # Opened, it shows the stored submission in full and the body as the page sent it.
+    browser.click(f'tr[data-submission-id="{receipt_id}"] .ad-submission-open')
+    detail = browser.wait(lambda: d.find_elements(By.ID, "submission-values"), "submission details not shown")[0]
+    assert json.loads(detail.text) == {"name": "Renderer Person"}
+    panel = d.find_element(By.ID, "submission-detail").text
+    assert "Idempotency-Key" in panel and '"formVersion"' in panel
+
 
 def test_submissions_page_through_and_download(browser, server, downloads):
     server.put_form(simple("console-pages", "Paged"))
