@@ -295,7 +295,17 @@ def test_console_screenshots_and_360px(browser, server):
         assert browser.horizontal_overflow() == 0, width
         path = browser.screenshot("console", width)
         assert path.stat().st_size > 10_000
-    go(browser, "#/forms")
-    browser.wait(lambda: rows(browser, "tr[data-form-id]"))
     browser.size(360, 900)
-    assert browser.horizontal_overflow() == 0
+    submit(server, TOUR["id"], {"name": "Narrow Screen", "mail": "narrow@example.org",
+                                "address": {"line1": "Rua 1"}, "addresses": [{"postcode": "12345"}]})
+    for fragment, ready in (("#/forms", "tr[data-form-id]"),
+                            (f"#/forms/{TOUR['id']}/submissions", "tr[data-submission-id]"),
+                            (f"#/forms/{TOUR['id']}/versions", "#versions-title"),
+                            (f"#/forms/{TOUR['id']}/webhooks", "#webhook-url"),
+                            ("#/deliveries", "#refresh-deliveries")):
+        go(browser, fragment)
+        browser.wait(lambda: rows(browser, ready), f"{fragment} not shown")
+        if fragment.endswith("/submissions"):
+            browser.click("tr[data-submission-id] .ad-submission-open")
+            browser.wait(lambda: rows(browser, "#submission-values"))
+        assert browser.horizontal_overflow() == 0, fragment
