@@ -3,7 +3,6 @@ live preview, version diffs, submissions with paging and downloads, webhooks and
 
 import json
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 

@@ -3,7 +3,6 @@ visibleWhen, repeats, submission with a receipt, 422 mapped onto fields, accessi
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
