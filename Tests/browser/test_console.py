@@ -308,3 +308,22 @@ def test_console_screenshots_and_360px(browser, server):
             browser.click("tr[data-submission-id] .ad-submission-open")
             browser.wait(lambda: rows(browser, "#submission-values"))
         assert browser.horizontal_overflow() == 0, fragment
+
+
+def test_preview_survives_whatever_is_typed(browser):
+    signed_in(browser)
+    go(browser, "#/new")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    preview = d.find_element(By.ID, "preview")
+    odd = [
+        ('[1, 2, 3]', lambda: preview.find_elements(By.CSS_SELECTOR, ".fh-form")
+         and not preview.find_elements(By.CSS_SELECTOR, ".fh-field")),
+        ('{"title": "T", "components": "nope"}', lambda: "T" in preview.text),
+        ('{"title": "Odd", "components": [{"text": 5}, {}, {"a": {}, "b": {}}, {"colour": {}}]}',
+         lambda: len(preview.find_elements(By.CSS_SELECTOR, ".fh-unknown")) == 3),
+        ('{"title": "Half', lambda: "JSON syntax error" in d.find_element(By.ID, "definition-errors").text),
+    ]
+    for text, shown in odd:
+        browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
+        browser.wait(shown, f"preview did not settle for {text}")
