@@ -175,6 +175,7 @@ export class FormView {
     this.conditionals = [];
     this.touched = new Set();
     this.lastErrors = [];
+    this.rejected = new Set();
     this.showAllErrors = false;
 
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
@@ -515,6 +516,7 @@ export class FormView {
 
   /** Shows or hides every component with a visibleWhen, from the current values. */
   refreshVisibility() {
+    this.rejected = new Set(this.lastErrors.map((e) => String(e.field)));
     for (const entry of this.conditionals) {
       const visible = this.evaluate(entry.condition, entry.scope);
       entry.element.hidden = !visible;
@@ -537,8 +539,8 @@ export class FormView {
 
   /**
    * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
-   * entering the current item of a repeating group the component stands in. A hidden input reads as
-   * absent, as the engine drops it before later conditions look.
+   * entering the current item of a repeating group the component stands in. A hidden input, or one
+   * the server last rejected, reads as absent: the engine only lets accepted values reach conditions.
    */
   lookup(field, scope) {
     const names = String(field).split(".");
@@ -550,8 +552,11 @@ export class FormView {
         const index = scope[candidate.length];
         if (typeof index === "number" && candidate.every((s, k) => scope[k] === s)) candidate.push(index);
       }
-      const input = this.fields.get(formatPath(candidate));
-      if (input && input.kind === "input") return this.isShown(input) ? getAt(this.state, candidate) : undefined;
+      const path = formatPath(candidate);
+      const input = this.fields.get(path);
+      if (input && input.kind === "input") {
+        return this.isShown(input) && !this.rejected.has(path) ? getAt(this.state, candidate) : undefined;
+      }
     }
     return undefined;
   }
@@ -567,6 +572,7 @@ export class FormView {
   setErrors(errors, { showAll } = {}) {
     this.lastErrors = Array.isArray(errors) ? errors : [];
     if (showAll) this.showAllErrors = true;
+    this.refreshVisibility();
     return this.reapplyErrors();
   }
 

@@ -155,6 +155,15 @@ def test_visible_when_follows_typing(browser, tour):
     wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
     browser.wait(lambda: not shown(browser, "frequency"), "all did not hide the field")
 
+    # As in the engine, a value the server rejected does not count for conditions.
+    wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: shown(browser, "frequency"))
+    set_value(browser, "mail", "not-an-address")
+    browser.wait(lambda: error_text(browser, "mail") != "" and not shown(browser, "frequency"),
+                 "a rejected e-mail still counted as given")
+    set_value(browser, "mail", "b@example.org")
+    browser.wait(lambda: error_text(browser, "mail") == "" and shown(browser, "frequency"), "field did not come back")
+
     # notEquals inside a group reads the sibling in the same group.
     assert shown(browser, "address.city")
     control(browser, "address.line1").send_keys("unknown")
