@@ -21,6 +21,9 @@ const US_STATES = [
   ["WA", "Washington"], ["WV", "West Virginia"], ["WI", "Wisconsin"], ["WY", "Wyoming"],
 ];
 
+/** Lower-cased state code or name → code, as the engine normalizes a `usstate` value. */
+const US_STATE_CODES = new Map(US_STATES.flatMap(([code, name]) => [[code.toLowerCase(), code], [name.toLowerCase(), code]]));
+
 /** Text-like inputs: the DOM attributes each one gets. */
 const TEXT_INPUTS = {
   text: { tag: "input", type: "text" },
@@ -555,7 +558,9 @@ export class FormView {
       const path = formatPath(candidate);
       const input = this.fields.get(path);
       if (input && input.kind === "input") {
-        return this.isShown(input) && !this.rejected.has(path) ? getAt(this.state, candidate) : undefined;
+        if (!this.isShown(input) || this.rejected.has(path)) return undefined;
+        const value = getAt(this.state, candidate);
+        return input.type === "usstate" && typeof value === "string" ? US_STATE_CODES.get(value.toLowerCase()) ?? value : value;
       }
     }
     return undefined;

@@ -146,6 +146,13 @@ def test_visible_when_follows_typing(browser, tour):
     control(browser, "usPhone").send_keys("555-123-4567")
     browser.wait(lambda: shown(browser, "state"), "any/notEmpty did not show the state")
 
+    # A state's name counts as its code, as the engine normalizes it.
+    assert not shown(browser, "county")
+    set_value(browser, "state", "texas")
+    browser.wait(lambda: shown(browser, "county"), "state name did not match its code")
+    set_value(browser, "state", "OH")
+    browser.wait(lambda: not shown(browser, "county"), "county stayed visible")
+
     # all: switch on and an e-mail given.
     assert not shown(browser, "frequency")
     wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
@@ -228,6 +235,7 @@ def test_submit_maps_422_to_fields_then_shows_a_receipt(browser, server, tour):
     open_form(browser, tour)
     d = browser.driver
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "summary").is_displayed(), "submission not refused")
     browser.wait(lambda: error_text(browser, "name") != "", "422 not mapped to name")
     for path in ("mail", "address.line1", "addresses[0].postcode"):
         assert error_text(browser, path) != "", path
@@ -328,8 +336,10 @@ def test_sample_household_filled_end_to_end(browser, server):
     set_value(browser, "dependants[1].relationOther", "Grandmother")
 
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: error_text(browser, "address.postcode") != "", "bad CEP not reported")
-    assert d.switch_to.active_element == control(browser, "address.postcode")
+    # The summary appears only with the submission's 422 (live validation may have shown the error already).
+    browser.wait(lambda: d.find_element(By.ID, "summary").is_displayed(), "submission not refused")
+    assert error_text(browser, "address.postcode") != ""
+    browser.wait(lambda: d.switch_to.active_element == control(browser, "address.postcode"), "focus not on the bad CEP")
     set_value(browser, "address.postcode", "50000-000")
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
     browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
