@@ -621,13 +621,16 @@ async function showSubmissions(generation, formId, body) {
   const cursors = [null];
   let page = 0;
   let nextCursor = null;
+  let latest = 0;
   const load = async () => {
+    const ticket = ++latest;
     say(status, "Loading…");
     const params = new URLSearchParams({ limit: limit.value });
     if (cursors[page]) params.set("cursor", cursors[page]);
     try {
       const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?${params}`);
-      if (!stillCurrent(generation)) return;
+      // A slower, older answer must not overwrite a newer page.
+      if (!stillCurrent(generation) || ticket !== latest) return;
       status.textContent = "";
       nextCursor = data.nextCursor || null;
       const items = data.items || [];
@@ -806,7 +809,9 @@ async function showDeliveries(generation) {
   let nextCursor = null;
   let selected = null;
 
+  let latest = 0;
   const load = async () => {
+    const ticket = ++latest;
     const params = new URLSearchParams();
     const statuses = boxes.filter((b) => b.checked).map((b) => b.value);
     if (statuses.length) params.set("status", statuses.join(","));
@@ -815,7 +820,7 @@ async function showDeliveries(generation) {
     say(status, "Loading…");
     try {
       const { data } = await api(`/v1/admin/deliveries${params.size ? `?${params}` : ""}`);
-      if (!stillCurrent(generation)) return;
+      if (!stillCurrent(generation) || ticket !== latest) return;
       status.textContent = "";
       nextCursor = data.nextCursor || null;
       const items = data.items || [];

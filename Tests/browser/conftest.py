@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,7 +203,19 @@ class Browser:
         self.driver.get(self.server.base + path)
 
     def wait(self, condition, message="condition not met", poll=0.05):
-        return WebDriverWait(self.driver, WAIT_SECONDS, poll_frequency=poll).until(lambda d: condition(), message)
+        """Polls `condition` until it is truthy; a page re-rendering under it just means polling again."""
+        return WebDriverWait(self.driver, WAIT_SECONDS, poll_frequency=poll,
+                             ignored_exceptions=[StaleElementReferenceException]).until(lambda d: condition(), message)
+
+    def click(self, selector, message="nothing to click"):
+        """Clicks the element `selector` names, finding it again if the page re-rendered it meanwhile."""
+        def attempt():
+            elements = self.driver.find_elements(By.CSS_SELECTOR, selector)
+            if not elements:
+                return False
+            elements[0].click()
+            return True
+        self.wait(attempt, message)
 
     def size(self, width, height=900):
         self.driver.set_window_size(width, height)

@@ -202,15 +202,18 @@ def test_webhook_add_rotate_deliveries_redeliver_delete(browser, server, receive
     go(browser, "#/forms/console-hooks/webhooks")
     d = browser.driver
 
-    def add(url):
+    def shown_secret():
+        return browser.script("const e = document.getElementById('webhook-secret'); return e ? e.textContent : ''")
+
+    def add(url, previous=""):
         field = browser.wait(lambda: d.find_element(By.ID, "webhook-url"))
         field.send_keys(url, Keys.ENTER)
-        secret = browser.wait(lambda: d.find_elements(By.ID, "webhook-secret"), "secret not shown")[0].text
+        secret = browser.wait(lambda: shown_secret() not in ("", previous) and shown_secret(), "secret not shown")
         assert secret.startswith("whsec_")
         return secret
 
     secret = add(receiver.url("/ok"))
-    add(receiver.url("/failing"))
+    assert add(receiver.url("/failing"), previous=secret) != secret
     browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 2)
     # The list never carries secrets; after a reload the secret is gone for good.
     browser.driver.refresh()
@@ -223,43 +226,45 @@ def test_webhook_add_rotate_deliveries_redeliver_delete(browser, server, receive
     assert delivered["data"]["id"] == receipt["id"]
 
     go(browser, "#/deliveries")
-    browser.wait(lambda: d.find_elements(By.ID, "status-failed"))
-    d.find_element(By.ID, "status-failed").click()
+    browser.click("#status-failed")
 
-    def failed_rows():
-        return [r for r in rows(browser, "tr[data-delivery-id]") if receipt["id"] in r.text]
+    def deliveries():
+        """(id, row text) of the listed deliveries of this submission, read in one go."""
+        listed = browser.script("return [...document.querySelectorAll('tr[data-delivery-id]')]"
+                                ".map(r => [r.dataset.deliveryId, r.textContent])")
+        return [(i, text) for i, text in listed if receipt["id"] in text]
 
     def refresh_until(condition, message):
         def check():
             if condition():
                 return True
-            d.find_element(By.ID, "refresh-deliveries").click()
+            browser.click("#refresh-deliveries")
             return False
         browser.wait(check, message, poll=0.3)
 
-    refresh_until(lambda: failed_rows() and all("failed" in r.text for r in failed_rows()), "failed delivery not listed")
-    assert len(failed_rows()) == 1
-    assert "500" in failed_rows()[0].text
+    refresh_until(lambda: len(deliveries()) == 1 and "failed" in deliveries()[0][1], "failed delivery not listed")
+    failed_id, failed_text = deliveries()[0]
+    assert "500" in failed_text
 
-    failed_rows()[0].find_element(By.CSS_SELECTOR, ".ad-details").click()
-    browser.wait(lambda: rows(browser, ".ad-attempt-log tbody tr"), "attempts not shown")
-    assert "500" in d.find_element(By.CSS_SELECTOR, ".ad-attempt-log").text
+    browser.click(f'tr[data-delivery-id="{failed_id}"] .ad-details')
+    browser.wait(lambda: "500" in browser.script(
+        "const t = document.querySelector('.ad-attempt-log'); return t ? t.textContent : ''"), "attempts not shown")
 
     receiver.statuses["/failing"] = 200
-    d.find_element(By.ID, "redeliver").click()
+    browser.click("#redeliver")
     browser.wait(lambda: len(receiver.received("/failing")) >= 2, "redelivery not sent")
 
-    d.find_element(By.ID, "status-failed").click()
-    d.find_element(By.ID, "status-succeeded").click()
-    refresh_until(lambda: len([r for r in rows(browser, "tr[data-delivery-id]") if receipt["id"] in r.text]) == 2,
+    browser.click("#status-failed")
+    browser.click("#status-succeeded")
+    refresh_until(lambda: len(deliveries()) == 2 and all("succeeded" in text for _, text in deliveries()),
                   "both deliveries not succeeded")
 
     go(browser, "#/forms/console-hooks/webhooks")
     browser.wait(lambda: len(rows(browser, "tr[data-webhook-id]")) == 2)
     first = rows(browser, "tr[data-webhook-id]")[0]
     first.find_element(By.CSS_SELECTOR, ".ad-rotate").click()
-    rotated = browser.wait(lambda: [e.text for e in rows(browser, "#webhook-secret") if e.text != secret and e.text.startswith("whsec_")], "no rotated secret")[0]
-    assert rotated != secret
+    rotated = browser.wait(lambda: shown_secret() not in ("", secret) and shown_secret(), "no rotated secret")
+    assert rotated.startswith("whsec_") and rotated != secret
     delete = first.find_element(By.CSS_SELECTOR, ".ad-delete")
     delete.click()
     delete.click()
