@@ -120,6 +120,7 @@ let package = Package(
             name: "WebhooksTests",
             dependencies: [
                 "Webhooks", "WebhookReceiver",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

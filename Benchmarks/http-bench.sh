@@ -70,21 +70,30 @@ wrk.body = f:read("*a")
 f:close()
 LUA
 
-# Prints "req/s p99_ms" for one wrk run.
+# CPU time a process has used, in clock ticks (user + system, all threads).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# Prints "req/s p99_ms cpu_us_per_request" for one wrk run against the server process $2.
 measure() {
-    local url="$1" conns="$2" script="${3:-}"
+    local url="$1" pid="$2" conns="$3" script="${4:-}"
     local args=(-t1 -c"$conns" -d"$duration" --latency)
     [[ -n "$script" ]] && args+=(-s "$script")
+    local before after
+    before="$(cpu_ticks "$pid")"
     wrk "${args[@]}" "$url" >"$work/wrk.out" 2>&1
-    local rps p99
+    after="$(cpu_ticks "$pid")"
+    local rps p99 total
     rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
+    total="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
     p99="$(awk '$1 == "99%" {print $2}' "$work/wrk.out")"
     local errors
     errors="$(awk '/Non-2xx|Socket errors/ {print}' "$work/wrk.out" | tr '\n' ' ')"
     [[ -n "$errors" ]] && echo "    wrk: $errors" >&2
     # Normalise the latency to milliseconds.
     p99="$(python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$p99")"
-    echo "$rps $p99"
+    local cpu
+    cpu="$(python3 -c "import os,sys; print(round((int(sys.argv[2]) - int(sys.argv[1])) / os.sysconf('SC_CLK_TCK') * 1e6 / int(sys.argv[3]), 1))" "$before" "$after" "$total")"
+    echo "$rps $p99 $cpu"
 }
 
 # Resident memory per idle keep-alive connection, measured first on fresh processes:
@@ -120,10 +129,10 @@ echo "Memory per idle keep-alive connection ($idle connections, RSS growth): our
 {
 echo "## HTTP benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "wrk -t1, $duration per run, $rounds alternating rounds (best round shown), $(nproc) cores; ours: event loops=$loops (0 = one per core); nginx: 1 worker, access_log off."
+echo "wrk -t1, $duration per run, $rounds alternating rounds (best round shown), $(nproc) cores, load average before the run: $(cut -d' ' -f1 /proc/loadavg); ours: event loops=$loops (0 = one per core); nginx: 1 worker, access_log off. CPU/req is the server's CPU time (all threads) divided by requests served: a measure of cost that other load on the machine does not skew as much as req/s."
 echo
-echo "| request | conns | ours req/s | ours p99 ms | nginx req/s | nginx p99 ms | ratio |"
-echo "|---|---|---|---|---|---|---|"
+echo "| request | conns | ours req/s | ours p99 ms | ours µs CPU/req | nginx req/s | nginx p99 ms | nginx µs CPU/req | ratio (req/s) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 } | tee "$report"
 
 for conns in $connections; do
@@ -131,18 +140,18 @@ for conns in $connections; do
         best_ours=0; best_ours_p99=0; best_nginx=0; best_nginx_p99=0
         for round in $(seq 1 "$rounds"); do
             if [[ $kind == GET ]]; then
-                read -r o op < <(measure "http://127.0.0.1:$ours_port/json" "$conns")
-                read -r n np < <(measure "http://127.0.0.1:$nginx_port/json" "$conns")
+                read -r o op oc < <(measure "http://127.0.0.1:$ours_port/json" "$ours_pid" "$conns")
+                read -r n np nc < <(measure "http://127.0.0.1:$nginx_port/json" "$nginx_worker" "$conns")
             else
-                read -r o op < <(measure "http://127.0.0.1:$ours_port/echo" "$conns" "$work/post.lua")
-                read -r n np < <(measure "http://127.0.0.1:$nginx_port/echo" "$conns" "$work/post.lua")
+                read -r o op oc < <(measure "http://127.0.0.1:$ours_port/echo" "$ours_pid" "$conns" "$work/post.lua")
+                read -r n np nc < <(measure "http://127.0.0.1:$nginx_port/echo" "$nginx_worker" "$conns" "$work/post.lua")
             fi
-            echo "  round $round $kind c=$conns: ours $o req/s p99 $op ms | nginx $n req/s p99 $np ms" >&2
-            if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$o" "$best_ours"; then best_ours=$o; best_ours_p99=$op; fi
-            if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$n" "$best_nginx"; then best_nginx=$n; best_nginx_p99=$np; fi
+            echo "  round $round $kind c=$conns: ours $o req/s p99 $op ms ${oc} us CPU/req | nginx $n req/s p99 $np ms ${nc} us CPU/req" >&2
+            if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$o" "$best_ours"; then best_ours=$o; best_ours_p99=$op; best_ours_cpu=$oc; fi
+            if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$n" "$best_nginx"; then best_nginx=$n; best_nginx_p99=$np; best_nginx_cpu=$nc; fi
         done
         ratio="$(python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$best_ours" "$best_nginx")"
-        echo "| $kind | $conns | $best_ours | $best_ours_p99 | $best_nginx | $best_nginx_p99 | ${ratio}x |" | tee -a "$report"
+        echo "| $kind | $conns | $best_ours | $best_ours_p99 | $best_ours_cpu | $best_nginx | $best_nginx_p99 | $best_nginx_cpu | ${ratio}x |" | tee -a "$report"
     done
 done
 

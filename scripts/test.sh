@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 swift build --build-tests
-swift test --skip-build --parallel --num-workers 2
+swift test --skip-build
 Fuzz/run-http-fuzz.sh "${FUZZ_SECONDS:-60}"
 Tests/browser/run.sh

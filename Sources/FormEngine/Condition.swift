@@ -1,8 +1,7 @@
-/// Where a condition's `field` lives: the scope (0 = form, n = n-th enclosing group) and the path
-/// from there (through non-repeating groups).
+/// The input a condition reads: its position in form order, which is also its slot in the
+/// validation's table of values accepted so far.
 struct FieldReference: Sendable {
-    var scope: Int
-    var path: [String]
+    var slot: Int
 }
 
 /// A compiled `visibleWhen`.
@@ -14,29 +13,27 @@ indirect enum Condition: Sendable {
     case all([Condition])
     case any([Condition])
 
-    /// Evaluates against the normalized values accepted so far (`scopes[0]` is the form level).
-    func evaluate(_ scopes: [JSONObject]) -> Bool {
+    /// Evaluates against the normalized values accepted so far, by slot (`.null` when none).
+    func evaluate(_ slots: [JSONValue]) -> Bool {
         switch self {
-        case .equals(let ref, let v): return Self.same(Self.lookup(ref, scopes), v)
-        case .notEquals(let ref, let v): return !Self.same(Self.lookup(ref, scopes), v)
+        case .equals(let ref, let v): return Self.same(slots[ref.slot], v)
+        case .notEquals(let ref, let v): return !Self.same(slots[ref.slot], v)
         case .oneOf(let ref, let vs):
-            let value = Self.lookup(ref, scopes)
+            let value = slots[ref.slot]
             return vs.contains { Self.same(value, $0) }
         case .notEmpty(let ref, let wanted):
-            return Self.isEmpty(Self.lookup(ref, scopes)) != wanted
-        case .all(let cs): return cs.allSatisfy { $0.evaluate(scopes) }
-        case .any(let cs): return cs.contains { $0.evaluate(scopes) }
+            return Self.isEmpty(slots[ref.slot]) != wanted
+        case .all(let cs): return cs.allSatisfy { $0.evaluate(slots) }
+        case .any(let cs): return cs.contains { $0.evaluate(slots) }
         }
     }
 
-    private static func lookup(_ ref: FieldReference, _ scopes: [JSONObject]) -> JSONValue {
-        guard ref.scope < scopes.count else { return .null }
-        var current = JSONValue.object(scopes[ref.scope])
-        for key in ref.path {
-            guard let next = current[key] else { return .null }
-            current = next
+    /// Every slot the condition reads.
+    var slots: [Int] {
+        switch self {
+        case .equals(let ref, _), .notEquals(let ref, _), .oneOf(let ref, _), .notEmpty(let ref, _): [ref.slot]
+        case .all(let cs), .any(let cs): cs.flatMap(\.slots)
         }
-        return current
     }
 
     static func isEmpty(_ v: JSONValue) -> Bool {

@@ -16,6 +16,9 @@ struct DefinitionDecoder {
 
     // MARK: Components
 
+    /// How many components were decoded (the slots of a validation's value table).
+    var componentCount: Int { nextOrder }
+
     mutating func decodeComponents(_ value: JSONValue?, at pointer: String) -> [FormNode] {
         guard let value else {
             problem(pointer, "missing", "\"components\" is required: an array of components.")
@@ -42,9 +45,9 @@ struct DefinitionDecoder {
             problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(wrapper.count) (\(found)).")
             return nil
         }
-        let typeKey = wrapper.keys[0]
+        let typeKey = wrapper.members[0].key
         let propsPointer = "\(pointer)/\(Self.escape(typeKey))"
-        guard let props = wrapper.values[0].objectValue else {
+        guard let props = wrapper.members[0].value.objectValue else {
             problem(propsPointer, "invalidType", "The properties of a \"\(typeKey)\" component must be an object.")
             return nil
         }
@@ -213,8 +216,11 @@ struct DefinitionDecoder {
         }
         if let v = props["messages"] {
             if let object = v.objectValue {
-                for (key, text) in object.members {
-                    if let s = text.stringValue { spec.messages[key] = s } else {
+                for (key, text) in object.members.map({ ($0.key, $0.value) }) {
+                    if !FieldError.codes.contains(key) {
+                        problem(pointer + "/messages/" + Self.escape(key), "badValue",
+                                "\"\(key)\" is not an error code; use one of \(FieldError.codes.sorted().joined(separator: ", ")).")
+                    } else if let s = text.stringValue { spec.messages[key] = s } else {
                         problem(pointer + "/messages/" + Self.escape(key), "invalidType", "A message must be a string.")
                     }
                 }
@@ -416,23 +422,19 @@ struct DefinitionDecoder {
 
     private static func walk(_ segments: [String], from start: Int, scopes: [[FormNode]], ancestors: [Int]) -> Walk {
         var scope = start
-        var path: [String] = []
         var nodes = scopes[start]
         for (i, segment) in segments.enumerated() {
             guard let node = find(segment, in: nodes) else { return .notFound }
             let last = i == segments.count - 1
             switch node.kind {
             case .input:
-                return last ? .found(node, FieldReference(scope: scope, path: path + [segment])) : .notFound
+                return last ? .found(node, FieldReference(slot: node.order)) : .notFound
             case .group(let group):
                 if last { return .notFound }
                 if scope < ancestors.count, ancestors[scope] == node.order {
                     scope += 1
-                    path = []
                 } else if group.repeatBounds != nil {
                     return .throughRepeat
-                } else {
-                    path.append(segment)
                 }
                 nodes = group.children
             case .section:

@@ -8,6 +8,9 @@ public struct FormDefinition: Sendable {
     public let inputPaths: [String]
 
     let nodes: [FormNode]
+    let steps: [Step]
+    /// Size of the value table conditions read from (0 when the form has no conditions).
+    let slotCount: Int
     let knownIDs: Set<String>
     let top: JSONObject
     private let normalized: JSONValue
@@ -48,7 +51,7 @@ public struct FormDefinition: Sendable {
         }
         if let v = top["style"] {
             if let style = v.objectValue {
-                for (key, color) in style.members where !Color.isValid(color.stringValue) {
+                for (key, color) in style.members.map({ ($0.key, $0.value) }) where !Color.isValid(color.stringValue) {
                     decoder.problem("/style/" + DefinitionDecoder.escape(key), "badColor",
                                     "\"\(key)\" must be a color written #RRGGBB or #RRGGBBAA (hex digits).")
                 }
@@ -64,6 +67,9 @@ public struct FormDefinition: Sendable {
         self.id = id
         self.title = title
         self.nodes = nodes
+        let referenced = Step.referencedSlots(nodes)
+        self.steps = Step.compile(nodes, referenced: referenced)
+        self.slotCount = referenced.isEmpty ? 0 : decoder.componentCount
         self.knownIDs = knownIDs
         self.top = top
         var paths: [String] = []

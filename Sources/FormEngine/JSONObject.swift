@@ -1,50 +1,84 @@
 /// A JSON object that keeps its members in insertion order.
 ///
-/// Lookup is a linear scan while the object is small (the common case for form values) and goes
-/// through a hash index once it grows past `indexThreshold` members.
+/// Members live in one array. Lookup is a linear scan, except in large parsed objects (more than
+/// `indexThreshold` members), which carry a hash index so hostile bodies cannot make lookups
+/// quadratic. Objects built by appending (validated values) stay index-free: they are small and
+/// mostly serialized, not searched.
 public struct JSONObject: Sendable, Equatable {
+    /// One member.
+    public struct Member: Sendable, Equatable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
     /// The members in order.
-    public private(set) var keys: [String] = []
-    /// The values, parallel to `keys`.
-    public private(set) var values: [JSONValue] = []
+    public private(set) var members: [Member] = []
     private var index: [String: Int]?
 
-    private static let indexThreshold = 12
+    private static let indexThreshold = 32
 
     /// An empty object.
     public init() {}
 
+    /// An empty object with room for `capacity` members.
+    init(reservingCapacity capacity: Int) {
+        members.reserveCapacity(capacity)
+    }
+
+    /// An object of `members`, whose keys the caller guarantees are unique.
+    init(uniqueMembers members: [Member]) {
+        self.members = members
+        rebuildIndex()
+    }
+
     /// The number of members.
-    public var count: Int { keys.count }
+    public var count: Int { members.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { members.isEmpty }
 
-    /// The members as (key, value) pairs in order.
-    public var members: some Collection<(key: String, value: JSONValue)> {
-        zip(keys, values).lazy.map { (key: $0, value: $1) }
-    }
+    /// The keys in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The values in order.
+    public var values: [JSONValue] { members.map(\.value) }
 
     /// The position of `key`, if present.
     public func position(of key: String) -> Int? {
         if let index { return index[key] }
-        for i in keys.indices where keys[i] == key { return i }
+        for i in members.indices where members[i].key == key { return i }
         return nil
+    }
+
+    /// The value of `key`, trying position `cursor` first: lookups in the order the members were
+    /// written cost one comparison each. `cursor` moves past the member found.
+    func value(of key: String, cursor: inout Int) -> JSONValue? {
+        if cursor < members.count, members[cursor].key == key {
+            cursor += 1
+            return members[cursor - 1].value
+        }
+        guard let i = position(of: key) else { return nil }
+        cursor = i + 1
+        return members[i].value
     }
 
     /// Reads, replaces, appends (new key) or removes (nil) a member.
     public subscript(key: String) -> JSONValue? {
         get {
             guard let i = position(of: key) else { return nil }
-            return values[i]
+            return members[i].value
         }
         set {
             if let i = position(of: key) {
                 if let newValue {
-                    values[i] = newValue
+                    members[i].value = newValue
                 } else {
-                    keys.remove(at: i)
-                    values.remove(at: i)
+                    members.remove(at: i)
                     rebuildIndex()
                 }
             } else if let newValue {
@@ -55,37 +89,31 @@ public struct JSONObject: Sendable, Equatable {
 
     /// Appends a member without checking for an existing key (callers guarantee uniqueness).
     mutating func append(_ key: String, _ value: JSONValue) {
-        keys.append(key)
-        values.append(value)
-        if index != nil {
-            index![key] = keys.count - 1
-        } else if keys.count > Self.indexThreshold {
-            rebuildIndex()
-        }
+        members.append(Member(key: key, value: value))
+        if index != nil { index![key] = members.count - 1 }
     }
 
     /// Inserts a member at the front (used to put a generated `id` first).
     mutating func prepend(_ key: String, _ value: JSONValue) {
-        keys.insert(key, at: 0)
-        values.insert(value, at: 0)
+        members.insert(Member(key: key, value: value), at: 0)
         rebuildIndex()
     }
 
     private mutating func rebuildIndex() {
-        guard keys.count > Self.indexThreshold else {
+        guard members.count > Self.indexThreshold else {
             index = nil
             return
         }
-        var built = [String: Int](minimumCapacity: keys.count)
-        for (i, key) in keys.enumerated() { built[key] = i }
+        var built = [String: Int](minimumCapacity: members.count)
+        for (i, member) in members.enumerated() { built[member.key] = i }
         index = built
     }
 
     /// Objects are equal when they hold the same members, regardless of order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for i in lhs.keys.indices {
-            guard let other = rhs[lhs.keys[i]], other == lhs.values[i] else { return false }
+        for member in lhs.members {
+            guard let other = rhs[member.key], other == member.value else { return false }
         }
         return true
     }

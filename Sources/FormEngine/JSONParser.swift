@@ -33,6 +33,12 @@ struct JSONParser {
     private let maxDepth: Int
     /// Reused between strings so escapes and non-ASCII text decode without per-string allocation.
     private var scratch: [UInt8] = []
+    /// Members and elements of the containers being parsed; each container takes an exact-size copy
+    /// of its part when it closes, so no container array grows by reallocation.
+    private var memberStack: [JSONObject.Member] = []
+    /// A cheap hash of each key on `memberStack`, so duplicate checks compare integers first.
+    private var keyHashStack: [UInt32] = []
+    private var elementStack: [JSONValue] = []
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
@@ -45,25 +51,29 @@ struct JSONParser {
         return value
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
-    private func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
+    func error(_ message: String, at offset: Int? = nil) -> JSONParseError {
         JSONParseError(offset: offset ?? position, message: message)
     }
 
-    private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
+    mutating func skipWhitespace() {
+        var p = position
+        while p < bytes.count {
+            switch bytes[p] {
+            case 0x20, 0x0A, 0x0D, 0x09: p += 1
+            default:
+                position = p
+                return
             }
         }
+        position = p
     }
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -87,7 +97,7 @@ struct JSONParser {
         position += count
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
     }
@@ -95,26 +105,38 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         position += 1
-        var object = JSONObject()
+        let start = memberStack.count
+        var seen: Set<String>?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let keyOffset = position
-            let key = try parseString()
+            let (key, hash) = try parseKey()
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            if object.position(of: key) != nil { throw error("duplicate key \"\(key)\"", at: keyOffset) }
-            object.append(key, value)
+            // Duplicate keys: compare key hashes by scanning while the object is small; very large
+            // objects switch to a set so hostile bodies stay linear.
+            if seen == nil, memberStack.count - start < 256 {
+                for i in start..<keyHashStack.count where keyHashStack[i] == hash && memberStack[i].key == key {
+                    throw error("duplicate key \"\(key)\"", at: keyOffset)
+                }
+                keyHashStack.append(hash)
+            } else {
+                if seen == nil { seen = Set(memberStack[start...].map(\.key)) }
+                if !seen!.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyOffset) }
+                keyHashStack.append(0)
+            }
+            memberStack.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             switch bytes[position] {
@@ -122,25 +144,41 @@ struct JSONParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
+                let object = JSONObject(uniqueMembers: Array(memberStack[start...]))
+                memberStack.removeSubrange(start...)
+                keyHashStack.removeSubrange(start...)
                 return .object(object)
             default: throw error("expected ',' or '}'")
             }
         }
     }
 
+    /// Parses a key, with FNV-1a of its decoded bytes.
+    private mutating func parseKey() throws(JSONParseError) -> (String, UInt32) {
+        var hash: UInt32 = 2_166_136_261
+        if let range = try scanString() {
+            let raw = UnsafeBufferPointer(rebasing: bytes[range])
+            for byte in raw { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            return (String(decoding: raw, as: UTF8.self), hash)
+        }
+        for byte in scratch { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return (String(decoding: scratch, as: UTF8.self), hash)
+    }
+
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         position += 1
-        var array: [JSONValue] = []
+        let start = elementStack.count
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return .array(array)
+            return .array([])
         }
         while true {
             skipWhitespace()
-            array.append(try parseValue())
+            let element = try parseValue()
+            elementStack.append(element)
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             switch bytes[position] {
@@ -148,28 +186,133 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
+                let array = Array(elementStack[start...])
+                elementStack.removeSubrange(start...)
                 return .array(array)
             default: throw error("expected ',' or ']'")
             }
         }
     }
 
-    /// Parses a string starting at the opening quote. Plain ASCII runs become a String straight from
-    /// the input bytes; escapes and multi-byte sequences are validated and go through `scratch`.
-    private mutating func parseString() throws(JSONParseError) -> String {
-        position += 1
-        let start = position
-        // Fast path: ASCII without escapes.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    /// Checks the syntax of one value and moves past it without building anything.
+    mutating func skipValue() throws(JSONParseError) {
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let close = bytes[position] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            let isObject = close == UInt8(ascii: "}")
+            try enter()
+            position += 1
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == close {
                 position += 1
-                return string
+                depth -= 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if isObject {
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                    _ = try scanString()
+                    skipWhitespace()
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                    position += 1
+                    skipWhitespace()
+                }
+                try skipValue()
+                skipWhitespace()
+                guard position < bytes.count else { throw error("unexpected end of input") }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                } else if bytes[position] == close {
+                    position += 1
+                    depth -= 1
+                    return
+                } else {
+                    throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+            }
+        case UInt8(ascii: "\""): _ = try scanString()
+        default: _ = try parseValue()
+        }
+    }
+
+    /// Whether the string last scanned by `scanString` (its `range`, or `scratch` when nil) is `literal`.
+    func scanned(_ range: Range<Int>?, equals literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        let start = literal.utf8Start
+        if let range {
+            guard range.count == count else { return false }
+            for i in 0..<count where bytes[range.lowerBound + i] != start[i] { return false }
+            return true
+        }
+        guard scratch.count == count else { return false }
+        for i in 0..<count where scratch[i] != start[i] { return false }
+        return true
+    }
+
+    /// The current byte offset.
+    var offset: Int { position }
+
+    /// The next significant byte, if any.
+    var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    /// Consumes `byte` (after whitespace) or throws `message`.
+    mutating func expect(_ byte: UInt8, _ message: String) throws(JSONParseError) {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { throw error(message) }
+        position += 1
+    }
+
+    /// Consumes `byte` (after whitespace) when it is next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    /// Leaves a container entered with `enter()`.
+    mutating func leave() { depth -= 1 }
+
+    /// Checks that nothing but whitespace follows.
+    mutating func finish() throws(JSONParseError) {
+        skipWhitespace()
+        if position != bytes.count { throw error("unexpected data after the JSON value") }
+    }
+
+    /// Parses a string starting at the opening quote.
+    mutating func parseString() throws(JSONParseError) -> String {
+        if let range = try scanString() {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// Scans a string starting at the opening quote, validating escapes and UTF-8. Returns the byte
+    /// range of plain ASCII text without escapes (the common case, no copy); otherwise nil, with the
+    /// decoded bytes in `scratch`.
+    mutating func scanString() throws(JSONParseError) -> Range<Int>? {
+        let start = position + 1
+        var p = start
+        // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
+        if let base = bytes.baseAddress {
+            while bytes.count - p >= 8 {
+                let word = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+                if Self.needsAttention(word) { break }
+                p += 8
+            }
+        }
+        while p < bytes.count {
+            let byte = bytes[p]
+            if byte == UInt8(ascii: "\"") {
+                position = p + 1
+                return start..<p
             }
             if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
-            position += 1
+            p += 1
         }
+        position = p
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while position < bytes.count {
@@ -177,7 +320,7 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return nil
             case UInt8(ascii: "\\"):
                 try parseEscape()
             case 0..<0x20:
@@ -190,6 +333,18 @@ struct JSONParser {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Whether any byte of `word` is `"`, `\\`, below 0x20 or at least 0x80 (SWAR; exact on existence).
+    @inline(__always)
+    private static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let quote = hasZero(word ^ (ones &* 0x22))
+        let backslash = hasZero(word ^ (ones &* 0x5C))
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (quote | backslash | control | (word & highs)) != 0
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF) and copies it.

@@ -24,11 +24,11 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for i in object.keys.indices {
+            for (i, member) in object.members.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(object.keys[i], to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                object.values[i].write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

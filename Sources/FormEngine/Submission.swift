@@ -33,23 +33,33 @@ public struct Submission: Sendable {
     public var values: JSONObject
 
     /// Parses any of the three shapes: a full FWFormSnapshot, a short one (`id`, `content`), or
-    /// `{"values": {...}}`. Only `id` and `content` are read from snapshot components.
+    /// `{"values": {...}}`. Only `id` and `content` are read from snapshot components; the rest of
+    /// each component is checked as JSON and skipped.
     public init(json bytes: [UInt8], limits: SubmissionLimits = .init()) throws(SubmissionError) {
-        let value: JSONValue
+        let body: SubmissionBody?
         do {
-            value = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth))
+            body = try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+                var parser = JSONParser(bytes: buffer, maxDepth: limits.maxDepth)
+                return try parser.readSubmissionBody()
+            }
+            if body == nil { _ = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth)) }
         } catch {
             throw SubmissionError(code: "malformedJSON", message: "The body is not valid JSON: \(error.message).", offset: error.offset)
         }
-        try self.init(value: value, limits: limits)
+        guard let body else { throw Self.notAnObject }
+        try self.init(body: body, limits: limits)
     }
 
     /// Reads an already parsed body (see `init(json:limits:)`).
     public init(value: JSONValue, limits: SubmissionLimits = .init()) throws(SubmissionError) {
-        guard let body = value.objectValue else {
-            throw Self.shape("The body must be a JSON object: a Formworks snapshot {\"components\": [...]} or {\"values\": {...}}.")
-        }
-        if let version = body["formVersion"] {
+        guard let body = SubmissionBody(value) else { throw Self.notAnObject }
+        try self.init(body: body, limits: limits)
+    }
+
+    private static let notAnObject = shape("The body must be a JSON object: a Formworks snapshot {\"components\": [...]} or {\"values\": {...}}.")
+
+    private init(body: SubmissionBody, limits: SubmissionLimits) throws(SubmissionError) {
+        if let version = body.formVersion {
             guard let n = version.numberValue, n == n.rounded(), n >= 1, n < 1e15 else {
                 throw Self.shape("\"formVersion\" must be a positive whole number.")
             }
@@ -57,16 +67,17 @@ public struct Submission: Sendable {
         } else {
             formVersion = nil
         }
-        switch (body["values"], body["components"]) {
+        switch (body.values, body.components) {
         case (.some(let values), nil):
             guard let object = values.objectValue else { throw Self.shape("\"values\" must be an object.") }
             self.values = object
-        case (nil, .some(let components)):
-            guard let items = components.arrayValue else { throw Self.shape("\"components\" must be an array.") }
+        case (nil, .items(let items)?):
             guard items.count <= limits.maxComponents else {
                 throw SubmissionError(code: "tooLarge", message: "A snapshot may hold at most \(limits.maxComponents) components.")
             }
             self.values = try Self.values(fromSnapshot: items, limits: limits)
+        case (nil, .other?):
+            throw Self.shape("\"components\" must be an array.")
         case (.some, .some):
             throw Self.shape("Send either \"values\" or \"components\", not both.")
         case (nil, nil):
@@ -80,19 +91,21 @@ public struct Submission: Sendable {
 
     /// Builds the nested values from snapshot components; ids may be key paths (`address.line1`,
     /// `addresses[0].postcode`), as the formworks profile serves them.
-    private static func values(fromSnapshot items: [JSONValue], limits: SubmissionLimits) throws(SubmissionError) -> JSONObject {
+    private static func values(fromSnapshot items: [SubmissionBody.Item], limits: SubmissionLimits) throws(SubmissionError) -> JSONObject {
         var root = JSONObject()
         for (i, item) in items.enumerated() {
-            guard let component = item.objectValue, let id = component["id"]?.stringValue else {
+            guard item.isObject, case .string(let id)? = item.id else {
                 throw shape("Component \(i) of the snapshot needs a string \"id\".")
             }
-            let content = component["content"] ?? .null
-            guard let path = KeyPath(parsing: id, maxIndex: limits.maxIndex), path.segments.count > 1 else {
+            let content = item.content ?? .null
+            let plain = !id.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "[") }
+            guard !plain, let path = KeyPath(parsing: id, maxIndex: limits.maxIndex), path.segments.count > 1 else {
                 if root[id] != nil { throw shape("The id \"\(id)\" appears twice in the snapshot.") }
                 root.append(id, content)
                 continue
             }
             var node = JSONValue.object(root)
+            root = JSONObject()
             guard insert(content, at: path.segments[...], into: &node), case .object(let updated) = node else {
                 throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
             }
@@ -108,25 +121,39 @@ public struct Submission: Sendable {
             return false
         }
         let rest = path.dropFirst()
+        // Each case takes the container out of `node` (leaving `.null`) so it is mutated in place
+        // rather than copied; a failure leaves `node` spoiled, and the caller then rejects the body.
         switch (first, node) {
         case (.key(let key), .object(var object)):
-            var child = object[key] ?? (rest.first.map { if case .index = $0 { JSONValue.array([]) } else { JSONValue.object(JSONObject()) } } ?? .null)
-            if rest.isEmpty, object[key] != nil { return false }
-            guard insert(content, at: rest, into: &child) else { return false }
             node = .null
+            let existing = object[key]
+            if rest.isEmpty, existing != nil { return false }
+            var child = existing ?? emptyContainer(for: rest.first)
+            object[key] = .null
+            guard insert(content, at: rest, into: &child) else { return false }
             object[key] = child
             node = .object(object)
             return true
         case (.index(let index), .array(var array)):
+            node = .null
             while array.count <= index { array.append(.object(JSONObject())) }
             var child = array[index]
+            array[index] = .null
             guard insert(content, at: rest, into: &child) else { return false }
-            node = .null
             array[index] = child
             node = .array(array)
             return true
         default:
             return false
+        }
+    }
+
+    /// What a path segment steps into: an array for an index, an object for a key, nothing at the end.
+    private static func emptyContainer(for next: KeyPath.Segment?) -> JSONValue {
+        switch next {
+        case .index?: .array([])
+        case .key?: .object(JSONObject())
+        case nil: .null
         }
     }
 }

@@ -29,6 +29,13 @@ public struct FieldError: Sendable, Equatable {
     /// Text for a person (the component's `messages` override the default).
     public var message: String
 
+    /// Every code an error can carry (CONTRACT §2).
+    public static let codes: Set<String> = [
+        "required", "pattern", "email", "phone", "numerical", "integer", "decimal", "decimalPlaces",
+        "minLength", "maxLength", "minValue", "maxValue", "option", "date", "boolean", "state", "type",
+        "repeat", "unknown",
+    ]
+
     public init(field: String, code: String, message: String) {
         self.field = field
         self.code = code

@@ -3,9 +3,10 @@ import FormRegex
 extension FormDefinition {
     /// Validates a parsed submission with this definition's rules.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
-        var run = ValidationRun(options: options)
-        run.walk(nodes, submitted: submission.values)
-        run.reportUnknown(in: submission.values, known: knownIDs)
+        var run = ValidationRun(options: options, capacity: knownIDs.count, slotCount: slotCount)
+        if run.walk(steps, submitted: submission.values) != submission.values.count {
+            run.reportUnknown(in: submission.values, known: knownIDs)
+        }
         return ValidationResult(errors: run.errors, values: .object(run.scopes[0]))
     }
 }
@@ -14,42 +15,78 @@ extension FormDefinition {
 struct ValidationRun {
     let options: ValidationOptions
     var errors: [FieldError] = []
-    /// Accepted values per open group level; conditions read from here.
-    var scopes: [JSONObject] = [JSONObject()]
-    /// The key path of the current position, turned into text only for errors.
+    /// Accepted values per open group level, becoming the stored values.
+    var scopes: [JSONObject]
+    /// Accepted values of the inputs conditions read, by slot.
+    var slots: [JSONValue]
+    /// The key path of the enclosing groups (and repeat items), turned into text only for errors.
     var path: [KeyPath.Segment] = []
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions) {
+    init(options: ValidationOptions, capacity: Int, slotCount: Int) {
         self.options = options
+        slots = Array(repeating: .null, count: slotCount)
+        scopes = [JSONObject(reservingCapacity: capacity)]
+        scopes.reserveCapacity(4)
     }
 
-    mutating func walk(_ nodes: [FormNode], submitted: JSONObject) {
-        for node in nodes {
-            if let condition = node.visibleWhen, !condition.evaluate(scopes) { continue }
-            switch node.kind {
-            case .section(let children):
-                walk(children, submitted: submitted)
-            case .input(let spec):
-                path.append(.key(spec.id))
-                if let value = check(spec, submitted[spec.id] ?? .null) {
-                    scopes[scopes.count - 1].append(spec.id, value)
+    /// Validates one level; returns how many of `submitted`'s keys it recognized, so that unknown
+    /// keys need a set lookup only when there are some.
+    mutating func walk(_ steps: [Step], submitted: JSONObject) -> Int {
+        var cursor = 0
+        return walk(steps, submitted: submitted, cursor: &cursor)
+    }
+
+    /// `cursor` is where the next submitted key is expected; sections share their level's cursor.
+    private mutating func walk(_ steps: [Step], submitted: JSONObject, cursor: inout Int) -> Int {
+        var recognized = 0
+        for step in steps {
+            switch step {
+            case .section(let section):
+                if let condition = section.condition, !condition.evaluate(slots) {
+                    recognized += Self.present(section.children, in: submitted)
+                    continue
                 }
-                path.removeLast()
+                recognized += walk(section.children, submitted: submitted, cursor: &cursor)
+            case .input(let rule):
+                let raw = submitted.value(of: rule.id, cursor: &cursor)
+                if raw != nil { recognized += 1 }
+                if let condition = rule.condition, !condition.evaluate(slots) { continue }
+                if let value = check(rule, raw ?? .null) {
+                    scopes[scopes.count - 1].append(rule.id, value)
+                    if let slot = rule.slot { slots[slot] = value }
+                }
             case .group(let group):
+                let raw = submitted.value(of: group.id, cursor: &cursor)
+                if raw != nil { recognized += 1 }
+                if let condition = group.condition, !condition.evaluate(slots) { continue }
                 path.append(.key(group.id))
-                if let value = walkGroup(group, submitted[group.id] ?? .null) {
+                if let value = walkGroup(group, raw ?? .null) {
                     scopes[scopes.count - 1].append(group.id, value)
                 }
                 path.removeLast()
             }
         }
+        return recognized
     }
 
-    private mutating func walkGroup(_ group: GroupSpec, _ raw: JSONValue) -> JSONValue? {
-        guard let bounds = group.repeatBounds else {
+    /// How many of `submitted`'s keys belong to the (hidden) steps.
+    private static func present(_ steps: [Step], in submitted: JSONObject) -> Int {
+        var n = 0
+        for step in steps {
+            switch step {
+            case .section(let section): n += present(section.children, in: submitted)
+            case .input(let rule): if submitted.position(of: rule.id) != nil { n += 1 }
+            case .group(let group): if submitted.position(of: group.id) != nil { n += 1 }
+            }
+        }
+        return n
+    }
+
+    private mutating func walkGroup(_ group: GroupRule, _ raw: JSONValue) -> JSONValue? {
+        guard let bounds = group.bounds else {
             let object: JSONObject
             switch raw {
             case .null: object = JSONObject()
@@ -87,10 +124,14 @@ struct ValidationRun {
         return .array(out)
     }
 
-    private mutating func walkItem(_ group: GroupSpec, _ object: JSONObject) -> JSONObject {
+    private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
+        if !slots.isEmpty, group.bounds != nil {
+            for slot in group.slots { slots[slot] = .null }
+        }
         scopes.append(JSONObject())
-        walk(group.children, submitted: object)
-        reportUnknown(in: object, known: group.knownIDs)
+        if walk(group.children, submitted: object) != object.count {
+            reportUnknown(in: object, known: group.knownIDs)
+        }
         return scopes.removeLast()
     }
 
@@ -116,21 +157,24 @@ struct ValidationRun {
         return text
     }
 
-    private mutating func fail(_ code: String, _ message: String, _ spec: InputSpec?) {
-        errors.append(FieldError(field: fieldPath, code: code, message: spec?.messages[code] ?? message))
+    /// Records an error at the current path, or at the input `rule` under it.
+    private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
+        var field = fieldPath
+        if let rule { field += field.isEmpty ? rule.id : "." + rule.id }
+        errors.append(FieldError(field: field, code: code, message: rule?.messages[code] ?? message))
     }
 
     // MARK: Inputs
 
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
-    private mutating func check(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Condition.isEmpty(raw) {
-            if spec.required { fail("required", "This field is required.", spec) }
+            if rule.required { fail("required", "This field is required.", rule) }
             return nil
         }
-        switch spec.type {
+        switch rule.type {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
-            return checkText(spec, raw)
+            return checkText(rule, raw)
         case .integer, .count:
             let n: Double
             switch raw {
@@ -139,10 +183,10 @@ struct ValidationRun {
                 guard let i = ValueRules.integer(s) else { fallthrough }
                 n = Double(i)
             default:
-                fail("integer", "Please enter a whole number.", spec)
+                fail("integer", "Please enter a whole number.", rule)
                 return nil
             }
-            return checkBounds(spec, n)
+            return checkBounds(rule, n)
         case .decimal:
             let n: Double
             let places: Int
@@ -154,31 +198,31 @@ struct ValidationRun {
                 guard let parsed = ValueRules.decimal(s) else { fallthrough }
                 (n, places) = parsed
             default:
-                fail("decimal", "Please enter a number, like 12.5.", spec)
+                fail("decimal", "Please enter a number, like 12.5.", rule)
                 return nil
             }
-            if let maxPlaces = spec.maxDecimalPlaces, places > maxPlaces {
+            if let maxPlaces = rule.maxDecimalPlaces, places > maxPlaces {
                 fail("decimalPlaces", maxPlaces == 0 ? "Please enter a whole number, without decimals."
-                                                     : "Use at most \(maxPlaces) digits after the decimal point.", spec)
+                                                     : "Use at most \(maxPlaces) digits after the decimal point.", rule)
                 return nil
             }
-            return checkBounds(spec, n)
+            return checkBounds(rule, n)
         case .date:
             guard case .string(let s) = raw, ValueRules.isDate(s) else {
-                fail("date", "Please enter a date as YYYY-MM-DD.", spec)
+                fail("date", "Please enter a date as YYYY-MM-DD.", rule)
                 return nil
             }
-            if let lo = spec.minDate, s < lo {
-                fail("minValue", "The date must be on or after \(lo).", spec)
+            if let lo = rule.minDate, s < lo {
+                fail("minValue", "The date must be on or after \(lo).", rule)
                 return nil
             }
-            if let hi = spec.maxDate, s > hi {
-                fail("maxValue", "The date must be on or before \(hi).", spec)
+            if let hi = rule.maxDate, s > hi {
+                fail("maxValue", "The date must be on or before \(hi).", rule)
                 return nil
             }
             return raw
         case .select:
-            return checkSelect(spec, raw)
+            return checkSelect(rule, raw)
         case .switch:
             let b: Bool
             switch raw {
@@ -186,24 +230,24 @@ struct ValidationRun {
             case .string("true"): b = true
             case .string("false"): b = false
             default:
-                fail("boolean", "Please answer with true or false.", spec)
+                fail("boolean", "Please answer with true or false.", rule)
                 return nil
             }
-            if spec.required, !b {
-                fail("required", "This must be switched on.", spec)
+            if rule.required, !b {
+                fail("required", "This must be switched on.", rule)
                 return nil
             }
             return .bool(b)
         }
     }
 
-    private mutating func checkText(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func checkText(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let s: String
         switch raw {
         case .string(let v): s = v
         case .number(let n): s = JSONValue.numberText(n)
         default:
-            fail("type", "Expected text, got \(raw.typeName).", spec)
+            fail("type", "Expected text, got \(raw.typeName).", rule)
             return nil
         }
         let cap = options.maxValueLength
@@ -211,72 +255,72 @@ struct ValidationRun {
         if s.utf8.count > cap {
             let n = ValueRules.length(s, limit: cap)
             if n > cap {
-                fail("maxLength", "Use at most \(cap) characters.", spec)
+                fail("maxLength", "Use at most \(cap) characters.", rule)
                 return nil
             }
             length = n
         }
-        if spec.minLength != nil || spec.maxLength != nil {
+        if rule.minLength != nil || rule.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            if let lo = spec.minLength, n < lo {
-                fail("minLength", "Use at least \(lo) characters.", spec)
+            if let lo = rule.minLength, n < lo {
+                fail("minLength", "Use at least \(lo) characters.", rule)
                 return nil
             }
-            if let hi = spec.maxLength, n > hi {
-                fail("maxLength", "Use at most \(hi) characters.", spec)
+            if let hi = rule.maxLength, n > hi {
+                fail("maxLength", "Use at most \(hi) characters.", rule)
                 return nil
             }
         }
         let ok: Bool
         let code: String
         let message: String
-        switch spec.type {
+        switch rule.type {
         case .email:
-            ok = spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
+            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
             (code, message) = ("email", "Please provide a valid e-mail address.")
         case .phonenumber:
-            ok = (spec.pattern ?? Self.phonenumber).matches(s)
+            ok = (rule.pattern ?? Self.phonenumber).matches(s)
             (code, message) = ("phone", "Please type in a Brazilian phone number, like (11) 91234-5678.")
         case .numerical:
-            ok = spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
+            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
             (code, message) = ("numerical", "Only numerical characters are accepted.")
         case .usphone:
-            ok = spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
+            ok = rule.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
             (code, message) = ("phone", "Please type a US phone number like 555-123-4567.")
         case .usstate:
             guard let state = USState.code(for: s) else {
-                fail("state", "Please enter a US state's name or two-letter code.", spec)
+                fail("state", "Please enter a US state's name or two-letter code.", rule)
                 return nil
             }
             return .string(state)
         default:
-            ok = spec.pattern?.matches(s) ?? true
+            ok = rule.pattern?.matches(s) ?? true
             (code, message) = ("pattern", "The value does not have the expected format.")
         }
         guard ok else {
-            fail(code, message, spec)
+            fail(code, message, rule)
             return nil
         }
         return .string(s)
     }
 
-    private mutating func checkBounds(_ spec: InputSpec, _ n: Double) -> JSONValue? {
-        if let lo = spec.minValue, n < lo {
-            fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", spec)
+    private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
+        if let lo = rule.minValue, n < lo {
+            fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", rule)
             return nil
         }
-        if let hi = spec.maxValue, n > hi {
-            fail("maxValue", "The value must be at most \(JSONValue.numberText(hi)).", spec)
+        if let hi = rule.maxValue, n > hi {
+            fail("maxValue", "The value must be at most \(JSONValue.numberText(hi)).", rule)
             return nil
         }
         return .number(n)
     }
 
-    private mutating func checkSelect(_ spec: InputSpec, _ raw: JSONValue) -> JSONValue? {
+    private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
-        guard spec.multiple else {
-            guard case .string(let s) = raw, spec.options.contains(s) else {
-                fail("option", message, spec)
+        guard rule.multiple else {
+            guard case .string(let s) = raw, rule.options.contains(s) else {
+                fail("option", message, rule)
                 return nil
             }
             return raw
@@ -286,7 +330,7 @@ struct ValidationRun {
         case .array(let items):
             for item in items {
                 guard case .string(let s) = item else {
-                    fail("option", message, spec)
+                    fail("option", message, rule)
                     return nil
                 }
                 chosen.append(s)
@@ -295,13 +339,13 @@ struct ValidationRun {
             // The formworks profile serves a multiple select as text: "a,b".
             chosen = s.split(separator: ",").map(String.init)
         default:
-            fail("option", message, spec)
+            fail("option", message, rule)
             return nil
         }
         var out: [JSONValue] = []
         for s in chosen where !out.contains(.string(s)) {
-            guard spec.options.contains(s) else {
-                fail("option", message, spec)
+            guard rule.options.contains(s) else {
+                fail("option", message, rule)
                 return nil
             }
             out.append(.string(s))

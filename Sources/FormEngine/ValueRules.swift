@@ -43,7 +43,11 @@ enum ValueRules {
 
     /// `YYYY-MM-DD`, a real calendar date (leap years included).
     static func isDate(_ s: String) -> Bool {
-        let b = Array(s.utf8)
+        guard s.utf8.count == 10 else { return false }
+        return s.utf8.withContiguousStorageIfAvailable(isDate) ?? Array(s.utf8).withUnsafeBufferPointer(isDate)
+    }
+
+    private static func isDate(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return false }
         func number(_ range: Range<Int>) -> Int? {
             var n = 0
@@ -56,7 +60,11 @@ enum ValueRules {
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               (1...12).contains(month), day >= 1 else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        let days = switch month {
+        case 2: leap ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
         return day <= days
     }
 

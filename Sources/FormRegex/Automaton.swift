@@ -1,31 +1,53 @@
 /// Matches whole strings against a `Program` in one pass over the input.
 ///
-/// At compile time it builds a DFA over ASCII, breadth-first from the start state, until a state or
-/// work budget runs out. Each DFA state is a set of NFA instructions reached right after consuming a
+/// At compile time it builds a DFA over the scalars below U+0250 (ASCII and the Latin supplements,
+/// which cover the names and addresses forms mostly see), breadth-first from the start state, until a
+/// state or work budget runs out. Each DFA state is a set of NFA instructions reached right after consuming a
 /// scalar (before following empty transitions, whose assertions depend on the next scalar), plus
-/// whether that scalar was a word scalar. ASCII input walks the table; a non-ASCII scalar or an
-/// unbuilt transition takes one NFA step and returns to the table when the resulting set is a known
-/// state. Either way each input scalar costs at most one NFA step, so matching is linear in the
-/// input. The automaton is immutable once built, so a `Pattern` is shared across threads without locks.
-final class Automaton: Sendable {
+/// whether that scalar was a word scalar. Input below U+0250 walks the table; another scalar uses the
+/// column of a table scalar with the same class memberships (a Cyrillic letter behaves like "a" under
+/// `\p{L}`). A scalar without such a column, or an unbuilt transition, takes one NFA step and returns
+/// to the table when the resulting set is a known state. Either way each input scalar costs at most
+/// one NFA step, so matching is linear in the input.
+///
+/// The automaton is written only during `init` and read-only afterwards, so a `Pattern` is shared
+/// across threads without locks. The hot tables are raw allocations so that reading them involves
+/// no reference counting, which would contend across threads sharing one pattern.
+final class Automaton: @unchecked Sendable {
     static let maximumTableEntries = 65_536
     static let maximumStates = 4_096
-    static let workBudget = 2_000_000
+    static let workBudget = 1_000_000
+
+    /// Scalars below this have table transitions; UTF-8 encodes them in one or two bytes.
+    static let tableLimit: UInt32 = 0x250
+    private static let membershipWords = (Int(tableLimit) + 63) / 64
 
     private static let dead: Int32 = 0
     private static let initial: Int32 = 1
     private static let unbuilt: Int32 = -1
 
     private let program: Program
-    /// Equivalence class of each ASCII byte: bytes in one class behave identically everywhere.
-    private let byteClasses: [UInt8]
-    private let byteClassCount: Int
-    /// ASCII membership of each program class, as two 64-bit halves.
-    private let asciiLow: [UInt64]
-    private let asciiHigh: [UInt64]
-    /// `table[state * byteClassCount + byteClass]`: next state, `dead`, or `unbuilt`.
-    private let table: [Int32]
-    private let accepting: [Bool]
+    /// Equivalence class of each scalar below `tableLimit`: scalars in one class behave identically
+    /// everywhere in the program, so the table needs one column per class, not per scalar.
+    private let scalarClasses: UnsafeMutablePointer<UInt16>
+    private let scalarClassCount: Int
+    /// Columns for scalars at or above `tableLimit`: membership bits (bit 63: word scalar), sorted,
+    /// with the column of each. Empty when the program has more than 63 classes.
+    private let outsideKeys: [UInt64]
+    private let outsideColumns: [UInt16]
+    /// Membership of scalars below `tableLimit` in each program class, `membershipWords` per class.
+    private let memberships: [UInt64]
+    /// `table[state * scalarClassCount + scalarClass]`: next state, `dead`, or `unbuilt`.
+    private let table: UnsafeMutablePointer<Int32>
+    /// Whether each state accepts at the end of the input: `Acceptance` raw values.
+    private let accepting: UnsafeMutablePointer<UInt8>
+
+    private enum Acceptance: UInt8 {
+        case rejects
+        case accepts
+        /// Left for match time: construction ran out of budget before this state was explored.
+        case unknown
+    }
     private let stateSets: [[Int32]]
     private let stateAfterWord: [Bool]
     private let stateNumbers: [StateKey: Int32]
@@ -39,53 +61,125 @@ final class Automaton: Sendable {
     private struct Context {
         var atStart: Bool
         var atEnd: Bool
+        /// Whether the last non-transparent scalar before the position is a word scalar.
         var afterWord: Bool
-        var beforeWord: Bool
+        var before: Wordness
+        /// Before the line terminator that ends the input, where `$` also holds. Never true while
+        /// building the DFA: that one position is always taken with an NFA step.
+        var beforeFinalTerminator = false
     }
 
     init(_ program: Program) {
         self.program = program
-        var low = [UInt64](repeating: 0, count: program.classes.count)
-        var high = [UInt64](repeating: 0, count: program.classes.count)
+        let words = Self.membershipWords
+        var memberships = [UInt64](repeating: 0, count: program.classes.count * words)
         for (number, set) in program.classes.enumerated() {
-            for byte in 0..<128 where set.contains(UInt32(byte)) {
-                if byte < 64 { low[number] |= 1 << UInt64(byte) } else { high[number] |= 1 << UInt64(byte - 64) }
-            }
-        }
-        asciiLow = low
-        asciiHigh = high
-
-        // Partition ASCII by membership signature (and wordness, when \b is used).
-        var signatures: [[Bool]: UInt8] = [:]
-        var classes = [UInt8](repeating: 0, count: 128)
-        var representatives: [UInt8] = []
-        for byte in 0..<128 {
-            var signature = (0..<program.classes.count).map { number in
-                byte < 64 ? low[number] & (1 << UInt64(byte)) != 0 : high[number] & (1 << UInt64(byte - 64)) != 0
-            }
-            if program.usesWordBoundaries { signature.append(ScalarProperty.isWord(UInt32(byte))) }
-            if let existing = signatures[signature] {
-                classes[byte] = existing
+            if set.properties.isEmpty && !set.caseInsensitive {
+                // Plain ranges: set their bits directly instead of testing every scalar.
+                for range in set.ranges where range.lowerBound < Self.tableLimit {
+                    for value in range.lowerBound...min(range.upperBound, Self.tableLimit - 1) {
+                        memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
+                    }
+                }
+                if set.negated {
+                    for index in 0..<words { memberships[number * words + index] = ~memberships[number * words + index] }
+                }
             } else {
-                let number = UInt8(representatives.count)
-                signatures[signature] = number
-                classes[byte] = number
-                representatives.append(UInt8(byte))
+                for value in 0..<Self.tableLimit where set.contains(value) {
+                    memberships[number * words + Int(value / 64)] |= 1 << UInt64(value % 64)
+                }
             }
         }
-        byteClasses = classes
-        byteClassCount = representatives.count
+        self.memberships = memberships
 
-        var builder = Builder(program: program, byteClassCount: byteClassCount)
-        builder.build(representatives: representatives, asciiLow: low, asciiHigh: high)
-        table = builder.table
-        accepting = builder.accepting
+        // Partition the table's scalars by membership signature: one bit per program class, then
+        // two bits for wordness when \b is used.
+        let signatureWords = (program.classes.count + 2 + 63) / 64
+        let wordnessBit = program.classes.count
+        var signatures: [[UInt64]: UInt16] = [:]
+        let classes = UnsafeMutablePointer<UInt16>.allocate(capacity: Int(Self.tableLimit))
+        var representatives: [UInt32] = []
+        var signature = [UInt64](repeating: 0, count: signatureWords)
+        for value in 0..<Self.tableLimit {
+            for index in signature.indices { signature[index] = 0 }
+            for number in 0..<program.classes.count
+            where memberships[number * words + Int(value / 64)] & (1 << UInt64(value % 64)) != 0 {
+                signature[number / 64] |= 1 << UInt64(number % 64)
+            }
+            if program.usesWordBoundaries {
+                let wordness = UInt64(ScalarProperty.wordness(value).rawValue)
+                signature[wordnessBit / 64] |= wordness << UInt64(wordnessBit % 64)
+            }
+            if let existing = signatures[signature] {
+                classes[Int(value)] = existing
+            } else {
+                let number = UInt16(representatives.count)
+                signatures[signature] = number
+                classes[Int(value)] = number
+                representatives.append(value)
+            }
+        }
+        scalarClasses = classes
+        scalarClassCount = representatives.count
+        let outside = signatureWords == 1 ? signatures.map { (key: $0.key[0], column: $0.value) }.sorted { $0.key < $1.key } : []
+        outsideKeys = outside.map(\.key)
+        outsideColumns = outside.map(\.column)
+
+        var builder = Builder(program: program, memberships: memberships, scalarClassCount: scalarClassCount)
+        builder.build(representatives: representatives)
+        table = .allocate(capacity: builder.table.count)
+        table.initialize(from: builder.table, count: builder.table.count)
+        accepting = .allocate(capacity: builder.accepting.count)
+        accepting.initialize(from: builder.accepting, count: builder.accepting.count)
         stateSets = builder.sets
         stateAfterWord = builder.afterWord
         stateNumbers = builder.numbers
     }
 
+    deinit {
+        scalarClasses.deallocate()
+        table.deallocate()
+        accepting.deallocate()
+    }
+
     var stateCount: Int { stateSets.count }
+
+    /// The table column for `value`, or nil when only an NFA step can tell how it behaves.
+    @inline(__always)
+    private func column(_ value: UInt32) -> Int? {
+        if value < Self.tableLimit { return Int(scalarClasses[Int(value)]) }
+        return outsideColumn(value)
+    }
+
+    private func outsideColumn(_ value: UInt32) -> Int? {
+        if outsideKeys.isEmpty { return nil }
+        var key: UInt64 = 0
+        for (number, set) in program.classes.enumerated() where set.contains(value) {
+            key |= 1 << UInt64(number)
+        }
+        if program.usesWordBoundaries {
+            key |= UInt64(ScalarProperty.wordness(value).rawValue) << UInt64(program.classes.count)
+        }
+        var low = 0
+        var high = outsideKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if outsideKeys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < outsideKeys.count && outsideKeys[low] == key ? Int(outsideColumns[low]) : nil
+    }
+
+    /// Whether the input may end in DFA `state`.
+    private func accepts(_ state: Int32) -> Bool {
+        switch Acceptance(rawValue: accepting[Int(state)]) {
+        case .accepts: return true
+        case .rejects: return false
+        default:
+            var scratch = Scratch(count: program.count)
+            let context = Context(atStart: state == Self.initial, atEnd: true, afterWord: stateAfterWord[Int(state)], before: .nonWord)
+            return Self.close(stateSets[Int(state)], context, program: program, scratch: &scratch).accepts
+        }
+    }
 
     // MARK: Matching
 
@@ -93,57 +187,79 @@ final class Automaton: Sendable {
         if let result = string.utf8.withContiguousStorageIfAvailable({ matches(utf8: $0) }) {
             return result
         }
-        var iterator = string.unicodeScalars.makeIterator()
-        return finish(from: Self.initial, scalars: &iterator)
+        return Array(string.utf8).withUnsafeBufferPointer { matches(utf8: $0) }
     }
 
     func matches(_ string: Substring) -> Bool {
         if let result = string.utf8.withContiguousStorageIfAvailable({ matches(utf8: $0) }) {
             return result
         }
-        var iterator = string.unicodeScalars.makeIterator()
-        return finish(from: Self.initial, scalars: &iterator)
+        return Array(string.utf8).withUnsafeBufferPointer { matches(utf8: $0) }
     }
 
     private func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var state = Self.initial
         var index = 0
         let count = bytes.count
-        let stride = byteClassCount
-        let stopped: Bool = table.withUnsafeBufferPointer { table in
-            byteClasses.withUnsafeBufferPointer { classes in
-                while index < count {
-                    let byte = bytes[index]
-                    guard byte < 0x80 else { return true }
-                    let next = table[Int(state) &* stride &+ Int(classes[Int(byte)])]
-                    guard next > 0 else {
-                        if next == Self.dead { state = Self.dead }
-                        return true
-                    }
-                    state = next
-                    index &+= 1
-                }
-                return false
+        let terminator = program.usesFinalTerminator ? Self.finalTerminatorStart(bytes) : count + 1
+        let limit = min(count, terminator)
+        let stride = scalarClassCount
+        while index < limit {
+            let start = index
+            let lead = bytes[index]
+            let next: Int32
+            if lead < 0x80 {
+                index &+= 1
+                next = table[Int(state) &* stride &+ Int(scalarClasses[Int(lead)])]
+            } else {
+                var iterator = UTF8Scalars(bytes: bytes, index: index)
+                guard let scalar = iterator.next(), let column = column(scalar.value) else { break }
+                index = iterator.index
+                next = table[Int(state) &* stride &+ column]
             }
+            if next > 0 {
+                state = next
+                continue
+            }
+            if next == Self.dead { return false }
+            index = start
+            break
         }
-        if !stopped { return accepting[Int(state)] }
-        if state == Self.dead { return false }
+        if index == count { return accepts(state) }
         var iterator = UTF8Scalars(bytes: bytes, index: index)
-        return finish(from: state, scalars: &iterator)
+        return finish(from: state, scalars: &iterator, terminator: terminator)
     }
 
-    /// Continues from DFA `state` over the remaining scalars, taking NFA steps where the table has none.
-    private func finish<Scalars: IteratorProtocol<Unicode.Scalar>>(from state: Int32, scalars: inout Scalars) -> Bool {
+    /// Where the line terminator that ends the input starts (`\r\n` counts as one), or past the end.
+    private static func finalTerminatorStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let count = bytes.count
+        guard count > 0 else { return 1 }
+        let last = bytes[count - 1]
+        if count >= 2 && bytes[count - 2] == 0x0D && last == 0x0A { return count - 2 }
+        if last >= 0x0A && last <= 0x0D { return count - 1 }
+        if count >= 2 && bytes[count - 2] == 0xC2 && last == 0x85 { return count - 2 }
+        if count >= 3 && bytes[count - 3] == 0xE2 && bytes[count - 2] == 0x80 && (last == 0xA8 || last == 0xA9) {
+            return count - 3
+        }
+        return count + 1
+    }
+
+    /// Continues from DFA `state` over the remaining scalars, taking NFA steps where the table has
+    /// none and at `terminator`, the byte offset where `$` holds before a final line terminator.
+    private func finish(from state: Int32, scalars: inout UTF8Scalars, terminator: Int) -> Bool {
         var scratch = Scratch(count: program.count)
         var current: Int32? = state
         var set: [Int32] = []
         var afterWord = false
         var atStart = false
-        while let scalar = scalars.next() {
+        while true {
+            let position = scalars.index
+            guard let scalar = scalars.next() else { break }
             let value = scalar.value
+            let beforeFinalTerminator = position == terminator
             if let state = current {
-                if value < 0x80 {
-                    let next = table[Int(state) * byteClassCount + Int(byteClasses[Int(value)])]
+                if !beforeFinalTerminator, let column = column(value) {
+                    let next = table[Int(state) * scalarClassCount + column]
                     if next == Self.dead { return false }
                     if next > 0 {
                         current = next
@@ -154,17 +270,18 @@ final class Automaton: Sendable {
                 afterWord = stateAfterWord[Int(state)]
                 atStart = state == Self.initial
             }
-            let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(scalar)
-            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, beforeWord: beforeWord)
+            let before = program.usesWordBoundaries ? ScalarProperty.wordness(value) : .nonWord
+            let context = Context(atStart: atStart, atEnd: false, afterWord: afterWord, before: before,
+                                  beforeFinalTerminator: beforeFinalTerminator)
             let reached = Self.close(set, context, program: program, scratch: &scratch)
-            set = Self.step(reached.consumers, value, program: program, asciiLow: asciiLow, asciiHigh: asciiHigh, scratch: &scratch)
+            set = Self.step(reached.consumers, value, program: program, memberships: memberships, scratch: &scratch)
             if set.isEmpty { return false }
-            afterWord = beforeWord
+            afterWord = before.afterWord(previous: afterWord)
             atStart = false
             current = stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)]
         }
-        if let state = current { return accepting[Int(state)] }
-        let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, beforeWord: false)
+        if let state = current { return accepts(state) }
+        let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, before: .nonWord)
         return Self.close(set, context, program: program, scratch: &scratch).accepts
     }
 
@@ -224,22 +341,21 @@ final class Automaton: Sendable {
         switch assertion {
         case .start: context.atStart
         case .end: context.atEnd
-        case .wordBoundary: context.afterWord != context.beforeWord
-        case .notWordBoundary: context.afterWord == context.beforeWord
+        case .endBeforeFinalTerminator: context.atEnd || context.beforeFinalTerminator
+        case .wordBoundary: context.before != .transparent && context.afterWord != (context.before == .word)
+        case .notWordBoundary: context.before == .transparent || context.afterWord == (context.before == .word)
         }
     }
 
     /// The sorted set of instructions reached by consuming `value` from `consumers`.
-    private static func step(_ consumers: [Int32], _ value: UInt32, program: Program, asciiLow: [UInt64], asciiHigh: [UInt64], scratch: inout Scratch) -> [Int32] {
+    private static func step(_ consumers: [Int32], _ value: UInt32, program: Program, memberships: [UInt64], scratch: inout Scratch) -> [Int32] {
         scratch.nextGeneration()
         var result: [Int32] = []
         for instruction in consumers {
             let number = Int(program.operands[Int(instruction)])
             let member: Bool
-            if value < 64 {
-                member = asciiLow[number] & (1 << UInt64(value)) != 0
-            } else if value < 128 {
-                member = asciiHigh[number] & (1 << UInt64(value - 64)) != 0
+            if value < tableLimit {
+                member = memberships[number * membershipWords + Int(value / 64)] & (1 << UInt64(value % 64)) != 0
             } else {
                 member = program.classes[number].contains(value)
             }
@@ -258,49 +374,51 @@ final class Automaton: Sendable {
 
     private struct Builder {
         let program: Program
-        let byteClassCount: Int
+        let memberships: [UInt64]
+        let scalarClassCount: Int
         var table: [Int32] = []
-        var accepting: [Bool] = []
+        var accepting: [UInt8] = []
         var sets: [[Int32]] = []
         var afterWord: [Bool] = []
         var numbers: [StateKey: Int32] = [:]
         var scratch: Scratch
         var work = 0
 
-        init(program: Program, byteClassCount: Int) {
+        init(program: Program, memberships: [UInt64], scalarClassCount: Int) {
             self.program = program
-            self.byteClassCount = byteClassCount
+            self.memberships = memberships
+            self.scalarClassCount = scalarClassCount
             scratch = Scratch(count: program.count)
         }
 
-        mutating func build(representatives: [UInt8], asciiLow: [UInt64], asciiHigh: [UInt64]) {
-            let maximumStates = min(Automaton.maximumStates, max(16, Automaton.maximumTableEntries / byteClassCount))
+        mutating func build(representatives: [UInt32]) {
+            let maximumStates = min(Automaton.maximumStates, max(16, Automaton.maximumTableEntries / scalarClassCount))
             add(StateKey(set: [], afterWord: false, atStart: false))
             add(StateKey(set: [program.start], afterWord: false, atStart: true))
             var state = 1
-            while state < sets.count {
+            while state < sets.count && work < Automaton.workBudget {
                 let stateIsInitial = state == Int(Automaton.initial)
-                var closures: [Bool: [Int32]] = [:]
-                for byteClass in 0..<byteClassCount where work < Automaton.workBudget {
-                    let byte = representatives[byteClass]
-                    let beforeWord = program.usesWordBoundaries && ScalarProperty.isWord(UInt32(byte))
+                var closures: [Wordness: [Int32]] = [:]
+                for scalarClass in 0..<scalarClassCount where work < Automaton.workBudget {
+                    let value = representatives[scalarClass]
+                    let before = program.usesWordBoundaries ? ScalarProperty.wordness(value) : .nonWord
                     let consumers: [Int32]
-                    if let cached = closures[beforeWord] {
+                    if let cached = closures[before] {
                         consumers = cached
                     } else {
-                        let context = Context(atStart: stateIsInitial, atEnd: false, afterWord: afterWord[state], beforeWord: beforeWord)
+                        let context = Context(atStart: stateIsInitial, atEnd: false, afterWord: afterWord[state], before: before)
                         let reached = Automaton.close(sets[state], context, program: program, scratch: &scratch)
                         work += reached.work
                         consumers = reached.consumers
-                        closures[beforeWord] = consumers
+                        closures[before] = consumers
                     }
-                    let next = Automaton.step(consumers, UInt32(byte), program: program, asciiLow: asciiLow, asciiHigh: asciiHigh, scratch: &scratch)
-                    work += next.count + 1
+                    let next = Automaton.step(consumers, value, program: program, memberships: memberships, scratch: &scratch)
+                    work += consumers.count + next.count + 1
                     let target: Int32
                     if next.isEmpty {
                         target = Automaton.dead
                     } else {
-                        let key = StateKey(set: next, afterWord: beforeWord, atStart: false)
+                        let key = StateKey(set: next, afterWord: before.afterWord(previous: afterWord[state]), atStart: false)
                         if let known = numbers[key] {
                             target = known
                         } else if sets.count < maximumStates {
@@ -309,10 +427,12 @@ final class Automaton: Sendable {
                             target = Automaton.unbuilt
                         }
                     }
-                    table[state * byteClassCount + byteClass] = target
+                    table[state * scalarClassCount + scalarClass] = target
                 }
-                let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], beforeWord: false)
-                accepting[state] = Automaton.close(sets[state], context, program: program, scratch: &scratch).accepts
+                let context = Context(atStart: stateIsInitial, atEnd: true, afterWord: afterWord[state], before: .nonWord)
+                let reached = Automaton.close(sets[state], context, program: program, scratch: &scratch)
+                work += reached.work
+                accepting[state] = reached.accepts ? Acceptance.accepts.rawValue : Acceptance.rejects.rawValue
                 state += 1
             }
         }
@@ -323,9 +443,9 @@ final class Automaton: Sendable {
             sets.append(key.set)
             afterWord.append(key.afterWord)
             numbers[key] = number
-            accepting.append(false)
+            accepting.append(number == Automaton.dead ? Acceptance.rejects.rawValue : Acceptance.unknown.rawValue)
             // The dead state loops to itself; others start unbuilt until explored.
-            table.append(contentsOf: repeatElement(number == Automaton.dead ? Automaton.dead : Automaton.unbuilt, count: byteClassCount))
+            table.append(contentsOf: repeatElement(number == Automaton.dead ? Automaton.dead : Automaton.unbuilt, count: scalarClassCount))
             return number
         }
     }

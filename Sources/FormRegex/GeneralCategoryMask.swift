@@ -17,7 +17,7 @@ enum GeneralCategoryMask {
     static let separator: UInt32 = bits(.spaceSeparator, .lineSeparator, .paragraphSeparator)
     static let other: UInt32 = bits(.control, .format, .surrogate, .privateUse, .unassigned)
 
-    /// The mask for a `\p{...}` name: a one- or two-letter category (`L`, `Lu`, `Nd`), `L&`,
+    /// The mask for a `\p{...}` name: a one- or two-letter category (`L`, `Lu`, `Nd`, `Lc`),
     /// or a major category's long name (`Letter`, `Number`, ...). Matching ignores case, `_`, `-` and spaces.
     static func named(_ name: String) -> UInt32? {
         let key = String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
@@ -29,7 +29,7 @@ enum GeneralCategoryMask {
     }
 
     private static let majors: [String: UInt32] = [
-        "l": letter, "letter": letter, "l&": casedLetter, "lc": casedLetter, "casedletter": casedLetter,
+        "l": letter, "letter": letter, "lc": casedLetter, "casedletter": casedLetter,
         "m": mark, "mark": mark, "n": number, "number": number, "p": punctuation, "punctuation": punctuation,
         "s": symbol, "symbol": symbol, "z": separator, "separator": separator, "c": other, "other": other,
         "decimalnumber": decimalNumber, "digit": decimalNumber,

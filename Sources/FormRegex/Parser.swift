@@ -24,7 +24,7 @@ struct Parser {
 
     mutating func parse() throws(PatternError) -> Syntax {
         if scalars.count > Self.maximumLength {
-            throw error("The pattern is longer than \(Self.maximumLength) characters; shorten it.", at: Self.maximumLength)
+            throw error("The pattern is longer than \(Self.maximumLength) characters; shorten it.", at: Self.maximumLength, kind: .limit)
         }
         let syntax = try parseAlternation()
         if position < scalars.count {
@@ -51,6 +51,9 @@ struct Parser {
             guard let atom = try parseAtom() else { continue }
             items.append(contentsOf: quotedPrefix)
             quotedPrefix.removeAll()
+            if case .assertion = atom, scalars[start] == "\\", let next = peek, "*+?{".unicodeScalars.contains(next) {
+                throw error("An assertion such as \\b or \\A cannot be repeated; remove the quantifier.", at: position)
+            }
             items.append(try parseQuantifier(applyingTo: atom, atomStart: start))
         }
         return items.count == 1 ? items[0] : (items.isEmpty ? .empty : .concatenation(items))
@@ -71,7 +74,7 @@ struct Parser {
         case "^":
             return .assertion(.start)
         case "$":
-            return .assertion(.end)
+            return .assertion(.endBeforeFinalTerminator)
         case "\\":
             return try parseEscapeOutsideBracket(escapeAt: start)
         case "*", "+", "?":
@@ -89,7 +92,7 @@ struct Parser {
         depth += 1
         defer { depth -= 1 }
         if depth > Self.maximumDepth {
-            throw error("Groups are nested more than \(Self.maximumDepth) deep; simplify the pattern.", at: start)
+            throw error("Groups are nested more than \(Self.maximumDepth) deep; simplify the pattern.", at: start, kind: .limit)
         }
         let saved = flags
         if peek == "?" {
@@ -103,13 +106,13 @@ struct Parser {
             case "<":
                 position += 1
                 if peek == "=" || peek == "!" {
-                    throw error("Lookbehind ((?<= ) and (?<! )) is not supported: it cannot be matched in linear time by this engine.", at: start)
+                    throw error("Lookbehind ((?<= ) and (?<! )) is not supported: it cannot be matched in linear time by this engine.", at: start, kind: .unsupported)
                 }
                 try skipGroupName(groupAt: start)
             case "=", "!":
-                throw error("Lookahead ((?= ) and (?! )) is not supported: it cannot be matched in linear time by this engine.", at: start)
+                throw error("Lookahead ((?= ) and (?! )) is not supported: it cannot be matched in linear time by this engine.", at: start, kind: .unsupported)
             case ">":
-                throw error("Atomic groups ((?> )) are not supported: they change which strings match, which an automaton cannot express.", at: start)
+                throw error("Atomic groups ((?> )) are not supported: they change which strings match, which an automaton cannot express.", at: start, kind: .unsupported)
             case "#":
                 while let next = peek, next != ")" { position += 1 }
                 guard peek == ")" else { throw error("Unterminated comment (?# ...): add ')'.", at: start) }
@@ -132,12 +135,12 @@ struct Parser {
 
     private mutating func skipGroupName(groupAt start: Int) throws(PatternError) {
         var name = String.UnicodeScalarView()
-        while let scalar = peek, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+        while let scalar = peek, ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) {
             name.append(scalar)
             position += 1
         }
         guard peek == ">", let first = name.first, !("0"..."9").contains(first) else {
-            throw error("Malformed group name: write (?<name>...) with a letter followed by letters and digits.", at: start)
+            throw error("Malformed group name: write (?<name>...) with an ASCII letter followed by ASCII letters and digits.", at: start)
         }
         position += 1
         guard groupNames.insert(String(name)).inserted else {
@@ -148,6 +151,9 @@ struct Parser {
     /// Parses `(?i)`, `(?-i)`, `(?i:...)` and `(?s)`. Returns true for a flag-only group `(?i)`, whose
     /// flags stay in force to the end of the enclosing group; false when a scoped group body follows.
     private mutating func parseFlags(groupAt start: Int) throws(PatternError) -> Bool {
+        if peek == ")" {
+            throw error("Empty group syntax '(?)'; use (?:...), (?<name>...) or (?i).", at: start)
+        }
         var turnOn = true
         var updated = flags
         while let scalar = peek {
@@ -163,7 +169,7 @@ struct Parser {
                 flags = updated
                 return false
             case "m", "x", "w", "u":
-                throw error("The inline flag '\(scalar)' is not supported; only (?i) and (?s) are.", at: position - 1)
+                throw error("The inline flag '\(scalar)' is not supported; only (?i) and (?s) are.", at: position - 1, kind: .unsupported)
             default:
                 throw error("Unknown group syntax after '(?'; use (?:...), (?<name>...) or (?i).", at: start)
             }
@@ -185,7 +191,7 @@ struct Parser {
         if peek == "?" {
             position += 1
         } else if peek == "+" {
-            throw error("Possessive quantifiers (*+, ++, ?+, {n,m}+) are not supported: they change which strings match (a*+a matches nothing); use the plain quantifier.", at: position)
+            throw error("Possessive quantifiers (*+, ++, ?+, {n,m}+) are not supported: they change which strings match (a*+a matches nothing); use the plain quantifier.", at: position, kind: .unsupported)
         }
         if let next = peek, next == "*" || next == "+" || next == "?" || next == "{" {
             throw error("A quantifier cannot follow another quantifier; wrap the first in a group, as in (?:a{2}){3}.", at: position)
@@ -206,7 +212,7 @@ struct Parser {
         guard peek == "}" else { throw malformed }
         position += 1
         if low > Self.maximumCount || (high ?? 0) > Self.maximumCount {
-            throw error("Repetition counts above \(Self.maximumCount) are not supported; use a smaller bound or '*'.", at: start)
+            throw error("Repetition counts above \(Self.maximumCount) are not supported; use a smaller bound or '*'.", at: start, kind: .limit)
         }
         if let high, low > high {
             throw error("Interval {\(low),\(high)} has its minimum above its maximum.", at: start)
@@ -260,9 +266,9 @@ struct Parser {
         position += 1
         switch scalar {
         case "1"..."9":
-            throw error("Backreferences (\\\(scalar)) are not supported: they cannot be matched in linear time.", at: start)
+            throw error("Backreferences (\\\(scalar)) are not supported: they cannot be matched in linear time.", at: start, kind: .unsupported)
         case "k":
-            throw error("Named backreferences (\\k<name>) are not supported: they cannot be matched in linear time.", at: start)
+            throw error("Named backreferences (\\k<name>) are not supported: they cannot be matched in linear time.", at: start, kind: .unsupported)
         case "0":
             var value: UInt32 = 0
             var count = 0
@@ -270,6 +276,9 @@ struct Parser {
                 value = value * 8 + UInt32(digit)
                 position += 1
                 count += 1
+            }
+            guard count > 0 else {
+                throw error("\\0 must be followed by one to three octal digits, as in \\0101.", at: start)
             }
             return .scalar(value)
         case "a": return .scalar(0x07)
@@ -304,7 +313,8 @@ struct Parser {
             case "b": return .assertion(.wordBoundary)
             case "B": return .assertion(.notWordBoundary)
             case "A", "G": return .assertion(.start)
-            default: return .assertion(.end)
+            case "z": return .assertion(.end)
+            default: return .assertion(.endBeforeFinalTerminator)
             }
         case "R":
             if inBracket {
@@ -327,9 +337,9 @@ struct Parser {
         case "U":
             return .scalar(try validScalar(try parseHex(escapeAt: start, minimumDigits: 8, maximumDigits: 8), escapeAt: start))
         case "N":
-            throw error("Named characters (\\N{...}) are not supported; write the character or \\x{hex} instead.", at: start)
+            throw error("Named characters (\\N{...}) are not supported; write the character or \\x{hex} instead.", at: start, kind: .unsupported)
         case "X":
-            throw error("Grapheme clusters (\\X) are not supported; matching works on Unicode scalars.", at: start)
+            throw error("Grapheme clusters (\\X) are not supported; matching works on Unicode scalars.", at: start, kind: .unsupported)
         case "Q":
             var values: [UInt32] = []
             while position < scalars.count {
@@ -349,26 +359,19 @@ struct Parser {
     }
 
     private mutating func parseProperty(escapeAt start: Int, negated: Bool) throws(PatternError) -> ScalarProperty {
+        guard peek == "{" else {
+            throw error("Write properties with braces, as in \\p{L}.", at: start)
+        }
+        position += 1
         var name = ""
-        if peek == "{" {
-            position += 1
-            while let scalar = peek, scalar != "}" {
-                name.unicodeScalars.append(scalar)
-                position += 1
-            }
-            guard peek == "}" else {
-                throw error("Malformed \\p{...}: add '}'.", at: start)
-            }
-            position += 1
-        } else if let scalar = peek {
+        while let scalar = peek, scalar != "}" {
             name.unicodeScalars.append(scalar)
             position += 1
         }
-        var negated = negated
-        if name.hasPrefix("^") {
-            negated.toggle()
-            name.removeFirst()
+        guard peek == "}" else {
+            throw error("Malformed \\p{...}: add '}'.", at: start)
         }
+        position += 1
         let key = String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
         switch key {
         case "alphabetic", "alpha": return .alphabetic(negated: negated)
@@ -423,10 +426,13 @@ struct Parser {
             }
             first = false
             if scalar == "[" {
-                throw error("Nested bracket expressions and POSIX classes ([[a]], [[:alpha:]]) are not supported; list the members in one [...].", at: itemStart)
+                throw error("Nested bracket expressions and POSIX classes ([[a]], [[:alpha:]]) are not supported; list the members in one [...].", at: itemStart, kind: .unsupported)
+            }
+            if scalar == "-", position + 1 < scalars.count, scalars[position + 1] == "-" {
+                throw error("Set difference (--) inside [...] is not supported; escape a literal '-' as \\-.", at: itemStart, kind: .unsupported)
             }
             if scalar == "&", position + 1 < scalars.count, scalars[position + 1] == "&" {
-                throw error("Set intersection (&&) inside [...] is not supported; list the members instead.", at: itemStart)
+                throw error("Set intersection (&&) inside [...] is not supported; list the members instead.", at: itemStart, kind: .unsupported)
             }
             position += 1
             let low: UInt32
@@ -456,7 +462,7 @@ struct Parser {
             var high = scalars[position].value
             position += 1
             if scalars[highStart] == "[" {
-                throw error("Nested bracket expressions are not supported; list the members in one [...].", at: highStart)
+                throw error("Nested bracket expressions are not supported; list the members in one [...].", at: highStart, kind: .unsupported)
             }
             if scalars[highStart] == "\\" {
                 guard case .scalar(let value) = try parseEscape(escapeAt: highStart, inBracket: true) else {
@@ -492,10 +498,10 @@ struct Parser {
     }
 
     /// An error at a scalar offset, reported in characters as `PatternError` promises.
-    private func error(_ message: String, at scalarOffset: Int) -> PatternError {
+    private func error(_ message: String, at scalarOffset: Int, kind: PatternError.Kind = .syntax) -> PatternError {
         let prefix = scalars[..<min(scalarOffset, scalars.count)]
         var view = String.UnicodeScalarView()
         view.append(contentsOf: prefix)
-        return PatternError(offset: String(view).count, message: message)
+        return PatternError(offset: String(view).count, message: message, kind: kind)
     }
 }

@@ -18,7 +18,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         do {
             program = try Program(syntax)
         } catch {
-            throw PatternError(offset: Self.characterOffset(ofScalar: error.offset, in: source), message: error.message)
+            throw PatternError(offset: Self.characterOffset(ofScalar: error.offset, in: source), message: error.message, kind: error.kind)
         }
         self.source = source
         self.caseInsensitive = caseInsensitive

@@ -21,6 +21,8 @@ struct Program: Sendable {
     private(set) var classes: [ScalarClass] = []
     private(set) var start: Int32 = 0
     private(set) var usesWordBoundaries = false
+    /// Whether `$` or `\Z` occurs, so that a final line terminator needs an NFA step.
+    private(set) var usesFinalTerminator = false
 
     private var classIndex: [ScalarClass: Int32] = [:]
     /// Offset of the outermost repetition being expanded, to blame when the program grows too big.
@@ -57,6 +59,9 @@ struct Program: Sendable {
             if assertion == .wordBoundary || assertion == .notWordBoundary {
                 usesWordBoundaries = true
             }
+            if assertion == .endBeforeFinalTerminator {
+                usesFinalTerminator = true
+            }
             return try emit(.assertion, next: next, operand: Int32(assertion.rawValue))
         case .repetition(let body, let min, let max, let offset):
             let outermost = expandingOffset == nil
@@ -87,7 +92,8 @@ struct Program: Sendable {
         if kinds.count >= Self.maximumInstructions {
             throw PatternError(
                 offset: expandingOffset ?? 0,
-                message: "The pattern is too large to compile (over \(Self.maximumInstructions) automaton states); use smaller repetition counts.")
+                message: "The pattern is too large to compile (over \(Self.maximumInstructions) automaton states); use smaller repetition counts.",
+                kind: .limit)
         }
         kinds.append(kind)
         nexts.append(next)

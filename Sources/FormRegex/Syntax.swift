@@ -13,8 +13,11 @@ indirect enum Syntax {
 enum Assertion: UInt8, Sendable {
     /// `^`, `\A`, `\G`: before the first scalar.
     case start
-    /// `$`, `\z`, `\Z`: after the last scalar.
+    /// `\z`: after the last scalar.
     case end
+    /// `$`, `\Z`: after the last scalar, or before a line terminator that ends the input (ICU does
+    /// not count the position inside a final `\r\n`).
+    case endBeforeFinalTerminator
     /// `\b`: exactly one side is a word scalar.
     case wordBoundary
     /// `\B`: both sides are word scalars, or neither is.

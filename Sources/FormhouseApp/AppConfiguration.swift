@@ -25,6 +25,10 @@ public struct AppConfiguration: Sendable {
     public var webhookConcurrency = 256
     public var webhookTimeoutSeconds = 10.0
     public var webhookRetrySchedule: [Double] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000]
+    /// How long a claimed delivery stays leased to this process; after a crash it is retried then.
+    public var webhookLeaseSeconds = 60.0
+    /// Submissions committed together at most (1 turns group commit off: a baseline for benchmarks).
+    public var storeMaxGroupSize = 256
     /// Allows `http` webhook URLs and private, loopback and link-local destinations (tests, intranets).
     public var webhookAllowPrivate = false
     /// Base64 of 32 bytes that encrypt webhook secrets at rest; a key file in the data directory otherwise.
@@ -93,6 +97,8 @@ public struct AppConfiguration: Sendable {
         webhookTimeoutSeconds = config.double(forKey: "webhooks.timeoutSeconds", default: d.webhookTimeoutSeconds)
         webhookRetrySchedule = config.doubleArray(forKey: "webhooks.retrySchedule", default: d.webhookRetrySchedule)
         webhookAllowPrivate = config.bool(forKey: "webhooks.allowPrivate", default: d.webhookAllowPrivate)
+        webhookLeaseSeconds = config.double(forKey: "webhooks.leaseSeconds", default: d.webhookLeaseSeconds)
+        storeMaxGroupSize = config.int(forKey: "store.maxGroupSize", default: d.storeMaxGroupSize)
         secretKey = config.string(forKey: "secretKey", isSecret: true)
         logLevel = config.string(forKey: "logLevel", default: d.logLevel)
         try validate()
@@ -110,6 +116,8 @@ public struct AppConfiguration: Sendable {
             try fail("webhooks.retrySchedule", "must list one or more non-negative delays in seconds")
         }
         if webhookConcurrency < 1 { try fail("webhooks.concurrency", "must be at least 1") }
+        if webhookLeaseSeconds < 1 { try fail("webhooks.leaseSeconds", "must be at least 1 second") }
+        if storeMaxGroupSize < 1 { try fail("store.maxGroupSize", "must be at least 1") }
         if adminTokens.contains(where: { $0.count < 16 }) {
             try fail("adminTokens", "every admin token must be at least 16 characters")
         }

@@ -29,6 +29,7 @@ public final class FormhouseApplication: Sendable {
         let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
         var storeConfiguration = SQLiteStoreConfiguration()
         storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
+        storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
         let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
         self.store = store
 
@@ -46,6 +47,7 @@ public final class FormhouseApplication: Sendable {
         let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
         var workerConfiguration = DeliveryWorker.Configuration()
         workerConfiguration.maxInFlight = configuration.webhookConcurrency
+        workerConfiguration.lease = configuration.webhookLeaseSeconds
         let client = CurlClient(configuration: .init(
             policy: policy, connectTimeout: .seconds(configuration.webhookTimeoutSeconds),
             timeout: .seconds(configuration.webhookTimeoutSeconds)))

@@ -8,8 +8,6 @@ extension JSONValue {
         return .object(object)
     }
 
-    func member(_ key: String) -> JSONValue? { self[key] }
-
     /// This object with `key` set to `value` (replacing an existing member in place).
     func withMember(_ key: String, _ value: JSONValue) -> JSONValue {
         guard case .object(var object) = self else { return self }

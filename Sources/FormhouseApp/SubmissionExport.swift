@@ -33,7 +33,10 @@ enum SubmissionExport {
                 for record in batch {
                     let values = SubmissionJSON.values(record)
                     var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
-                    for column in columns { cells.append(CSV.cell(KeyPath.lookup(column, in: values))) }
+                    for column in columns {
+                        let found = values.values(atInputPath: column)
+                        cells.append(CSV.cell(column.contains("[]") ? .array(found) : found.first))
+                    }
                     chunk += CSV.row(cells)
                 }
                 try await writer.write(chunk)
@@ -73,27 +76,5 @@ enum CSV {
         case .bool(let b)?: return b ? "true" : "false"
         case let other?: return String(decoding: other.serialized(), as: UTF8.self)
         }
-    }
-}
-
-/// Resolves an engine key path (`address.line1`, `addresses[].postcode`) in stored values.
-enum KeyPath {
-    static func lookup(_ path: String, in root: JSONValue) -> JSONValue? {
-        var current: [JSONValue] = [root]
-        var collected = false
-        for segment in path.split(separator: ".") {
-            let repeated = segment.hasSuffix("[]")
-            let name = repeated ? String(segment.dropLast(2)) : String(segment)
-            current = current.compactMap { $0.member(name) }
-            if repeated {
-                collected = true
-                current = current.flatMap { value -> [JSONValue] in
-                    if case .array(let items) = value { return items }
-                    return []
-                }
-            }
-        }
-        if collected { return .array(current) }
-        return current.first
     }
 }

@@ -8,6 +8,8 @@ import Webhooks
 struct WebhookRoutes {
     static let rotationOverlap: TimeInterval = 24 * 3600
     static let deliveryStatuses: Set<String> = ["pending", "succeeded", "failed", "dead"]
+    static let maxURLLength = 2_048
+    static let maxEndpointsPerForm = 20
 
     let store: any FormStore
     let catalog: FormCatalog
@@ -32,8 +34,15 @@ struct WebhookRoutes {
         guard try await catalog.current(id: formID) != nil else {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
-        guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body.member("url") else {
+        guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body["url"] else {
             throw APIProblem.badRequest("invalid-body", #"Send {"url": "https://…"}."#)
+        }
+        guard url.utf8.count <= Self.maxURLLength else {
+            throw APIProblem.badRequest("invalid-body", "The URL is longer than \(Self.maxURLLength) bytes.")
+        }
+        guard try await store.endpoints(formID: formID).count < Self.maxEndpointsPerForm else {
+            throw APIProblem(status: 409, slug: "too-many-webhooks", title: "Too many webhooks",
+                             detail: "A form has at most \(Self.maxEndpointsPerForm) webhook endpoints; remove one first.")
         }
         do {
             _ = try policy.validate(url: url)

@@ -26,7 +26,6 @@ final class Connection: @unchecked Sendable {
     /// What the access log and the response framing need to know about the request being answered.
     private struct Exchange {
         var method: HTTPMethod
-        var path: String
         var minorVersion: Int
         var requestID: String
         var start: UInt64
@@ -159,8 +158,7 @@ final class Connection: @unchecked Sendable {
                 state = .reading
                 deadline = loop.now + loop.server.bodyTimeout
                 if head.expectsContinue {
-                    queue(Self.continueLine)
-                    flush()
+                    write(Self.continueLine)
                 }
             case .request(let head, let body):
                 dispatch(head, body: body)
@@ -187,7 +185,7 @@ final class Connection: @unchecked Sendable {
             requestID: requestID, minorVersion: head.minorVersion
         )
         exchange = Exchange(
-            method: head.method, path: head.path, minorVersion: head.minorVersion, requestID: requestID,
+            method: head.method, minorVersion: head.minorVersion, requestID: requestID,
             start: loop.now, keepAlive: head.keepAlive && !loop.draining
         )
         let server = loop.server
@@ -374,10 +372,6 @@ final class Connection: @unchecked Sendable {
     }
 
     // MARK: Writing
-
-    private func queue(_ bytes: [UInt8]) {
-        output.append(contentsOf: bytes)
-    }
 
     /// Writes `bytes` now if nothing is queued ahead of them; whatever the socket does not take is queued.
     func write(_ bytes: [UInt8]) {

@@ -36,8 +36,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
     private var acceptPaused = false
+    /// Set when the loop queued work for itself, so it can run it without taking the lock to look.
+    private var localWork = false
 
     static let sweepInterval: UInt64 = 100_000_000
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     init(server: ServerCore, listenFD: Int32) throws {
         self.server = server
@@ -87,7 +90,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             queue.append(work)
             return wasEmpty
         }
-        if wasEmpty, !inLoop {
+        if inLoop {
+            localWork = true
+        } else if wasEmpty {
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -139,6 +144,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                         acceptConnections()
                     } else if Int(fd) < connections.count, let connection = connections[Int(fd)] {
                         connection.handle(events: event.events)
+                        // Run the handler this event started right away, as nginx finishes one
+                        // connection before the next: the first client does not wait for the whole batch.
+                        if localWork { runQueued() }
                     }
                 }
             }
@@ -174,6 +182,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func runQueued() {
+        localWork = false
         let work = queue.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
@@ -265,9 +274,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// A fresh request id: 15 hex digits (an inline string, no allocation).
     func makeRequestID() -> String {
         requestIDCounter &+= 1
-        let value = (requestIDBase &+ requestIDCounter) & ((1 << 60) - 1)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 15 - hex.utf8.count) + hex
+        var value = (requestIDBase &+ requestIDCounter) & ((1 << 60) - 1)
+        return String(unsafeUninitializedCapacity: 15) { buffer in
+            for index in stride(from: 14, through: 0, by: -1) {
+                buffer[index] = Self.hexDigits[Int(value & 0xF)]
+                value >>= 4
+            }
+            return 15
+        }
     }
 
     private func updateDate() {

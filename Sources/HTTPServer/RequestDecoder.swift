@@ -34,14 +34,6 @@ struct RequestDecoder: Sendable {
         return false
     }
 
-    /// Whether the decoder is reading a body.
-    var isReadingBody: Bool {
-        switch state {
-        case .fixed, .chunked: return true
-        default: return false
-        }
-    }
-
     /// Decodes from `input` (bytes not consumed by earlier calls); returns how many bytes it consumed.
     mutating func decode(_ input: UnsafeRawBufferPointer) -> (consumed: Int, event: Event) {
         switch state {

@@ -113,28 +113,36 @@ final class CurlEngine: @unchecked Sendable {
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
     }
 
+    // Wake-ups happen under the inbox lock and only while open: the loop frees the multi handle
+    // after it has seen `closed` under that lock, so no wake-up can reach a freed handle.
+
     func submit(_ transfer: CurlTransfer) {
         let accepted = inbox.withLock { inbox in
             if inbox.closed { return false }
             inbox.added.append(transfer)
+            curl_multi_wakeup(multi)
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
+        if !accepted {
             transfer.complete(TransferResult(status: nil, error: TransferError(.cancelled, "The webhook client is shut down.")))
         }
     }
 
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.withLock { $0 = true }
-        inbox.withLock { $0.cancelled.append(transfer) }
-        curl_multi_wakeup(multi)
+        inbox.withLock { inbox in
+            if inbox.closed { return }
+            inbox.cancelled.append(transfer)
+            curl_multi_wakeup(multi)
+        }
     }
 
     func close() {
-        inbox.withLock { $0.closed = true }
-        curl_multi_wakeup(multi)
+        inbox.withLock { inbox in
+            if inbox.closed { return }
+            inbox.closed = true
+            curl_multi_wakeup(multi)
+        }
     }
 
     func run() {

@@ -11,9 +11,9 @@ import Synchronization
 /// `CurlClient`, and on graceful shutdown stops claiming, gives in-flight deliveries `shutdownGrace`
 /// to finish, cancels the rest, and releases its leases so that nothing waits for them to expire.
 ///
-/// Endpoints whose last attempt took `slowThreshold` or more (or timed out) share at most
-/// `slowShare` of the in-flight slots; once that is used up, claims skip them, so a crowd of slow
-/// receivers cannot starve the fast ones.
+/// Slow receivers cannot starve fast ones (see `DeliveryLanes`): an endpoint not heard from yet gets
+/// one delivery at a time until it answers, and endpoints slower than `slowThreshold` share at most
+/// `slowShare` of the in-flight slots; claims skip endpoints that may not get more.
 public final class DeliveryWorker: Service, Sendable {
     /// How the worker paces itself.
     public struct Configuration: Sendable {
@@ -70,10 +70,7 @@ public final class DeliveryWorker: Service, Sendable {
         var stopping = false
         /// The last claim filled its limit: more rows are probably due, so a freed slot is worth a claim.
         var backlog = false
-        var inFlight = 0
-        var slowInFlight = 0
-        /// Endpoints whose last attempt was slow, with when that was seen.
-        var slowEndpoints: [String: ContinuousClock.Instant] = [:]
+        var lanes: DeliveryLanes
     }
 
     private let queue: any DeliveryQueue
@@ -82,7 +79,7 @@ public final class DeliveryWorker: Service, Sendable {
     private let configuration: Configuration
     private let logger: Logger
     private let stats: (@Sendable () async throws -> QueueStats)?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private let outcomes: [String: Counter]
     private let attemptDuration = Metrics.Timer(label: "formhouse_webhook_attempt_duration_seconds")
@@ -105,6 +102,8 @@ public final class DeliveryWorker: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.stats = stats
+        let slowLimit = Int(Double(configuration.maxInFlight) * configuration.slowShare)
+        self.state = Mutex(State(lanes: DeliveryLanes(threshold: configuration.slowThreshold, slowLimit: slowLimit)))
         var outcomes: [String: Counter] = [:]
         for outcome in [DeliveryOutcome.succeeded, .retry(at: Date()), .dead, .endpointDisabled] {
             outcomes[outcome.name] = Counter(label: "formhouse_webhook_deliveries_total", dimensions: [("outcome", outcome.name)])
@@ -131,6 +130,7 @@ public final class DeliveryWorker: Service, Sendable {
             group.addTask { [configuration] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: configuration.pollInterval)
+                    self.state.withLock { $0.lanes.sweep() }
                     wake.yield()
                 }
             }
@@ -146,8 +146,8 @@ public final class DeliveryWorker: Service, Sendable {
             await withGracefulShutdownHandler {
                 while !state.withLock({ $0.stopping }) && !Task.isCancelled {
                     let claimed = await claim()
-                    for (job, slowLane) in claimed {
-                        group.addTask { await self.deliver(job, slowLane: slowLane) }
+                    for (job, token) in claimed {
+                        group.addTask { await self.deliver(job, token: token) }
                     }
                     if !state.withLock({ $0.backlog }) || claimed.isEmpty {
                         _ = await iterator.next()
@@ -160,7 +160,7 @@ public final class DeliveryWorker: Service, Sendable {
 
             // Stop claiming; let what is in flight finish until the deadline, then cancel it.
             let deadline = ContinuousClock.now + (Task.isCancelled ? .zero : configuration.shutdownGrace)
-            while state.withLock({ $0.inFlight }) > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
+            while state.withLock({ $0.lanes.inFlight }) > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
                 _ = await iterator.next()
             }
             group.cancelAll()
@@ -174,25 +174,26 @@ public final class DeliveryWorker: Service, Sendable {
         logger.info("Webhook delivery worker stopped", metadata: ["owner": "\(configuration.owner)"])
     }
 
-    /// Leases as many due deliveries as there are free slots, each tagged with its lane.
+    /// Leases as many due deliveries as there are free slots, skipping endpoints that may not get more.
     ///
-    /// While some endpoints are known to be slow, the free slots are claimed skipping them, and
-    /// then only what is left of the slow lane is claimed without that restriction.
-    private func claim() async -> [(DeliveryJob, slowLane: Bool)] {
-        let slowLimit = max(1, Int(Double(configuration.maxInFlight) * configuration.slowShare))
-        let (free, slowEndpoints) = state.withLock { state in
-            (configuration.maxInFlight - state.inFlight, Set(state.slowEndpoints.keys))
+    /// While some endpoints are known to be slow, the free slots are claimed skipping them too, and
+    /// then what is left of the slow lane is claimed without that restriction.
+    private func claim() async -> [(DeliveryJob, token: UInt64)] {
+        let (free, probing, slow, slowRoom) = state.withLock { state in
+            (configuration.maxInFlight - state.lanes.inFlight, state.lanes.probing, state.lanes.slow, state.lanes.slowRoom)
         }
         guard free > 0 else { return [] }
         let limit = min(free, configuration.claimBatch)
         var jobs: [DeliveryJob] = []
         var full = false
         do {
-            jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease, excludingEndpoints: slowEndpoints)
+            jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
+                                            excludingEndpoints: probing.union(slow))
             full = jobs.count == limit
-            let room = min(free - jobs.count, slowLimit - state.withLock { $0.slowInFlight })
-            if !slowEndpoints.isEmpty && room > 0 {
-                let more = try await queue.claimDue(owner: configuration.owner, limit: room, now: Date(), lease: configuration.lease)
+            let room = min(limit - jobs.count, slowRoom)
+            if !slow.isEmpty && room > 0 {
+                let more = try await queue.claimDue(owner: configuration.owner, limit: room, now: Date(), lease: configuration.lease,
+                                                    excludingEndpoints: probing)
                 jobs += more
                 full = full || more.count == room
             }
@@ -203,24 +204,20 @@ public final class DeliveryWorker: Service, Sendable {
         }
         let (claimed, inFlight) = state.withLock { [jobs, full] state in
             state.backlog = full
-            state.inFlight += jobs.count
-            let claimed = jobs.map { job in (job, slowLane: state.slowEndpoints[job.endpointID] != nil) }
-            state.slowInFlight += claimed.count { $0.slowLane }
-            return (claimed, state.inFlight)
+            let claimed = jobs.map { job in (job, token: state.lanes.start(job.endpointID)) }
+            return (claimed, state.lanes.inFlight)
         }
         inFlightGauge.record(inFlight)
         return claimed
     }
 
     /// Sends one delivery and records the attempt; a transfer cancelled by shutdown is not an attempt.
-    private func deliver(_ job: DeliveryJob, slowLane: Bool) async {
-        var slow: Bool?
+    private func deliver(_ job: DeliveryJob, token: UInt64) async {
+        var speed: DeliveryLanes.Speed?
         defer {
             let (inFlight, wake) = state.withLock { state in
-                state.inFlight -= 1
-                if slowLane { state.slowInFlight -= 1 }
-                if let slow { Self.mark(job.endpointID, slow: slow, in: &state) }
-                return (state.inFlight, state.backlog || state.stopping ? state.wake : nil)
+                state.lanes.finish(token, speed: speed)
+                return (state.lanes.inFlight, state.backlog || state.stopping ? state.wake : nil)
             }
             inFlightGauge.record(inFlight)
             wake?.yield()
@@ -240,9 +237,9 @@ public final class DeliveryWorker: Service, Sendable {
         let result = await client.send(request)
         if result.error?.code == .cancelled { return }
         if result.error?.code == .timeout || result.duration >= configuration.slowThreshold {
-            slow = true
+            speed = .slow
         } else if result.status != nil {
-            slow = false
+            speed = .fast
         }
 
         let outcome = schedule.decide(attempt: job.attempt, result: result, now: Date())
@@ -270,19 +267,6 @@ public final class DeliveryWorker: Service, Sendable {
                 "delivery": "\(job.id)", "attempt": "\(job.attempt)", "outcome": "\(outcome.name)",
                 "status": "\(result.status.map(String.init) ?? "-")", "error": "\(result.error?.description ?? "-")",
             ])
-        }
-    }
-
-    /// Notes whether an endpoint answered slowly; forgets marks unrefreshed for 15 minutes once many pile up.
-    private static func mark(_ endpoint: String, slow: Bool, in state: inout State) {
-        guard slow else {
-            state.slowEndpoints[endpoint] = nil
-            return
-        }
-        let now = ContinuousClock.now
-        state.slowEndpoints[endpoint] = now
-        if state.slowEndpoints.count > 10_000 {
-            state.slowEndpoints = state.slowEndpoints.filter { now - $0.value < .seconds(900) }
         }
     }
 

@@ -93,3 +93,15 @@ import Testing
         #expect(result.values["address"] == ["line1": "1 Main", "country": "CA"])
     }
 }
+
+@Suite struct InputPathLookupTests {
+    @Test func valuesAtInputPathsExpandRepeats() throws {
+        let form = try Fixtures.definition(ContainerTests.form)
+        let result = try Fixtures.validate(form, #"""
+        {"values": {"name": "Ana", "ship": true, "address": {"line1": "1 Main", "country": "BR"},
+                    "kids": [{"name": "Bo", "school": true, "grade": 3}, {"name": "Cy"}]}}
+        """#)
+        let columns = form.inputPaths.map { result.values.values(atInputPath: $0) }
+        #expect(columns == [["Ana"], [true], ["1 Main"], ["BR"], [], ["Bo", "Cy"], [true], [3], []])
+    }
+}

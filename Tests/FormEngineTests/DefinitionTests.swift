@@ -107,3 +107,52 @@ import Testing
         #expect(form.inputPaths == ["ship", "address.country", "address.state", "address.zip", "note", "kids[].school", "kids[].grade"])
     }
 }
+
+@Suite struct DefinitionShapeTests {
+    @Test func containerAndConditionShapes() {
+        let problems = Fixtures.problems(#"""
+        {"id": 7, "title": ["T"], "style": "dark", "components": [
+          {"section": {"title": 1}},
+          {"group": {"id": "g", "repeat": {"min": 3, "max": 2}, "components": []}},
+          {"group": {"id": "h", "repeat": [], "components": "x"}},
+          {"text": {"id": "a", "required": "yes", "placeholder": 3}},
+          {"text": {"id": "b", "visibleWhen": {"field": "a", "in": "x"}}},
+          {"text": {"id": "c", "visibleWhen": {"field": "a", "notEmpty": "yes"}}},
+          {"text": {"id": "d", "visibleWhen": {"field": "a", "equals": 1, "notEquals": 2}}},
+          {"text": {"id": "e", "visibleWhen": {"all": [], "x": 1}}},
+          {"text": {"id": "f", "visibleWhen": {"equals": 1}}},
+          {"text": {"id": "i", "visibleWhen": "a"}},
+          {"text": {"id": "j", "visibleWhen": {"field": "g", "notEmpty": true}}},
+          {"text": {"id": "k", "visibleWhen": {"any": [{"field": "a", "equals": 1}, {"field": "zz", "equals": 1}]}}}
+        ]}
+        """#)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == [
+            "/id invalidType", "/title invalidType", "/style invalidType",
+            "/components/0/section/title invalidType", "/components/0/section/components missing",
+            "/components/1/group/repeat badBounds",
+            "/components/2/group/repeat invalidType", "/components/2/group/components invalidType",
+            "/components/3/text/placeholder invalidType", "/components/3/text/required invalidType",
+            "/components/4/text/visibleWhen/in badCondition",
+            "/components/5/text/visibleWhen/notEmpty badCondition",
+            "/components/6/text/visibleWhen badCondition",
+            "/components/7/text/visibleWhen badCondition",
+            "/components/8/text/visibleWhen/field badCondition",
+            "/components/9/text/visibleWhen badCondition",
+            "/components/10/text/visibleWhen/field unknownField",
+            "/components/11/text/visibleWhen/any/1/field unknownField",
+        ], "\(problems.map { "\($0.pointer) \($0.code)" })")
+    }
+
+    @Test func idsAreUniquePerLevelOnly() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [
+          {"text": {"id": "name"}},
+          {"group": {"id": "a", "components": [{"text": {"id": "name"}}]}},
+          {"group": {"id": "b", "repeat": {"max": 2}, "components": [{"text": {"id": "name"}}]}}
+        ]}
+        """#)
+        #expect(form.inputPaths == ["name", "a.name", "b[].name"])
+        let clash = Fixtures.problems(#"{"title": "T", "components": [{"text": {"id": "a"}}, {"section": {"components": [{"group": {"id": "a", "components": []}}]}}]}"#)
+        #expect(clash.map(\.pointer) == ["/components/1/section/components/0/group/id"])
+    }
+}

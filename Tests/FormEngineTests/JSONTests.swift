@@ -66,3 +66,33 @@ import Testing
         #expect(reparsed == .object(object))
     }
 }
+
+@Suite struct JSONRoundTripTests {
+    /// Strings with quotes, escapes, controls and non-ASCII at every offset survive serialize → parse,
+    /// which exercises the parser's eight-bytes-at-a-time scan at every alignment.
+    @Test func stringsRoundTripAtEveryAlignment() throws {
+        let specials: [String] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "😀", "\u{7F}", "/", "a"]
+        for length in 0..<20 {
+            for special in specials {
+                for position in 0...length {
+                    var text = String(repeating: "x", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: position))
+                    let value = JSONValue.array([.string(text), .object(JSONObject(uniqueMembers: [.init(key: text, value: .string(text))]))])
+                    #expect(try JSONValue(parsing: value.serialized()) == value, "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+
+    @Test func snapshotSkipsUnreadMembersButStillChecksThem() throws {
+        let ok = #"{"components": [{"title": {"nested": [1, 2.5e3, "x\u00e9", null, true]}, "id": "a", "content": "v"}], "extra": {"k": []}}"#
+        #expect(try Submission(json: Array(ok.utf8)).values == JSONObject(uniqueMembers: [.init(key: "a", value: "v")]))
+        for bad in [#"{"components": [{"title": "bad \x escape", "id": "a"}]}"#, #"{"components": [{"title": [1,], "id": "a"}]}"#,
+                    #"{"extra": 01, "values": {}}"#, #"{"components": [{"id": "a", "id": "b"}]}"#, #"{"values": {}, "values": {}}"#,
+                    #"{"components": [{"title": "\u{01}"}]}"#, #"{"values": {}} x"#] {
+            #expect(throws: SubmissionError.self, "\(bad)") { try Submission(json: Array(bad.utf8)) }
+        }
+        let invalidUTF8: [UInt8] = Array(#"{"components": [{"title": ""#.utf8) + [0xC3, 0x28] + Array(#"", "id": "a"}]}"#.utf8)
+        #expect(throws: SubmissionError.self) { try Submission(json: invalidUTF8) }
+    }
+}

@@ -65,3 +65,15 @@ import Testing
         }
     }
 }
+
+@Suite struct SnapshotOrderTests {
+    @Test func keyPathIDsKeepFirstAppearanceOrder() throws {
+        let submission = try Fixtures.submission(#"""
+        {"components": [{"id": "address.line1", "content": "a"}, {"id": "name", "content": "n"},
+                        {"id": "address.line2", "content": "b"}, {"id": "kids[0].x", "content": 1}, {"id": "kids[0].y", "content": 2}]}
+        """#)
+        #expect(submission.values.keys == ["address", "name", "kids"])
+        #expect(submission.values["address"]?.objectValue?.keys == ["line1", "line2"])
+        #expect(JSONValue.object(submission.values)["kids"] == [["x": 1, "y": 2]])
+    }
+}

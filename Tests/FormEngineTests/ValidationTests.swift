@@ -38,3 +38,32 @@ import Testing
                                               "Only numerical characters are accepted."])
     }
 }
+
+@Suite struct MessageDefinitionTests {
+    @Test func messageKeysMustBeErrorCodes() {
+        let problems = Fixtures.problems(#"{"title": "T", "components": [{"text": {"id": "a", "messages": {"requird": "x", "required": 3}}}]}"#)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/components/0/text/messages/requird badValue",
+                                                                 "/components/0/text/messages/required invalidType"])
+    }
+}
+
+@Suite struct ConcurrentValidationTests {
+    /// One cached definition serves many requests at once.
+    @Test func validatesFromManyTasks() async throws {
+        let form = try Fixtures.example()
+        let good = try Fixtures.submission(#"{"values": {"name": "Ana", "email": "ana@example.com", "phone": "0012345678", "age": "1"}}"#)
+        let bad = try Fixtures.submission(#"{"values": {"email": "x"}}"#)
+        let outcomes = await withTaskGroup(of: (Bool, Int).self) { group in
+            for i in 0..<64 {
+                group.addTask {
+                    var valid = 0
+                    for _ in 0..<200 where form.validate(i % 2 == 0 ? good : bad).isValid { valid += 1 }
+                    return (i % 2 == 0, valid)
+                }
+            }
+            return await group.reduce(into: [(Bool, Int)]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 64)
+        for (even, valid) in outcomes { #expect(valid == (even ? 200 : 0)) }
+    }
+}

@@ -28,7 +28,8 @@ indirect enum GeneratedPattern {
         (#"\d"#, ["1", "7"]), (#"\D"#, ["a", "-"]), (#"\w"#, ["a", "_", "1", "é"]), (#"\W"#, ["-", " "]),
         (#"\s"#, [" "]), (#"\S"#, ["a", "é"]), (".", ["a", "-", "é"]), (#"[\w-]"#, ["a", "-"]),
         ("[é-ü]", ["é"]), (#"\p{L}"#, ["a", "é"]), (#"\p{Lu}"#, ["A"]), (#"[^\d\s]"#, ["a"]),
-        ("A", ["A"]), ("[A-Z0-9]", ["B", "5"]), (#"\x{e9}"#, ["é"]), (#"\b"#, [""]), (#"\B"#, [""]),
+        ("$", [""]), (#"\Z"#, [""]), (#"\n"#, ["\n"]), (#"\s"#, ["\r", "\n"]), (#"\r?\n"#, ["\r\n", "\n"]),
+        ("A", ["A"]), ("[A-Z0-9]", ["B", "5"]), ("σ", ["σ"]), ("[α-ω]", ["β", "ς"]), ("Ж", ["Ж"]), (#"\x{e9}"#, ["é"]), (#"\b"#, [""]), (#"\B"#, [""]),
     ]
 
     static func random(depth: Int, using rng: inout SeededGenerator) -> GeneratedPattern {
@@ -83,7 +84,7 @@ indirect enum GeneratedPattern {
 
     var isNullable: Bool {
         switch self {
-        case .atom(let text, _): text == #"\b"# || text == #"\B"#
+        case .atom(let text, _): [#"\b"#, #"\B"#, "$", #"\Z"#].contains(text)
         case .sequence(let items): items.allSatisfy(\.isNullable)
         case .choice(let branches): branches.contains(where: \.isNullable)
         case .repeated(let body, let min, _, _): min == 0 || body.isNullable
@@ -104,7 +105,7 @@ indirect enum GeneratedPattern {
 }
 
 @Suite struct DifferentialTests {
-    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "😀"]
+    static let alphabet: [Character] = ["a", "b", "c", "A", "1", "-", "_", " ", ".", "é", "\n", "\r", "\r\n", "\u{2028}", "😀", "Ж", "ж", "Σ", "ς", "日", "\u{301}", "\u{200D}"]
 
     /// Inputs for one pattern: strings it generates, near misses of them, and random strings.
     static func inputs(for pattern: GeneratedPattern, using rng: inout SeededGenerator) -> [String] {

@@ -1,14 +1,16 @@
 import Testing
 import FormRegex
 
-/// Asserts that `pattern` compiles and matches exactly the strings in `yes` and none in `no`.
+/// Asserts that `pattern` compiles and matches exactly the strings in `yes` and none in `no`, and
+/// that ICU agrees on each of them.
 private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [String], no: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let compiled = try Pattern(pattern, caseInsensitive: caseInsensitive)
-    for string in yes {
-        #expect(compiled.matches(string), "\(compiled) should match \(string.debugDescription)", sourceLocation: sourceLocation)
-    }
-    for string in no {
-        #expect(!compiled.matches(string), "\(compiled) should not match \(string.debugDescription)", sourceLocation: sourceLocation)
+    for (strings, expected) in [(yes, true), (no, false)] {
+        for string in strings {
+            #expect(compiled.matches(string) == expected, "\(compiled) on \(string.debugDescription)", sourceLocation: sourceLocation)
+            let icu = try Reference.matches(pattern, string, caseInsensitive: caseInsensitive)
+            #expect(icu == expected, "ICU differs: \(compiled) on \(string.debugDescription)", sourceLocation: sourceLocation)
+        }
     }
 }
 
@@ -58,8 +60,6 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check(#"\p{N}+"#, yes: ["123", "½"], no: ["a"])
         try check(#"\P{L}"#, yes: ["1"], no: ["a"])
         try check(#"[\p{Lu}\d]+"#, yes: ["A1B2"], no: ["a"])
-        try check(#"\pL"#, yes: ["x"], no: ["1"])
-        try check(#"\p{^L}"#, yes: ["1"], no: ["x"])
     }
 
     @Test func groupsAndAlternation() throws {
@@ -86,10 +86,23 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     @Test func anchors() throws {
         try check("^abc$", yes: ["abc"], no: ["abcd"])
         try check(#"\Aabc\z"#, yes: ["abc"], no: ["abc\n"])
-        try check(#"abc\Z"#, yes: ["abc"], no: [])
+        try check(#"abc\Z"#, yes: ["abc"], no: ["abc\n"])
         try check("a^b", yes: [], no: ["ab", "a^b"])
         try check("a$b", yes: [], no: ["ab"])
         try check("(^a|b)+", yes: ["a", "ab", "abb", "b"], no: ["ba"])
+    }
+
+    /// ICU's `$` and `\Z` also hold before a line terminator that ends the input (not inside a
+    /// final CRLF); for a whole match, the pattern must then consume that terminator.
+    @Test func dollarBeforeAFinalLineTerminator() throws {
+        try check(#"a$\n"#, yes: ["a\n"], no: ["a", "a\n\n"])
+        try check(#"a\Z\s*"#, yes: ["a", "a\n", "a\r\n", "a\u{2028}", "a\u{85}", "a\u{0B}"], no: ["a\n\n", "a \n"])
+        try check(#"a\z\s*"#, yes: ["a"], no: ["a\n"])
+        try check(#"a$\r\n"#, yes: ["a\r\n"], no: [])
+        try check(#"a\r$\n"#, yes: [], no: ["a\r\n"])
+        try check(#"$\n"#, yes: ["\n"], no: ["", "\n\n"])
+        try check(#"(?:a$\n|b)+"#, yes: ["a\n", "ba\n", "bb"], no: ["a\nb", "a\na\n"])
+        try check(#"\w+$[\s\S]"#, yes: ["héllo\n", "日本\u{2029}"], no: ["héllo\nx", "héllo"])
     }
 
     @Test func wordBoundaries() throws {
@@ -101,6 +114,18 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check(#"\(?\b12"#, yes: ["12"], no: ["(12x"])
         try check(#"\b"#, yes: [], no: [""])
         try check(#"\B"#, yes: [""], no: [])
+    }
+
+    /// ICU skips combining marks and format characters (ZWJ, soft hyphen) around a boundary.
+    @Test func wordBoundariesSkipCombiningAndFormatScalars() throws {
+        try check(#"-\b\x{301}"#, yes: [], no: ["-\u{301}"])
+        try check(#"-\B\x{301}"#, yes: ["-\u{301}"], no: [])
+        try check(#"\x{301}\b-"#, yes: [], no: ["\u{301}-"])
+        try check(#"a\x{301}\b-"#, yes: ["a\u{301}-"], no: [])
+        try check(#"a\x{200D}\b-"#, yes: ["a\u{200D}-"], no: [])
+        try check(#"a\b\x{AD}"#, yes: [], no: ["a\u{AD}"])
+        try check(#"\x{301}\b"#, yes: [], no: ["\u{301}"])
+        try check(#".*\bx\b.*"#, yes: ["a x b", "é\u{301} x"], no: ["ax", "a\u{301}x"])
     }
 
     @Test func inlineFlags() throws {
@@ -148,6 +173,14 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check("[😀-😂]", yes: ["😁"], no: ["😃"])
     }
 
+    @Test func scriptsBeyondLatin() throws {
+        try check(#"\p{L}+(?: \p{L}+)*"#, yes: ["Мария Иванова", "Αλέξανδρος", "王小明", "João"], no: ["Мария  Иванова", "R2"])
+        try check(#"\bМария\b.*"#, yes: ["Мария!", "Мария Иванова"], no: ["Марияж"])
+        try check("σ+", caseInsensitive: true, yes: ["Σσ", "σς"], no: ["s"])
+        try check("[^a]+", yes: ["日本😀Ж"], no: ["日a"])
+        try check(#"\w+"#, yes: ["日本語", "Ж"], no: ["😀"])
+    }
+
     @Test func substringsUseTheirOwnBounds() throws {
         let pattern = try Pattern(#"^\d+$"#)
         let text = "id=12345;"
@@ -192,6 +225,23 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     }
 }
 
+extension CatastrophicPatternTests {
+    /// Large closures exhaust the construction budget after a few hundred states: inputs that end in
+    /// states left unexplored, or run past them, must still get the right answer.
+    @Test func workBudgetBoundConstructionStaysCorrect() throws {
+        let pattern = try Pattern("(?:.?){150}a(?:.?){150}")
+        #expect(pattern.compiledStateCount < 4_096)
+        // The explored states reach about 30 scalars deep; the rest needs NFA steps.
+        for count in Array(0...45) + [149, 150, 151, 160] {
+            let prefix = String(repeating: "x", count: count)
+            #expect(pattern.matches(prefix + "a") == (count <= 150), "\(count)")
+            #expect(pattern.matches("a" + prefix) == (count <= 150), "\(count)")
+            #expect(pattern.matches(String(prefix.prefix(count / 2)) + "a" + String(prefix.prefix(count - count / 2))))
+            #expect(!pattern.matches(prefix))
+        }
+    }
+}
+
 @Suite struct RejectionTests {
     static let cases: [(pattern: String, offset: Int, mentions: String)] = [
         (#"(a)\1"#, 3, "Backreferences"),
@@ -220,6 +270,8 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         ("(?x)a", 2, "flag"),
         (#"\p{Nope}"#, 0, "Unknown property"),
         (#"\X"#, 0, "Grapheme"),
+        (#"a\pL"#, 1, "braces"),
+        (#"\p{^L}"#, 0, "Unknown property"),
         (#"\N{LATIN SMALL LETTER A}"#, 0, "Named characters"),
         (#"[\b]"#, 1, "assertion"),
         (#"\x{110000}"#, 0, "not a Unicode scalar"),
@@ -248,10 +300,25 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
     }
 
     @Test func rejectsLongPatterns() throws {
-        #expect(throws: PatternError(offset: 2_000, message: "The pattern is longer than 2000 characters; shorten it.")) {
+        #expect(throws: PatternError(offset: 2_000, message: "The pattern is longer than 2000 characters; shorten it.", kind: .limit)) {
             try Pattern(String(repeating: "a", count: 2_001))
         }
         #expect(try Pattern(String(repeating: "a", count: 2_000)).matches(String(repeating: "a", count: 2_000)))
+    }
+
+    @Test func kindsAreStableCodes() {
+        let expectations: [(String, PatternError.Kind)] = [("(a)\\1", .unsupported), ("a(?=b)", .unsupported), ("a**", .syntax),
+                                                           ("[z-a]", .syntax), ("a{1001}", .limit), ("(a{1000}){1000}", .limit)]
+        for (source, kind) in expectations {
+            do {
+                _ = try Pattern(source)
+                Issue.record("\(source) should not compile")
+            } catch {
+                #expect(error.kind == kind, "\(source)")
+                #expect(error.description.hasPrefix(kind.rawValue))
+            }
+        }
+        #expect(PatternError.Kind.unsupported.rawValue == "regex.unsupported")
     }
 
     @Test func offsetsCountCharacters() {

@@ -9,25 +9,25 @@ import Testing
         defer { data.remove() }
         let first = try ServerProcess(dataDirectory: data.path)
         var client = first.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2).status == 200)
-        let submitted = try client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 1, "values": {"name": "Ana", "mail": "ana@example.org", "address": {"line1": "x"}}}"#)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2).status == 200)
+        let submitted = try await client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 1, "values": {"name": "Ana", "mail": "ana@example.org", "address": {"line1": "x"}}}"#)
         #expect(submitted.status == 201)
-        let before = try client.get("/v1/forms/signup").body
+        let before = try await client.get("/v1/forms/signup").body
         #expect(first.terminate() == 0)
 
         let second = try ServerProcess(dataDirectory: data.path)
         client = second.client
-        let after = try client.get("/v1/forms/signup")
+        let after = try await client.get("/v1/forms/signup")
         #expect(after.header("ETag") == "\"2\"")
         #expect(after.body == before)
-        #expect(try client.admin("GET", "/v1/admin/forms/signup?version=1").status == 200)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup?version=1").status == 200)
         let id = submitted.object["id"] as? String ?? ""
-        let stored = try client.admin("GET", "/v1/admin/submissions/\(id)")
+        let stored = try await client.admin("GET", "/v1/admin/submissions/\(id)")
         #expect(stored.status == 200)
         #expect(stored.object["formVersion"] as? Int == 1)
         // The sample forms are not loaded twice.
-        let forms = try client.admin("GET", "/v1/admin/forms").object["items"] as? [Any]
+        let forms = try await client.admin("GET", "/v1/admin/forms").object["items"] as? [Any]
         let files = try FileManager.default.contentsOfDirectory(atPath: Repo.forms).filter { $0.hasSuffix(".json") }
         #expect(forms?.count == files.count + 1)
         #expect(second.terminate() == 0)
@@ -40,7 +40,7 @@ import Testing
         defer { data.remove() }
         let environment = ["FORMHOUSE_RATE_LIMIT_BURST": "100000", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "100000"]
         let server = try ServerProcess(dataDirectory: data.path, environment: environment)
-        #expect(try server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
 
         let tally = Tally()
         let port = server.port
@@ -53,7 +53,7 @@ import Testing
                     let key = "c\(c)-\(i)"
                     i += 1
                     tally.attempted.withLock { $0.append(key) }
-                    guard let response = try? client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: key),
+                    guard let response = try? client.postJSONNow("/v1/forms/signup/submissions", Fixtures.values(name: key),
                                                               headers: [("Idempotency-Key", key)]) else { break }
                     if response.status == 201, let id = response.object["id"] as? String {
                         tally.acknowledged.withLock { $0[key] = id }
@@ -64,10 +64,10 @@ import Testing
         threads.forEach { $0.start() }
         // Let submissions flow, then kill mid-stream.
         let deadline = Date().addingTimeInterval(60)
-        while tally.acknowledged.withLock({ $0.count }) < 150 && Date() < deadline { usleep(10_000) }
+        while tally.acknowledged.withLock({ $0.count }) < 150 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         server.kill9()
         tally.stop.store(true, ordering: .relaxed)
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
 
         let restarted = try ServerProcess(dataDirectory: data.path, environment: environment)
         defer { _ = restarted.terminate() }
@@ -75,18 +75,18 @@ import Testing
         let acked = tally.acknowledged.withLock { $0 }
         #expect(acked.count >= 150)
         for (key, id) in acked {
-            let stored = try client.admin("GET", "/v1/admin/submissions/\(id)")
+            let stored = try await client.admin("GET", "/v1/admin/submissions/\(id)")
             #expect(stored.status == 200, "acknowledged \(key) lost")
             #expect(stored.object["idempotencyKey"] as? String == key)
         }
         // Resend every key: acknowledged ones replay the same id, the rest are stored now, none twice.
         let keys = tally.attempted.withLock { $0 }
         for key in keys {
-            let response = try client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: key), headers: [("Idempotency-Key", key)])
+            let response = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: key), headers: [("Idempotency-Key", key)])
             #expect(response.status == 201)
             if let id = acked[key] { #expect(response.object["id"] as? String == id) }
         }
-        let export = try client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
+        let export = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
         let rows = export.text.split(separator: "\n")
         #expect(rows.count == Set(keys).count)
     }

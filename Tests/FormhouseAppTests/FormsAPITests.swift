@@ -7,56 +7,56 @@ import Testing
         let server = try await InProcessServer()
         var anonymous = server.client
         anonymous.token = nil
-        let missing = try anonymous.get("/v1/admin/forms")
+        let missing = try await anonymous.get("/v1/admin/forms")
         #expect(missing.status == 401)
         #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(missing.header("Content-Type") == "application/problem+json")
         #expect(missing.object["type"] as? String == "https://formhouse.dev/problems/unauthorized")
         anonymous.token = "wrong-token-wrong-token"
-        #expect(try anonymous.admin("GET", "/v1/admin/forms").status == 401)
-        #expect(try anonymous.admin("PUT", "/v1/admin/forms/x", json: Fixtures.signup).status == 401)
-        #expect(try server.client.admin("GET", "/v1/admin/forms").status == 200)
+        #expect(try await anonymous.admin("GET", "/v1/admin/forms").status == 401)
+        #expect(try await anonymous.admin("PUT", "/v1/admin/forms/x", json: Fixtures.signup).status == 401)
+        #expect(try await server.client.admin("GET", "/v1/admin/forms").status == 200)
         await server.finish()
     }
 
     @Test func uploadVersionsAndFetch() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        let created = try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
+        let created = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
         #expect(created.status == 201)
         #expect(created.object["version"] as? Int == 1)
-        let same = try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
+        let same = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
         #expect(same.status == 200)
         #expect(same.object["version"] as? Int == 1)
-        let changed = try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2)
+        let changed = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2)
         #expect(changed.status == 200)
         #expect(changed.object["version"] as? Int == 2)
 
-        let fetched = try client.get("/v1/forms/signup")
+        let fetched = try await client.get("/v1/forms/signup")
         #expect(fetched.status == 200)
         #expect(fetched.header("ETag") == "\"2\"")
         #expect(fetched.object["id"] as? String == "signup")
         #expect((fetched.object["components"] as? [Any])?.count == 4)
-        let notModified = try client.get("/v1/forms/signup", headers: [("If-None-Match", "\"2\"")])
+        let notModified = try await client.get("/v1/forms/signup", headers: [("If-None-Match", "\"2\"")])
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
-        #expect(try client.get("/v1/forms/signup", headers: [("If-None-Match", "\"1\"")]).status == 200)
+        #expect(try await client.get("/v1/forms/signup", headers: [("If-None-Match", "\"1\"")]).status == 200)
 
-        let profile = try client.get("/v1/forms/signup?profile=formworks")
+        let profile = try await client.get("/v1/forms/signup?profile=formworks")
         #expect(profile.status == 200)
         let types = (profile.object["components"] as? [[String: Any]] ?? []).compactMap { $0.keys.first }
         #expect(!types.isEmpty)
         #expect(Set(types).isSubset(of: ["text", "multiline", "email", "numerical", "phonenumber"]))
-        #expect(try client.get("/v1/forms/signup?profile=nope").status == 400)
+        #expect(try await client.get("/v1/forms/signup?profile=nope").status == 400)
 
-        let v1 = try client.admin("GET", "/v1/admin/forms/signup?version=1")
+        let v1 = try await client.admin("GET", "/v1/admin/forms/signup?version=1")
         #expect(v1.status == 200)
         #expect(v1.header("ETag") == "\"1\"")
-        #expect(try client.admin("GET", "/v1/admin/forms/signup?version=9").status == 404)
-        let versions = try client.admin("GET", "/v1/admin/forms/signup/versions")
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup?version=9").status == 404)
+        let versions = try await client.admin("GET", "/v1/admin/forms/signup/versions")
         #expect((versions.object["items"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } == [1, 2])
 
-        let list = try client.admin("GET", "/v1/admin/forms")
+        let list = try await client.admin("GET", "/v1/admin/forms")
         let item = (list.object["items"] as? [[String: Any]])?.first { $0["id"] as? String == "signup" }
         #expect(item?["version"] as? Int == 2)
         #expect(item?["submissionCount"] as? Int == 0)
@@ -67,14 +67,14 @@ import Testing
     @Test func postCreatesWithBodyIdOrGeneratedId() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        let withID = try client.admin("POST", "/v1/admin/forms", json: Fixtures.signup)
+        let withID = try await client.admin("POST", "/v1/admin/forms", json: Fixtures.signup)
         #expect(withID.status == 201)
         #expect(withID.object["id"] as? String == "signup")
-        let anonymous = try client.admin("POST", "/v1/admin/forms", json: #"{"title": "No id", "components": [{"text": {"id": "a", "title": "A"}}]}"#)
+        let anonymous = try await client.admin("POST", "/v1/admin/forms", json: #"{"title": "No id", "components": [{"text": {"id": "a", "title": "A"}}]}"#)
         #expect(anonymous.status == 201)
         let generated = anonymous.object["id"] as? String ?? ""
         #expect(generated.hasPrefix("form_"))
-        #expect(try client.get("/v1/forms/\(generated)").status == 200)
+        #expect(try await client.get("/v1/forms/\(generated)").status == 200)
         await server.finish()
     }
 
@@ -90,7 +90,7 @@ import Testing
            {"text": {"id": "d", "title": "D", "minLength": 5, "maxLength": 2}}
          ]}
         """#
-        let response = try server.client.admin("PUT", "/v1/admin/forms/bad", json: bad)
+        let response = try await server.client.admin("PUT", "/v1/admin/forms/bad", json: bad)
         #expect(response.status == 422)
         #expect(response.header("Content-Type") == "application/problem+json")
         let pointers = (response.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
@@ -99,13 +99,13 @@ import Testing
         #expect(pointers.contains { $0.hasPrefix("/components/2") })
         #expect(pointers.contains("/components/3/text/regex"))
         #expect(pointers.contains { $0.hasPrefix("/components/4/text/") })
-        #expect(try server.client.get("/v1/forms/bad").status == 404)
+        #expect(try await server.client.get("/v1/forms/bad").status == 404)
 
-        let mismatch = try server.client.admin("PUT", "/v1/admin/forms/other", json: Fixtures.signup)
+        let mismatch = try await server.client.admin("PUT", "/v1/admin/forms/other", json: Fixtures.signup)
         #expect(mismatch.status == 422)
-        let malformed = try server.client.admin("PUT", "/v1/admin/forms/x", json: "{not json")
+        let malformed = try await server.client.admin("PUT", "/v1/admin/forms/x", json: "{not json")
         #expect(malformed.status == 422 || malformed.status == 400)
-        let wrongType = try server.client.send("PUT", "/v1/admin/forms/x", headers: [("Authorization", "Bearer \(InProcessServer.token)"), ("Content-Type", "text/plain")], body: Array("{}".utf8))
+        let wrongType = try await server.client.send("PUT", "/v1/admin/forms/x", headers: [("Authorization", "Bearer \(InProcessServer.token)"), ("Content-Type", "text/plain")], body: Array("{}".utf8))
         #expect(wrongType.status == 415)
         await server.finish()
     }
@@ -113,13 +113,13 @@ import Testing
     @Test func deleteHidesTheFormButKeepsSubmissions() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        _ = try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
-        #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
-        #expect(try client.admin("DELETE", "/v1/admin/forms/signup").status == 204)
-        #expect(try client.get("/v1/forms/signup").status == 404)
-        #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 404)
-        #expect(try client.admin("DELETE", "/v1/admin/forms/signup").status == 404)
-        let kept = try client.admin("GET", "/v1/admin/forms/signup/submissions")
+        _ = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/signup").status == 204)
+        #expect(try await client.get("/v1/forms/signup").status == 404)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 404)
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/signup").status == 404)
+        let kept = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect(kept.status == 200)
         #expect((kept.object["items"] as? [Any])?.count == 1)
         await server.finish()
@@ -128,17 +128,17 @@ import Testing
     @Test func operationsEndpoints() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        #expect(try client.get("/healthz").status == 200)
-        #expect(try client.get("/readyz").status == 200)
-        _ = try client.get("/v1/forms/nothing-here")
-        let metrics = try client.get("/metrics")
+        #expect(try await client.get("/healthz").status == 200)
+        #expect(try await client.get("/readyz").status == 200)
+        _ = try await client.get("/v1/forms/nothing-here")
+        let metrics = try await client.get("/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.text.contains("formhouse_http_requests_total"))
         #expect(metrics.text.contains("route=\"/v1/forms/{id}\""))
-        let openapi = try client.get("/openapi.json")
+        let openapi = try await client.get("/openapi.json")
         #expect(openapi.status == 200)
         #expect(openapi.object["openapi"] as? String == "3.1.0")
-        let notFound = try client.get("/v1/nothing")
+        let notFound = try await client.get("/v1/nothing")
         #expect(notFound.status == 404)
         #expect(notFound.header("Content-Type") == "application/problem+json")
         await server.finish()
@@ -146,7 +146,7 @@ import Testing
 
     @Test func samplesAreLoadedAtFirstStart() async throws {
         let server = try await InProcessServer()
-        let list = try server.client.admin("GET", "/v1/admin/forms")
+        let list = try await server.client.admin("GET", "/v1/admin/forms")
         let ids = (list.object["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         let files = try FileManager.default.contentsOfDirectory(atPath: Repo.forms).filter { $0.hasSuffix(".json") }
         #expect(ids.count == files.count)
@@ -156,15 +156,15 @@ import Testing
 
     @Test func corsPreflightForConfiguredOrigins() async throws {
         let server = try await InProcessServer { $0.corsOrigins = ["https://app.example"] }
-        let preflight = try server.client.send("OPTIONS", "/v1/forms/x/submissions", headers: [
+        let preflight = try await server.client.send("OPTIONS", "/v1/forms/x/submissions", headers: [
             ("Origin", "https://app.example"), ("Access-Control-Request-Method", "POST"),
             ("Access-Control-Request-Headers", "content-type, idempotency-key")])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("Idempotency-Key") == true)
-        let other = try server.client.get("/healthz", headers: [("Origin", "https://evil.example")])
+        let other = try await server.client.get("/healthz", headers: [("Origin", "https://evil.example")])
         #expect(other.header("Access-Control-Allow-Origin") == nil)
-        let allowed = try server.client.get("/healthz", headers: [("Origin", "https://app.example")])
+        let allowed = try await server.client.get("/healthz", headers: [("Origin", "https://app.example")])
         #expect(allowed.header("Access-Control-Allow-Origin") == "https://app.example")
         await server.finish()
     }

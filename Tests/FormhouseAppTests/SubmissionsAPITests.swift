@@ -6,14 +6,14 @@ import Testing
 @Suite(.serialized) struct SubmissionsAPITests {
     func server(_ configure: (inout FormhouseApp.AppConfiguration) -> Void = { _ in }) async throws -> InProcessServer {
         let server = try await InProcessServer(configure: configure)
-        #expect(try server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         return server
     }
 
     @Test func acceptsAllThreeShapes() async throws {
         let server = try await server()
         let client = server.client
-        let values = try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
+        let values = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
         #expect(values.status == 201)
         #expect((values.object["id"] as? String)?.hasPrefix("sub_") == true)
         #expect(values.object["formId"] as? String == "signup")
@@ -31,19 +31,19 @@ import Testing
           {"id": "address.line1", "title": "Line 1", "description": "", "required": true, "regex": "", "placeholder": "", "content": "Rua B"}
         ]}
         """#
-        #expect(try client.postJSON("/v1/forms/signup/submissions", snapshot).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", snapshot).status == 201)
         let short = #"{"components": [{"id": "name", "content": "Cy"}, {"id": "mail", "content": "cy@example.org"}, {"id": "address.line1", "content": "x"}]}"#
-        #expect(try client.postJSON("/v1/forms/signup/submissions", short).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", short).status == 201)
         // A client claiming a field is optional does not make it optional.
         let lying = #"{"components": [{"id": "name", "required": false, "content": ""}, {"id": "mail", "content": "cy@example.org"}, {"id": "address.line1", "content": "x"}]}"#
-        #expect(try client.postJSON("/v1/forms/signup/submissions", lying).status == 422)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", lying).status == 422)
         await server.finish()
     }
 
     @Test func everyErrorStatus() async throws {
         let server = try await server { $0.maxBodyBytes = 4_096 }
         let client = server.client
-        let invalid = try client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "", "mail": "nope", "age": 7, "extra": 1}}"#)
+        let invalid = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "", "mail": "nope", "age": 7, "extra": 1}}"#)
         #expect(invalid.status == 422)
         #expect(invalid.object["type"] as? String == "https://formhouse.dev/problems/validation-failed")
         #expect(invalid.object["title"] as? String == "Submission is invalid")
@@ -56,31 +56,31 @@ import Testing
         #expect(pairs.contains("extra:unknown"))
         #expect(errors.allSatisfy { ($0["message"] as? String)?.isEmpty == false })
 
-        let malformed = try client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "#)
+        let malformed = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "#)
         #expect(malformed.status == 400)
         #expect(malformed.header("Content-Type") == "application/problem+json")
-        #expect(try client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#).status == 400)
-        #expect(try client.postJSON("/v1/forms/nope/submissions", Fixtures.validValues).status == 404)
-        let wrongType = try client.send("POST", "/v1/forms/signup/submissions", headers: [("Content-Type", "text/plain")], body: Array(Fixtures.validValues.utf8))
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#).status == 400)
+        #expect(try await client.postJSON("/v1/forms/nope/submissions", Fixtures.validValues).status == 404)
+        let wrongType = try await client.send("POST", "/v1/forms/signup/submissions", headers: [("Content-Type", "text/plain")], body: Array(Fixtures.validValues.utf8))
         #expect(wrongType.status == 415)
-        let tooLarge = try client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 10_000) + #""}}"#)
+        let tooLarge = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 10_000) + #""}}"#)
         #expect(tooLarge.status == 413)
-        let unknownVersion = try client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 7, "values": {}}"#)
+        let unknownVersion = try await client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 7, "values": {}}"#)
         #expect(unknownVersion.status == 409)
         // The server keeps serving after every refusal.
-        #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
         await server.finish()
     }
 
     @Test func formVersionSelectsTheRules() async throws {
         let server = try await server()
         let client = server.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2).object["version"] as? Int == 2)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2).object["version"] as? Int == 2)
         let noAge = #"{"formVersion": 1, "values": {"name": "Ana", "mail": "ana@example.org", "address": {"line1": "x"}}}"#
-        let old = try client.postJSON("/v1/forms/signup/submissions", noAge)
+        let old = try await client.postJSON("/v1/forms/signup/submissions", noAge)
         #expect(old.status == 201)
         #expect(old.object["formVersion"] as? Int == 1)
-        let current = try client.postJSON("/v1/forms/signup/submissions", noAge.replacingOccurrences(of: #""formVersion": 1, "#, with: ""))
+        let current = try await client.postJSON("/v1/forms/signup/submissions", noAge.replacingOccurrences(of: #""formVersion": 1, "#, with: ""))
         #expect(current.status == 422)
         await server.finish()
     }
@@ -88,15 +88,15 @@ import Testing
     @Test func validateStoresNothing() async throws {
         let server = try await server()
         let client = server.client
-        let ok = try client.postJSON("/v1/forms/signup/validate", Fixtures.validValues)
+        let ok = try await client.postJSON("/v1/forms/signup/validate", Fixtures.validValues)
         #expect(ok.status == 200)
         #expect(ok.object["valid"] as? Bool == true)
         #expect((ok.object["errors"] as? [Any])?.isEmpty == true)
-        let bad = try client.postJSON("/v1/forms/signup/validate", #"{"values": {"mail": "x"}}"#)
+        let bad = try await client.postJSON("/v1/forms/signup/validate", #"{"values": {"mail": "x"}}"#)
         #expect(bad.status == 200)
         #expect(bad.object["valid"] as? Bool == false)
         #expect((bad.object["errors"] as? [Any])?.count ?? 0 >= 2)
-        let page = try client.admin("GET", "/v1/admin/forms/signup/submissions")
+        let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect((page.object["items"] as? [Any])?.isEmpty == true)
         await server.finish()
     }
@@ -105,17 +105,17 @@ import Testing
         let server = try await server()
         let client = server.client
         let key = [("Idempotency-Key", "key-\(UUID().uuidString)")]
-        let first = try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
+        let first = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
         #expect(first.status == 201)
         #expect(first.header("Idempotent-Replayed") == nil)
-        let again = try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
+        let again = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
         #expect(again.status == 201)
         #expect(again.header("Idempotent-Replayed") == "true")
         #expect(again.body == first.body)
-        let reused = try client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Other"), headers: key)
+        let reused = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Other"), headers: key)
         #expect(reused.status == 422)
         #expect(reused.object["type"] as? String == "https://formhouse.dev/problems/idempotency-key-reused")
-        let page = try client.admin("GET", "/v1/admin/forms/signup/submissions")
+        let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect((page.object["items"] as? [Any])?.count == 1)
         await server.finish()
     }
@@ -123,11 +123,11 @@ import Testing
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
         let server = try await server { $0.rateLimitBurst = 3; $0.rateLimitPerSecond = 0.01 }
         let client = server.client
-        for _ in 0..<3 { #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201) }
-        let limited = try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
+        for _ in 0..<3 { #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201) }
+        let limited = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
         #expect(limited.status == 429)
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
-        #expect(try client.get("/v1/forms/signup").status == 200)
+        #expect(try await client.get("/v1/forms/signup").status == 200)
         await server.finish()
     }
 
@@ -137,7 +137,7 @@ import Testing
         var ids: [String] = []
         for i in 0..<25 {
             let name = i == 0 ? "=HYPERLINK(\"http://evil\")" : "Person \(i), \"quoted\""
-            let response = try client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: name))
+            let response = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: name))
             #expect(response.status == 201)
             ids.append(response.object["id"] as? String ?? "")
         }
@@ -145,17 +145,17 @@ import Testing
         var cursor: String?
         repeat {
             let path = "/v1/admin/forms/signup/submissions?limit=10" + (cursor.map { "&cursor=\($0)" } ?? "")
-            let page = try client.admin("GET", path)
+            let page = try await client.admin("GET", path)
             #expect(page.status == 200)
             seen += (page.object["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
             cursor = page.object["nextCursor"] as? String
         } while cursor != nil
         #expect(seen.count == 25)
         #expect(Set(seen) == Set(ids))
-        #expect(try client.admin("GET", "/v1/admin/forms/signup/submissions?cursor=garbage").status == 400)
-        #expect(try client.admin("GET", "/v1/admin/forms/signup/submissions?limit=0").status == 400)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?cursor=garbage").status == 400)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?limit=0").status == 400)
 
-        let csv = try client.admin("GET", "/v1/admin/forms/signup/submissions?format=csv")
+        let csv = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=csv")
         #expect(csv.status == 200)
         #expect(csv.header("Content-Type")?.hasPrefix("text/csv") == true)
         #expect(csv.header("Transfer-Encoding") == "chunked")
@@ -166,14 +166,14 @@ import Testing
         #expect(!csv.text.contains(",=HYPERLINK"))
         #expect(csv.text.contains("\"Person 1, \"\"quoted\"\"\""))
 
-        let ndjson = try client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
+        let ndjson = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
         #expect(ndjson.status == 200)
         #expect(ndjson.text.split(separator: "\n").count == 25)
 
-        let one = try client.admin("GET", "/v1/admin/submissions/\(ids[3])")
+        let one = try await client.admin("GET", "/v1/admin/submissions/\(ids[3])")
         #expect(one.status == 200)
         #expect(one.object["id"] as? String == ids[3])
-        #expect(try client.admin("GET", "/v1/admin/submissions/sub_nothing").status == 404)
+        #expect(try await client.admin("GET", "/v1/admin/submissions/sub_nothing").status == 404)
         await server.finish()
     }
 
@@ -181,10 +181,10 @@ import Testing
         let server = try await server()
         let client = server.client
         let odd = "{ \"values\" :{\"name\":\"Zoë \\u00e9 😀\",  \"mail\":\"z@example.org\",\n\"age\": 3.0e1, \"address\":{\"line1\":\"x\"}} }"
-        let accepted = try client.postJSON("/v1/forms/signup/submissions", odd)
+        let accepted = try await client.postJSON("/v1/forms/signup/submissions", odd)
         #expect(accepted.status == 201)
         let id = accepted.object["id"] as? String ?? ""
-        let raw = try client.admin("GET", "/v1/admin/submissions/\(id)/raw")
+        let raw = try await client.admin("GET", "/v1/admin/submissions/\(id)/raw")
         #expect(raw.status == 200)
         #expect(raw.body == Array(odd.utf8))
         await server.finish()

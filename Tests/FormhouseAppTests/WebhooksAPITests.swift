@@ -7,11 +7,11 @@ import Webhooks
 /// Webhooks end to end: admin routes, the outbox committed with the submission, real libcurl to a
 /// real loopback receiver that checks every signature with the secret it was given.
 @Suite(.serialized) struct WebhooksAPITests {
-    static func wait(_ what: String, seconds: Double = 20, until condition: () throws -> Bool) throws {
+    static func wait(_ what: String, seconds: Double = 30, until condition: () async throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() {
+        while try await !condition() {
             guard Date() < deadline else { throw TestClientError("timed out waiting for \(what)") }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -27,21 +27,21 @@ import Webhooks
     @Test func signedDeliveryReachesTheReceiver() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 204) }
         defer { receiver.stop() }
 
-        let created = try client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)/hook"}"#)
+        let created = try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)/hook"}"#)
         #expect(created.status == 201)
         let secret = try #require(created.object["secret"] as? String)
         #expect(secret.hasPrefix("whsec_"))
-        let list = try client.admin("GET", "/v1/admin/forms/signup/webhooks")
+        let list = try await client.admin("GET", "/v1/admin/forms/signup/webhooks")
         #expect(!list.text.contains(secret))
         #expect(!list.text.contains("whsec_"))
 
-        let accepted = try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
+        let accepted = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
         #expect(accepted.status == 201)
-        try Self.wait("the delivery") { receiver.count >= 1 }
+        try await Self.wait("the delivery") { receiver.count >= 1 }
         let request = try #require(receiver.requests.first)
         #expect(request.method == "POST")
         #expect(request.path == "/hook")
@@ -51,14 +51,14 @@ import Webhooks
         #expect(body["type"] as? String == "submission.accepted")
         #expect((body["data"] as? [String: Any])?["id"] as? String == accepted.object["id"] as? String)
 
-        try Self.wait("the delivery to be recorded") {
-            let deliveries = try client.admin("GET", "/v1/admin/deliveries?status=succeeded&formId=signup")
+        try await Self.wait("the delivery to be recorded") {
+            let deliveries = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded&formId=signup")
             return (deliveries.object["items"] as? [Any])?.count == 1
         }
-        let deliveries = try client.admin("GET", "/v1/admin/deliveries?status=succeeded")
+        let deliveries = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded")
         let item = try #require((deliveries.object["items"] as? [[String: Any]])?.first)
         #expect(item["id"] as? String == request.header("webhook-id"))
-        let detail = try client.admin("GET", "/v1/admin/deliveries/\(item["id"] as? String ?? "")")
+        let detail = try await client.admin("GET", "/v1/admin/deliveries/\(item["id"] as? String ?? "")")
         let attempts = detail.object["attemptLog"] as? [[String: Any]] ?? []
         #expect(attempts.count == 1)
         #expect(attempts.first?["statusCode"] as? Int == 204)
@@ -68,75 +68,75 @@ import Webhooks
     @Test func retriesThenDeadThenRedeliver() async throws {
         let server = try await InProcessServer { $0.webhookRetrySchedule = [0.1, 0.1] }
         let client = server.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         let state = HealthSwitch()
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: state.healthy.load(ordering: .relaxed) ? 200 : 500) }
         defer { receiver.stop() }
-        #expect(try client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
-        #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
 
         // Three attempts (the first and two retries), then dead.
-        try Self.wait("the delivery to die") {
-            let dead = try client.admin("GET", "/v1/admin/deliveries?status=dead")
+        try await Self.wait("the delivery to die") {
+            let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead")
             return (dead.object["items"] as? [Any])?.count == 1
         }
         #expect(receiver.count == 3)
-        let dead = try client.admin("GET", "/v1/admin/deliveries?status=dead")
+        let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead")
         let id = try #require((dead.object["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let detail = try client.admin("GET", "/v1/admin/deliveries/\(id)")
+        let detail = try await client.admin("GET", "/v1/admin/deliveries/\(id)")
         #expect((detail.object["attemptLog"] as? [[String: Any]])?.compactMap { $0["statusCode"] as? Int } == [500, 500, 500])
 
         state.healthy.store(true, ordering: .relaxed)
-        #expect(try client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver").status == 202)
-        try Self.wait("the redelivery") {
-            try client.admin("GET", "/v1/admin/deliveries/\(id)").object["status"] as? String == "succeeded"
+        #expect(try await client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver").status == 202)
+        try await Self.wait("the redelivery") {
+            try await client.admin("GET", "/v1/admin/deliveries/\(id)").object["status"] as? String == "succeeded"
         }
         // Every attempt carried the same webhook-id, so the receiver can dedupe.
         #expect(Set(receiver.requests.compactMap { $0.header("webhook-id") }) == [id])
-        #expect(try client.admin("POST", "/v1/admin/deliveries/msg_nothing/redeliver").status == 404)
+        #expect(try await client.admin("POST", "/v1/admin/deliveries/msg_nothing/redeliver").status == 404)
         await server.finish()
     }
 
     @Test func rotationSignsWithBothSecrets() async throws {
         let server = try await InProcessServer()
         let client = server.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
         defer { receiver.stop() }
-        let created = try client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#)
+        let created = try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#)
         let old = try #require(created.object["secret"] as? String)
         let wid = try #require(created.object["id"] as? String)
-        let rotated = try client.admin("POST", "/v1/admin/webhooks/\(wid)/rotate")
+        let rotated = try await client.admin("POST", "/v1/admin/webhooks/\(wid)/rotate")
         #expect(rotated.status == 200)
         let new = try #require(rotated.object["secret"] as? String)
         #expect(new != old)
         #expect(rotated.object["previousSecretExpiresAt"] is String)
 
-        #expect(try client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
-        try Self.wait("the delivery") { receiver.count >= 1 }
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        try await Self.wait("the delivery") { receiver.count >= 1 }
         let request = try #require(receiver.requests.first)
         #expect(request.header("webhook-signature")?.split(separator: " ").count == 2)
         #expect(Self.verify(request, secrets: [old]))
         #expect(Self.verify(request, secrets: [new]))
 
-        #expect(try client.admin("DELETE", "/v1/admin/webhooks/\(wid)").status == 204)
-        #expect(try client.admin("DELETE", "/v1/admin/webhooks/\(wid)").status == 404)
-        #expect(try client.admin("POST", "/v1/admin/webhooks/\(wid)/rotate").status == 404)
+        #expect(try await client.admin("DELETE", "/v1/admin/webhooks/\(wid)").status == 204)
+        #expect(try await client.admin("DELETE", "/v1/admin/webhooks/\(wid)").status == 404)
+        #expect(try await client.admin("POST", "/v1/admin/webhooks/\(wid)/rotate").status == 404)
         await server.finish()
     }
 
     @Test func refusesPrivateAndPlainHTTPDestinationsByDefault() async throws {
         let server = try await InProcessServer { $0.webhookAllowPrivate = false }
         let client = server.client
-        #expect(try client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         for url in ["http://example.com/hook", "https://127.0.0.1/hook", "https://localhost/hook", "https://10.0.0.1/hook",
                     "https://[::1]/hook", "https://[::ffff:127.0.0.1]/hook", "https://169.254.169.254/latest", "ftp://example.com/x"] {
-            let response = try client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(url)"}"#)
+            let response = try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(url)"}"#)
             #expect(response.status == 422, "\(url) was accepted")
             #expect(response.object["type"] as? String == "https://formhouse.dev/problems/invalid-webhook-url")
         }
-        #expect(try client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"nope": 1}"#).status == 400)
-        #expect(try client.admin("POST", "/v1/admin/forms/missing/webhooks", json: #"{"url": "https://example.com"}"#).status == 404)
+        #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"nope": 1}"#).status == 400)
+        #expect(try await client.admin("POST", "/v1/admin/forms/missing/webhooks", json: #"{"url": "https://example.com"}"#).status == 404)
         await server.finish()
     }
 }

@@ -14,7 +14,10 @@ import Testing
             #expect(reply.text == "hello")
             #expect(reply.headers["Content-Length"] == "5")
             #expect(reply.headers["Date"]?.hasSuffix("GMT") == true)
-            #expect(reply.headers["X-Request-Id"]?.isEmpty == false)
+            let first = try #require(reply.headers["X-Request-Id"])
+            let second = try #require(try client.exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").headers["X-Request-Id"])
+            #expect(first.utf8.count == 15 && second.utf8.count == 15)
+            #expect(first != second)
         }
     }
 

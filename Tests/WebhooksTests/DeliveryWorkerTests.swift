@@ -10,11 +10,9 @@ import Webhooks
 
 /// Delivery end to end over loopback: worker → libcurl → a real HTTP receiver that checks signatures.
 @Suite struct DeliveryWorkerTests {
-    static let metrics: TestMetrics = {
-        let metrics = TestMetrics()
-        MetricsSystem.bootstrap(metrics)
-        return metrics
-    }()
+    /// Bound per worker with a task-local factory: the global bootstrap belongs to the application,
+    /// whose tests share this process.
+    static let metrics = TestMetrics()
 
     let client = CurlClient(configuration: .init(policy: AddressPolicy(allowInsecure: true, allowPrivate: true)))
     let fast = RetrySchedule(delays: [.milliseconds(20), .milliseconds(20), .milliseconds(20)], jitter: 0)
@@ -31,8 +29,10 @@ import Webhooks
     ) async throws -> T {
         var logger = Logger(label: "webhooks.test")
         logger.logLevel = .error
-        let worker = DeliveryWorker(queue: queue, client: client ?? self.client, schedule: schedule,
-                                    configuration: configuration, logger: logger, stats: stats)
+        let worker = withMetricsFactory(Self.metrics) {
+            DeliveryWorker(queue: queue, client: client ?? self.client, schedule: schedule,
+                           configuration: configuration, logger: logger, stats: stats)
+        }
         let group = ServiceGroup(services: [worker], logger: logger)
         let running = Task { try await group.run() }
         do {

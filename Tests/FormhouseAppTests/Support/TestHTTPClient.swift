@@ -18,29 +18,37 @@ struct TestResponse {
     var object: [String: Any] { json as? [String: Any] ?? [:] }
 }
 
+///
+/// The socket calls block, so the async methods run them on a Dispatch thread: blocking a test's
+/// cooperative thread could starve the in-process server of the threads its handlers need.
 struct TestHTTPClient: Sendable {
     var port: Int
     var token: String?
 
-    func get(_ path: String, headers: [(String, String)] = []) throws -> TestResponse {
-        try send("GET", path, headers: headers)
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> TestResponse {
+        try await send("GET", path, headers: headers)
     }
 
-    func postJSON(_ path: String, _ json: String, headers: [(String, String)] = []) throws -> TestResponse {
-        try send("POST", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
+    func postJSON(_ path: String, _ json: String, headers: [(String, String)] = []) async throws -> TestResponse {
+        try await send("POST", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
     }
 
-    func putJSON(_ path: String, _ json: String, headers: [(String, String)] = []) throws -> TestResponse {
-        try send("PUT", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
-    }
-
-    func admin(_ method: String, _ path: String, json: String? = nil) throws -> TestResponse {
+    func admin(_ method: String, _ path: String, json: String? = nil) async throws -> TestResponse {
         var headers: [(String, String)] = [("Authorization", "Bearer \(token ?? "")")]
         if json != nil { headers.append(("Content-Type", "application/json")) }
-        return try send(method, path, headers: headers, body: json.map { Array($0.utf8) } ?? [])
+        return try await send(method, path, headers: headers, body: json.map { Array($0.utf8) } ?? [])
     }
 
-    func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
+    func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws -> TestResponse {
+        try await Blocking.run { try sendNow(method, path, headers: headers, body: body) }
+    }
+
+    /// `POST` with a JSON body, blocking the calling thread (for tests that drive their own threads).
+    func postJSONNow(_ path: String, _ json: String, headers: [(String, String)] = []) throws -> TestResponse {
+        try sendNow("POST", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
+    }
+
+    func sendNow(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(body.count)\r\n" }
@@ -82,6 +90,15 @@ struct TestHTTPClient: Sendable {
             received += buffer[0..<n]
         }
         return received
+    }
+}
+
+/// Runs blocking work on a Dispatch thread and awaits it.
+enum Blocking {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
     }
 }
 

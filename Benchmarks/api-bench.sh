@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# API load benchmark (release build, loopback only), every baseline measured in the same run:
+#   1. GET /v1/forms/{id}: Formhouse against nginx serving the same bytes as a static file, alternating.
+#   2. POST /v1/forms/{id}/validate: the engine behind the server.
+#   3. POST /v1/forms/{id}/submissions, durable (synchronous=FULL): group commit against the same
+#      server with store.maxGroupSize=1, i.e. one fsync'd transaction per request. Group sizes come
+#      from the server's own /metrics.
+# Needs: wrk, nginx-light (apt-get install -y wrk nginx-light). Prints a Markdown report and writes it
+# to Benchmarks/results/ (not committed).
+# Usage: Benchmarks/api-bench.sh      env: DURATION=10s ROUNDS=2 CONNECTIONS=64 SUBMIT_CONNECTIONS=256
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+duration="${DURATION:-10s}"
+rounds="${ROUNDS:-2}"
+conns="${CONNECTIONS:-64}"
+submit_conns="${SUBMIT_CONNECTIONS:-256}"
+port=18090
+nginx_port=18091
+token=benchmark-admin-token-000000
+form=formworks-example
+work="$(mktemp -d)"
+chmod 755 "$work"
+mkdir -p "$root/Benchmarks/results"
+report="$root/Benchmarks/results/api-$(date -u +%Y%m%dT%H%M%SZ).md"
+
+cleanup() {
+    [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true
+    [[ -f "$work/nginx.pid" ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    sleep 0.3
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v wrk >/dev/null && command -v nginx >/dev/null || {
+    echo "needs wrk and nginx: apt-get install -y wrk nginx-light" >&2; exit 1; }
+if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse >/dev/null); fi
+bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
+
+# Starts Formhouse on a fresh data directory; extra environment as arguments (NAME=value ...).
+start_server() {
+    [[ -n "${server_pid:-}" ]] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
+    rm -rf "$work/data"
+    env FORMHOUSE_ADMIN_TOKENS=$token FORMHOUSE_RATE_LIMIT_BURST=100000000 FORMHOUSE_RATE_LIMIT_PER_SECOND=100000000 "$@" \
+        "$bin" serve --port $port --data-dir "$work/data" --forms-dir "$root/config/forms" \
+        --public-dir "$root/Public" --config /nonexistent --log-level error >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
+    echo "formhouse did not start"; cat "$work/server.log"; exit 1
+}
+
+start_server
+curl -sf "http://127.0.0.1:$port/v1/forms/$form" -o "$work/form.json"
+mkdir -p "$work/www/v1/forms"
+cp "$work/form.json" "$work/www/v1/forms/$form"
+cat >"$work/nginx.conf" <<NGINX
+worker_processes 1;
+daemon on;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    keepalive_requests 10000000;
+    server {
+        listen 127.0.0.1:$nginx_port backlog=1024;
+        root $work/www;
+        location / { default_type application/json; etag on; }
+    }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/v1/forms/$form" -o /dev/null && break; sleep 0.1; done
+cmp -s <(curl -s "http://127.0.0.1:$nginx_port/v1/forms/$form") "$work/form.json" || { echo "nginx does not serve the form"; exit 1; }
+
+body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
+curl -sf -X POST "http://127.0.0.1:$port/v1/forms/$form/validate" -H 'Content-Type: application/json' -d "$body" | grep -q '"valid":true' || {
+    echo "the benchmark body does not validate:"; curl -s -X POST "http://127.0.0.1:$port/v1/forms/$form/validate" -H 'Content-Type: application/json' -d "$body"; exit 1; }
+for endpoint in validate submissions; do
+    cat >"$work/$endpoint.lua" <<LUA
+wrk.method = "POST"
+wrk.path = "/v1/forms/$form/$endpoint"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$body'
+LUA
+done
+
+# Prints "req/s p99_ms non2xx" for one wrk run.
+measure() {
+    local url="$1" c="$2" script="${3:-}"
+    local args=(-t1 -c"$c" -d"$duration" --latency)
+    [[ -n "$script" ]] && args+=(-s "$script")
+    wrk "${args[@]}" "$url" >"$work/wrk.out" 2>&1
+    local rps p99 bad
+    rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
+    p99="$(awk '$1 == "99%" {print $2}' "$work/wrk.out")"
+    bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
+    p99="$(python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$p99")"
+    echo "$rps $p99 ${bad:-0}"
+}
+
+# Mean group size since the server started, from its Prometheus histogram.
+group_size() {
+    curl -s "http://127.0.0.1:$port/metrics" | awk '
+        /^formhouse_store_group_size_sum/ {s=$2} /^formhouse_store_group_size_count/ {c=$2}
+        END { if (c > 0) printf "%.1f", s / c; else print "n/a" }'
+}
+
+{
+echo "# API benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
+echo
+echo "$(nproc) cores, wrk -t1, $duration per run, $rounds alternating rounds; release build; loopback."
+echo
+echo "| run | round | req/s | p99 ms | non-2xx |"
+echo "|---|---|---|---|---|"
+} | tee "$report"
+
+declare -A sum
+for round in $(seq 1 "$rounds"); do
+    read -r r p b < <(measure "http://127.0.0.1:$nginx_port/v1/forms/$form" "$conns")
+    echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[nginx]=$(python3 -c "print(${sum[nginx]:-0}+$r)")
+    read -r r p b < <(measure "http://127.0.0.1:$port/v1/forms/$form" "$conns")
+    echo "| Formhouse GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[get]=$(python3 -c "print(${sum[get]:-0}+$r)")
+    read -r r p b < <(measure "http://127.0.0.1:$port" "$conns" "$work/validate.lua")
+    echo "| Formhouse POST validate, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[validate]=$(python3 -c "print(${sum[validate]:-0}+$r)")
+done
+
+read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
+grouped_size="$(group_size)"
+echo "| Formhouse POST submissions (group commit), $submit_conns conns | 1 | $r | $p | $b |" | tee -a "$report"; grouped=$r
+start_server FORMHOUSE_STORE_MAX_GROUP_SIZE=1
+read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
+echo "| Formhouse POST submissions (one transaction each), $submit_conns conns | 1 | $r | $p | $b |" | tee -a "$report"; single=$r
+
+{
+echo
+python3 - "${sum[get]}" "${sum[nginx]}" "$grouped" "$single" "$grouped_size" <<'PY'
+import sys
+get, nginx, grouped, single, size = sys.argv[1:]
+print(f"- GET form: **{float(get)/float(nginx):.2f}×** nginx (mean of rounds).")
+print(f"- Durable submissions: **{float(grouped)/float(single):.1f}×** one fsync'd transaction per request; mean group size {size}.")
+PY
+} | tee -a "$report"
+echo "report: $report"
