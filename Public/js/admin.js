@@ -212,7 +212,7 @@ function route() {
     else link.removeAttribute("aria-current");
   }
   appView.replaceChildren();
-  if (current.view === "deliveries") showDeliveries(routeGeneration, {});
+  if (current.view === "deliveries") showDeliveries(routeGeneration);
   else if (current.view === "editor") showNewForm(routeGeneration);
   else if (current.view === "form") showForm(routeGeneration, current.formId, current.tab);
   else showForms(routeGeneration);
@@ -268,6 +268,7 @@ async function showForm(generation, formId, tab) {
   const head = h("section", { class: "ad-panel" },
     h("div", { class: "ad-row" }, heading,
       h("a", { href: `/f/${segment(formId)}`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Open public form" }),
+      h("a", { href: `/v1/forms/${segment(formId)}?profile=formworks`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Formworks JSON" }),
       confirmButton("Delete form", "Click again to delete", async () => {
         try {
           await api(`/v1/admin/forms/${segment(formId)}`, { method: "DELETE" });
@@ -608,6 +609,14 @@ async function showSubmissions(generation, formId, body) {
     }
   };
   const rowsHolder = h("div", { id: "submissions-table" });
+  const detail = h("div", { id: "submission-detail" });
+  const lookup = h("input", { class: "fh-input", id: "submission-lookup", placeholder: "Submission id", spellcheck: "false" });
+  const find = h("form", { class: "ad-row" }, h("label", { class: "ad-grow" }, "Find a submission by id", lookup),
+    h("button", { type: "submit", class: "fh-button fh-small fh-secondary", text: "Show" }));
+  find.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (lookup.value.trim()) showSubmission(generation, lookup.value.trim(), detail);
+  });
   const panel = h("section", { class: "ad-panel", "aria-labelledby": "subs-title" },
     h("h2", { id: "subs-title", text: "Submissions" }),
     h("div", { class: "ad-row" },
@@ -615,8 +624,8 @@ async function showSubmissions(generation, formId, body) {
       h("button", { type: "button", class: "fh-button fh-small", id: "download-csv", text: "Download CSV", onclick: download("csv") }),
       h("button", { type: "button", class: "fh-button fh-small", id: "download-ndjson", text: "Download NDJSON", onclick: download("ndjson") })),
     status, rowsHolder,
-    h("div", { class: "ad-row" }, prev, pageInfo, next));
-  body.append(panel);
+    h("div", { class: "ad-row" }, prev, pageInfo, next), find);
+  body.append(panel, detail);
 
   const cursors = [null];
   let page = 0;
@@ -636,7 +645,10 @@ async function showSubmissions(generation, formId, body) {
       const items = data.items || [];
       rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: page === 0 ? "No submissions yet." : "No more submissions." }) :
         table(["Submission", "Version", "Received", "Values"], items.map((s) => h("tr", { "data-submission-id": s.id },
-          h("td", {}, h("code", { text: s.id })),
+          h("td", {}, h("button", {
+            type: "button", class: "fh-button fh-small fh-secondary ad-submission-open", "aria-label": `Show submission ${s.id}`,
+            onclick: () => showSubmission(generation, s.id, detail),
+          }, h("code", { text: s.id }))),
           h("td", { text: s.formVersion ?? "" }),
           h("td", { class: "ad-nowrap", text: formatTime(s.receivedAt) }),
           h("td", { class: "ad-values" }, h("details", {},
@@ -666,6 +678,30 @@ async function showSubmissions(generation, formId, body) {
     load();
   });
   load();
+}
+
+/** One submission in full (`GET /v1/admin/submissions/{sid}`), with the body exactly as it was sent (`/raw`). */
+async function showSubmission(generation, id, target) {
+  const status = message();
+  target.replaceChildren(h("section", { class: "ad-panel", "aria-label": `Submission ${id}` }, h("h2", { text: `Submission ${id}` }), status));
+  say(status, "Loading…");
+  try {
+    const [{ data: s }, raw] = await Promise.all([
+      api(`/v1/admin/submissions/${segment(id)}`),
+      api(`/v1/admin/submissions/${segment(id)}/raw`, { as: "text" }).then((r) => r.data).catch(() => null),
+    ]);
+    if (!stillCurrent(generation)) return;
+    status.remove();
+    const facts = [["Form", s.formId], ["Version", s.formVersion], ["Received", formatTime(s.receivedAt)],
+      ["Idempotency-Key", s.idempotencyKey], ["Client address", s.clientAddress]].filter(([, v]) => v !== undefined && v !== null);
+    target.firstChild.append(
+      h("dl", { class: "fh-facts" }, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: String(v) })])),
+      h("h3", { text: "Stored values" }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: JSON.stringify(s.values, null, 2) }),
+      ...(raw === null ? [] : [h("h3", { text: "Body as received" }), h("pre", { class: "ad-mono ad-pre", id: "submission-raw", text: raw })]));
+    target.scrollIntoView({ block: "nearest" });
+  } catch (error) {
+    if (stillCurrent(generation)) say(status, describe(error), "error");
+  }
 }
 
 function compact(values) {

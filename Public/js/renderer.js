@@ -21,6 +21,9 @@ const US_STATES = [
   ["WA", "Washington"], ["WV", "West Virginia"], ["WI", "Wisconsin"], ["WY", "Wyoming"],
 ];
 
+/** Lower-cased state code or name → code, as the engine normalizes a `usstate` value. */
+const US_STATE_CODES = new Map(US_STATES.flatMap(([code, name]) => [[code.toLowerCase(), code], [name.toLowerCase(), code]]));
+
 /** Text-like inputs: the DOM attributes each one gets. */
 const TEXT_INPUTS = {
   text: { tag: "input", type: "text" },
@@ -35,9 +38,6 @@ const TEXT_INPUTS = {
   date: { tag: "input", type: "date" },
   usstate: { tag: "input", type: "text", autocomplete: "address-level1" },
 };
-
-/** Every component type the renderer knows (inputs and containers). */
-export const COMPONENT_TYPES = [...Object.keys(TEXT_INPUTS), "select", "switch", "count", "section", "group"];
 
 let documentCounter = 0;
 
@@ -98,17 +98,6 @@ export function formatPath(segments) {
     else out += out.length ? `.${s}` : s;
   }
   return out;
-}
-
-/** `addresses[1].postcode` → `["addresses", 1, "postcode"]`. */
-export function parsePath(path) {
-  const segments = [];
-  const re = /([^.[\]]+)|\[(\d+)\]/g;
-  let m;
-  while ((m = re.exec(String(path))) !== null) {
-    segments.push(m[2] !== undefined ? Number(m[2]) : m[1]);
-  }
-  return segments;
 }
 
 function getAt(root, segments) {
@@ -189,9 +178,12 @@ export class FormView {
     this.conditionals = [];
     this.touched = new Set();
     this.lastErrors = [];
+    this.rejected = new Set();
     this.showAllErrors = false;
 
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
+    // Never a browser form post: the page that owns the view decides what submitting means.
+    this.element.addEventListener("submit", (event) => event.preventDefault());
     applyStyle(this.element, this.definition.style);
     const level = Math.min(Math.max(Number(options.headingLevel) || 1, 1), 5);
     this.level = level;
@@ -527,6 +519,7 @@ export class FormView {
 
   /** Shows or hides every component with a visibleWhen, from the current values. */
   refreshVisibility() {
+    this.rejected = new Set(this.lastErrors.map((e) => String(e.field)));
     for (const entry of this.conditionals) {
       const visible = this.evaluate(entry.condition, entry.scope);
       entry.element.hidden = !visible;
@@ -549,8 +542,8 @@ export class FormView {
 
   /**
    * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
-   * entering the current item of a repeating group the component stands in. A hidden input reads as
-   * absent, as the engine drops it before later conditions look.
+   * entering the current item of a repeating group the component stands in. A hidden input, or one
+   * the server last rejected, reads as absent: the engine only lets accepted values reach conditions.
    */
   lookup(field, scope) {
     const names = String(field).split(".");
@@ -562,8 +555,13 @@ export class FormView {
         const index = scope[candidate.length];
         if (typeof index === "number" && candidate.every((s, k) => scope[k] === s)) candidate.push(index);
       }
-      const input = this.fields.get(formatPath(candidate));
-      if (input && input.kind === "input") return this.isShown(input) ? getAt(this.state, candidate) : undefined;
+      const path = formatPath(candidate);
+      const input = this.fields.get(path);
+      if (input && input.kind === "input") {
+        if (!this.isShown(input) || this.rejected.has(path)) return undefined;
+        const value = getAt(this.state, candidate);
+        return input.type === "usstate" && typeof value === "string" ? US_STATE_CODES.get(value.toLowerCase()) ?? value : value;
+      }
     }
     return undefined;
   }
@@ -579,6 +577,7 @@ export class FormView {
   setErrors(errors, { showAll } = {}) {
     this.lastErrors = Array.isArray(errors) ? errors : [];
     if (showAll) this.showAllErrors = true;
+    this.refreshVisibility();
     return this.reapplyErrors();
   }
 

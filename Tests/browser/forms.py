@@ -30,6 +30,7 @@ TOUR = {
             {"usphone": {"id": "usPhone", "title": "US phone"}},
             {"usstate": {"id": "state", "title": "State", "visibleWhen": {"any": [
                 {"field": "usPhone", "notEmpty": True}, {"field": "contact", "in": ["phone"]}]}}},
+            {"text": {"id": "county", "title": "County", "visibleWhen": {"field": "state", "equals": "TX"}}},
         ]}},
         {"group": {"id": "address", "title": "Address", "components": [
             {"text": {"id": "line1", "title": "Street", "required": True}},

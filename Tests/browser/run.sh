@@ -6,12 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q chromium chromium-driver
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium chromium-driver
 fi
 if ! python3 -c "import selenium, pytest" 2>/dev/null; then
-  python3 -m pip install -q selenium pytest
+  # Debian's own python3 refuses plain pip installs (PEP 668); a pyenv or venv python does not.
+  python3 -m pip install -q selenium pytest || python3 -m pip install -q --break-system-packages selenium pytest
 fi
 
 if [[ -z "${FORMHOUSE_BIN:-}" ]]; then

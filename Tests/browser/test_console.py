@@ -3,7 +3,6 @@ live preview, version diffs, submissions with paging and downloads, webhooks and
 
 import json
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -83,6 +82,13 @@ def test_submission_made_in_the_renderer_is_found_in_the_console(browser, server
     go(browser, "#/forms/console-find/submissions")
     row = browser.wait(lambda: rows(browser, f'tr[data-submission-id="{receipt_id}"]'), "submission not listed")[0]
     assert "Renderer Person" in row.get_attribute("textContent")
+
+    # Opened, it shows the stored submission in full and the body as the page sent it.
+    browser.click(f'tr[data-submission-id="{receipt_id}"] .ad-submission-open')
+    detail = browser.wait(lambda: d.find_elements(By.ID, "submission-values"), "submission details not shown")[0]
+    assert json.loads(detail.text) == {"name": "Renderer Person"}
+    panel = d.find_element(By.ID, "submission-detail").text
+    assert "Idempotency-Key" in panel and '"formVersion"' in panel
 
 
 def test_submissions_page_through_and_download(browser, server, downloads):
@@ -288,7 +294,36 @@ def test_console_screenshots_and_360px(browser, server):
         assert browser.horizontal_overflow() == 0, width
         path = browser.screenshot("console", width)
         assert path.stat().st_size > 10_000
-    go(browser, "#/forms")
-    browser.wait(lambda: rows(browser, "tr[data-form-id]"))
     browser.size(360, 900)
-    assert browser.horizontal_overflow() == 0
+    submit(server, TOUR["id"], {"name": "Narrow Screen", "mail": "narrow@example.org",
+                                "address": {"line1": "Rua 1"}, "addresses": [{"postcode": "12345"}]})
+    for fragment, ready in (("#/forms", "tr[data-form-id]"),
+                            (f"#/forms/{TOUR['id']}/submissions", "tr[data-submission-id]"),
+                            (f"#/forms/{TOUR['id']}/versions", "#versions-title"),
+                            (f"#/forms/{TOUR['id']}/webhooks", "#webhook-url"),
+                            ("#/deliveries", "#refresh-deliveries")):
+        go(browser, fragment)
+        browser.wait(lambda: rows(browser, ready), f"{fragment} not shown")
+        if fragment.endswith("/submissions"):
+            browser.click("tr[data-submission-id] .ad-submission-open")
+            browser.wait(lambda: rows(browser, "#submission-values"))
+        assert browser.horizontal_overflow() == 0, fragment
+
+
+def test_preview_survives_whatever_is_typed(browser):
+    signed_in(browser)
+    go(browser, "#/new")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    preview = d.find_element(By.ID, "preview")
+    odd = [
+        ('[1, 2, 3]', lambda: preview.find_elements(By.CSS_SELECTOR, ".fh-form")
+         and not preview.find_elements(By.CSS_SELECTOR, ".fh-field")),
+        ('{"title": "T", "components": "nope"}', lambda: "T" in preview.text),
+        ('{"title": "Odd", "components": [{"text": 5}, {}, {"a": {}, "b": {}}, {"colour": {}}]}',
+         lambda: len(preview.find_elements(By.CSS_SELECTOR, ".fh-unknown")) == 3),
+        ('{"title": "Half', lambda: "JSON syntax error" in d.find_element(By.ID, "definition-errors").text),
+    ]
+    for text, shown in odd:
+        browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
+        browser.wait(shown, f"preview did not settle for {text}")

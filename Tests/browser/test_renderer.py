@@ -3,7 +3,6 @@ visibleWhen, repeats, submission with a receipt, 422 mapped onto fields, accessi
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -147,6 +146,13 @@ def test_visible_when_follows_typing(browser, tour):
     control(browser, "usPhone").send_keys("555-123-4567")
     browser.wait(lambda: shown(browser, "state"), "any/notEmpty did not show the state")
 
+    # A state's name counts as its code, as the engine normalizes it.
+    assert not shown(browser, "county")
+    set_value(browser, "state", "texas")
+    browser.wait(lambda: shown(browser, "county"), "state name did not match its code")
+    set_value(browser, "state", "OH")
+    browser.wait(lambda: not shown(browser, "county"), "county stayed visible")
+
     # all: switch on and an e-mail given.
     assert not shown(browser, "frequency")
     wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
@@ -155,6 +161,15 @@ def test_visible_when_follows_typing(browser, tour):
     browser.wait(lambda: shown(browser, "frequency"), "all did not show the field")
     wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
     browser.wait(lambda: not shown(browser, "frequency"), "all did not hide the field")
+
+    # As in the engine, a value the server rejected does not count for conditions.
+    wrapper(browser, "newsletter").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: shown(browser, "frequency"))
+    set_value(browser, "mail", "not-an-address")
+    browser.wait(lambda: error_text(browser, "mail") != "" and not shown(browser, "frequency"),
+                 "a rejected e-mail still counted as given")
+    set_value(browser, "mail", "b@example.org")
+    browser.wait(lambda: error_text(browser, "mail") == "" and shown(browser, "frequency"), "field did not come back")
 
     # notEquals inside a group reads the sibling in the same group.
     assert shown(browser, "address.city")
@@ -220,6 +235,7 @@ def test_submit_maps_422_to_fields_then_shows_a_receipt(browser, server, tour):
     open_form(browser, tour)
     d = browser.driver
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "summary").is_displayed(), "submission not refused")
     browser.wait(lambda: error_text(browser, "name") != "", "422 not mapped to name")
     for path in ("mail", "address.line1", "addresses[0].postcode"):
         assert error_text(browser, path) != "", path
@@ -288,3 +304,50 @@ def test_sample_forms_render_and_validate(browser, form_id):
                  "submit did nothing")
     browser.size(360, 800)
     assert browser.horizontal_overflow() == 0
+
+
+@pytest.mark.skipif(not (REPO / "config" / "forms" / "household.json").exists(), reason="sample form household not shipped")
+def test_sample_household_filled_end_to_end(browser, server):
+    """The shipped household form: a repeating group that appears with a switch, a condition inside
+    each item, a 422 for a bad CEP, then a stored submission with nested values."""
+    open_form(browser, "household")
+    d = browser.driver
+    assert not shown(browser, "dependants")
+    set_value(browser, "contact", "Maria Lima")
+    set_value(browser, "phone", "(11) 91234-5678")
+    set_value(browser, "address.line1", "Rua das Flores 12")
+    set_value(browser, "address.city", "Recife")
+    set_value(browser, "address.postcode", "5000")
+    wrapper(browser, "hasDependants").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: shown(browser, "dependants"), "switch did not show the repeating group")
+    assert len(d.find_elements(By.CSS_SELECTOR, '[data-path="dependants"] .fh-instance')) == 1
+
+    set_value(browser, "dependants[0].name", "João")
+    set_value(browser, "dependants[0].age", "7")
+    Select(control(browser, "dependants[0].relation")).select_by_value("child")
+    wrapper(browser, "dependants").find_element(By.CSS_SELECTOR, ".fh-add").click()
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, '[data-path="dependants[1].name"]'))
+    set_value(browser, "dependants[1].name", "Rosa")
+    set_value(browser, "dependants[1].age", "68")
+    assert not shown(browser, "dependants[1].relationOther")
+    Select(control(browser, "dependants[1].relation")).select_by_value("other")
+    browser.wait(lambda: shown(browser, "dependants[1].relationOther"), "condition inside the item did not apply")
+    assert not shown(browser, "dependants[0].relationOther")
+    set_value(browser, "dependants[1].relationOther", "Grandmother")
+
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    # The summary appears only with the submission's 422 (live validation may have shown the error already).
+    browser.wait(lambda: d.find_element(By.ID, "summary").is_displayed(), "submission not refused")
+    assert error_text(browser, "address.postcode") != ""
+    browser.wait(lambda: d.switch_to.active_element == control(browser, "address.postcode"), "focus not on the bad CEP")
+    set_value(browser, "address.postcode", "50000-000")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    assert stored["values"]["dependants"] == [
+        {"name": "João", "age": 7, "relation": "child"},
+        {"name": "Rosa", "age": 68, "relation": "other", "relationOther": "Grandmother"},
+    ]
+    assert stored["values"]["address"]["postcode"] == "50000-000"
