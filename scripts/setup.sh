@@ -3,7 +3,7 @@
 # `--test` adds what the full test suite needs (browser, Python driver).
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev)
-if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver); fi
+if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver openssl); fi
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

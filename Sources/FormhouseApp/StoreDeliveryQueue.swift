@@ -19,9 +19,10 @@ struct StoreDeliveryQueue: DeliveryQueue {
         let claimed = try await store.claimDueDeliveries(
             owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints)
         return try claimed.map { row in
-            var keys = [try secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self))]
+            // Sealed with the endpoint id as context: a ciphertext moved to another row does not open.
+            var keys = [try secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self), context: row.endpointID)]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now {
-                keys.append(try secrets.open(String(decoding: previous, as: UTF8.self)))
+                keys.append(try secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID))
             }
             return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: keys,
                                payload: row.payload, attempt: row.attempts + 1)

@@ -45,7 +45,9 @@ struct WebhookRoutes {
                              detail: "A form has at most \(Self.maxEndpointsPerForm) webhook endpoints; remove one first.")
         }
         do {
-            _ = try policy.validate(url: url)
+            // Resolving the host blocks; keep it off the event loop that serves other requests.
+            let policy = self.policy
+            try await Offload.run { _ = try policy.validate(url: url) }
         } catch {
             throw APIProblem(status: 422, slug: "invalid-webhook-url", title: "Webhook URL refused",
                              detail: String(describing: error),
@@ -53,9 +55,10 @@ struct WebhookRoutes {
                                                                  ("message", .string(String(describing: error)))])]))])
         }
         let secret = WebhookSecret.generate()
+        let id = RandomID.make(prefix: "ep_")
         let record = try await store.createEndpoint(NewEndpoint(
-            id: RandomID.make(prefix: "ep_"), formID: formID, url: url,
-            secretCiphertext: Array(try secrets.seal(secret).utf8), createdAt: Date()))
+            id: id, formID: formID, url: url,
+            secretCiphertext: Array(try secrets.seal(secret, context: id).utf8), createdAt: Date()))
         var members = endpointJSON(record)
         members.append(("secret", .string(secret.encoded)))
         var response = Response.json(JSONValue.members(members).serialized(), status: 201)
@@ -84,7 +87,7 @@ struct WebhookRoutes {
         let secret = WebhookSecret.generate()
         let until = Date().addingTimeInterval(Self.rotationOverlap)
         guard let record = try await store.rotateEndpointSecret(
-            id: id, newSecretCiphertext: Array(try secrets.seal(secret).utf8), previousValidUntil: until)
+            id: id, newSecretCiphertext: Array(try secrets.seal(secret, context: id).utf8), previousValidUntil: until)
         else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
         var members = endpointJSON(record)
         members.append(("secret", .string(secret.encoded)))

@@ -1,4 +1,5 @@
 import Foundation
+@testable import FormhouseApp
 import Synchronization
 import Testing
 import WebhookReceiver
@@ -54,7 +55,7 @@ import Webhooks
         for leg in 0..<3 {
             let port = server.port
             let target = leg == 2 ? 1_000 : (leg + 1) * 333
-            let legIDs = try await Blocking.run { [next] in Self.submit(port: port, from: next, to: target) }
+            let legIDs = try await Offload.run { [next] in Self.submit(port: port, from: next, to: target) }
             next = target
             acknowledged.formUnion(legIDs)
             if leg < 2 {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import FormhouseApp
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +41,7 @@ struct TestHTTPClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws -> TestResponse {
-        try await Blocking.run { try sendNow(method, path, headers: headers, body: body) }
+        try await Offload.run { try sendNow(method, path, headers: headers, body: body) }
     }
 
     /// `POST` with a JSON body, blocking the calling thread (for tests that drive their own threads).
@@ -90,15 +91,6 @@ struct TestHTTPClient: Sendable {
             received += buffer[0..<n]
         }
         return received
-    }
-}
-
-/// Runs blocking work on a Dispatch thread and awaits it.
-enum Blocking {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
     }
 }
 
