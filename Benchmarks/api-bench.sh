@@ -11,6 +11,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/Benchmarks/lib.sh"
 duration="${DURATION:-10s}"
 rounds="${ROUNDS:-2}"
 conns="${CONNECTIONS:-64}"
@@ -53,23 +54,7 @@ start_server
 curl -sf "http://127.0.0.1:$port/v1/forms/$form" -o "$work/form.json"
 mkdir -p "$work/www/v1/forms"
 cp "$work/form.json" "$work/www/v1/forms/$form"
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-daemon on;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    server {
-        listen 127.0.0.1:$nginx_port backlog=1024;
-        root $work/www;
-        location / { default_type application/json; etag on; }
-    }
-}
-NGINX
-nginx -c "$work/nginx.conf" -p "$work"
+start_nginx "$work" "$nginx_port" "root $work/www; location / { default_type application/json; etag on; }"
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/v1/forms/$form" -o /dev/null && break; sleep 0.1; done
 cmp -s <(curl -s "http://127.0.0.1:$nginx_port/v1/forms/$form") "$work/form.json" || { echo "nginx does not serve the form"; exit 1; }
 
@@ -95,7 +80,7 @@ measure() {
     rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
     p99="$(awk '$1 == "99%" {print $2}' "$work/wrk.out")"
     bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
-    p99="$(python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$p99")"
+    p99="$(to_ms "$p99")"
     echo "$rps $p99 ${bad:-0}"
 }
 

@@ -9,6 +9,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/Benchmarks/lib.sh"
 duration="${DURATION:-10s}"
 rounds="${ROUNDS:-2}"
 connections="${CONNECTIONS:-64 256}"
@@ -40,23 +41,8 @@ ours_pid=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ours_port/json" -o "$work/payload.json" && break; sleep 0.1; done
 [[ "$(wc -c <"$work/payload.json")" == 1024 ]] || { echo "our server did not answer"; exit 1; }
 
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-daemon on;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    server {
-        listen 127.0.0.1:$nginx_port backlog=1024;
-        location = /json { default_type application/json; alias $work/payload.json; }
-        location = /echo { default_type application/json; alias $work/payload.json; error_page 405 =200 \$uri; }
-    }
-}
-NGINX
-nginx -c "$work/nginx.conf" -p "$work"
+start_nginx "$work" "$nginx_port" 'location = /json { default_type application/json; alias '"$work"'/payload.json; }
+        location = /echo { default_type application/json; alias '"$work"'/payload.json; error_page 405 =200 $uri; }'
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/json" -o /dev/null && break; sleep 0.1; done
 cmp -s <(curl -s "http://127.0.0.1:$nginx_port/json") "$work/payload.json" || { echo "nginx does not serve the payload"; exit 1; }
 nginx_pid="$(cat "$work/nginx.pid")"
@@ -90,7 +76,7 @@ measure() {
     errors="$(awk '/Non-2xx|Socket errors/ {print}' "$work/wrk.out" | tr '\n' ' ')"
     [[ -n "$errors" ]] && echo "    wrk: $errors" >&2
     # Normalise the latency to milliseconds.
-    p99="$(python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$p99")"
+    p99="$(to_ms "$p99")"
     local cpu
     cpu="$(python3 -c "import os,sys; print(round((int(sys.argv[2]) - int(sys.argv[1])) / os.sysconf('SC_CLK_TCK') * 1e6 / int(sys.argv[3]), 1))" "$before" "$after" "$total")"
     echo "$rps $p99 $cpu"
