@@ -16,6 +16,7 @@ final class SubmissionService: Sendable {
     private let store: any FormStore
     private let options: ValidationOptions
     private let inFlight = Mutex<Set<String>>([])
+    private let counters = Mutex<[String: Counter]>([:])
     private let onAccepted: @Sendable () -> Void
 
     init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, onAccepted: @escaping @Sendable () -> Void) {
@@ -96,7 +97,7 @@ final class SubmissionService: Sendable {
     private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
         let result = form.definition.validate(submission, options: options)
         guard result.isValid else {
-            Counter(label: "formhouse_submissions_total", dimensions: [("form", form.id), ("outcome", "rejected")]).increment()
+            counter(form.id, "rejected").increment()
             throw APIProblem.validationFailed(result.errors)
         }
         let id = RandomID.make(prefix: "sub_")
@@ -124,12 +125,23 @@ final class SubmissionService: Sendable {
         }
         switch outcome {
         case .inserted:
-            Counter(label: "formhouse_submissions_total", dimensions: [("form", form.id), ("outcome", "accepted")]).increment()
+            counter(form.id, "accepted").increment()
             onAccepted()
             return .accepted(body: body)
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
             return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+        }
+    }
+
+    /// `formhouse_submissions_total` for a form and outcome, made once.
+    private func counter(_ formID: String, _ outcome: String) -> Counter {
+        counters.withLock { table in
+            let key = formID + "\u{0}" + outcome
+            if let found = table[key] { return found }
+            let made = Counter(label: "formhouse_submissions_total", dimensions: [("form", formID), ("outcome", outcome)])
+            table[key] = made
+            return made
         }
     }
 
