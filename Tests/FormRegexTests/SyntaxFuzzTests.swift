@@ -28,7 +28,7 @@ import FormRegex
         #expect(accepted >= 500)
     }
 
-    /// Lazy quantifiers over groups that can match empty: ICU misses matches there (docs/regex.md).
+    /// Lazy quantifiers over groups that can match empty: ICU misses matches there (README, "Regular expressions").
     static func hitsKnownICUQuirk(_ source: String) -> Bool {
         source.contains(")*?") || source.contains(")+?") || source.contains(")??") || source.contains("}?")
     }
