@@ -351,3 +351,29 @@ def test_sample_household_filled_end_to_end(browser, server):
         {"name": "Rosa", "age": 68, "relation": "other", "relationOther": "Grandmother"},
     ]
     assert stored["values"]["address"]["postcode"] == "50000-000"
+
+
+def test_version_parameter_renders_and_submits_that_version(browser, server):
+    """/f/{id}?version=1 renders version 1 after a version 2 exists, and its submission is stored as v1."""
+    v1 = {"id": "versioned", "title": "Version one", "components": [
+        {"text": {"id": "name", "title": "Name", "required": True}}]}
+    v2 = {"id": "versioned", "title": "Version two", "components": [
+        {"text": {"id": "name", "title": "Name", "required": True}},
+        {"email": {"id": "mail", "title": "E-mail", "required": True}}]}
+    server.put_form(v1)
+    assert server.put_form(v2)["version"] == 2
+    d = browser.driver
+
+    browser.open("/f/versioned?version=1")
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, "form.fh-form .fh-submit"), "version 1 not rendered")
+    assert d.find_element(By.CSS_SELECTOR, "h1.fh-title").text == "Version one"
+    assert not d.find_elements(By.CSS_SELECTOR, '[data-path="mail"]')
+    set_value(browser, "name", "Ana")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt for version 1")
+    status, _, page = server.call("GET", "/v1/admin/forms/versioned/submissions")
+    assert status == 200 and [item["formVersion"] for item in page["items"]] == [1]
+
+    open_form(browser, "versioned")
+    assert d.find_element(By.CSS_SELECTOR, "h1.fh-title").text == "Version two"
+    assert d.find_elements(By.CSS_SELECTOR, '[data-path="mail"]')
