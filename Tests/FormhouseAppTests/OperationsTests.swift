@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import FormhouseApp
+
+/// Readiness, metrics families, the value cap, concurrent idempotent retries, and `formhouse check`.
+@Suite(.serialized) struct OperationsTests {
+    @Test func readyzAnswers503WhenTheDatabaseCannotBeRead() async throws {
+        let server = try await InProcessServer()
+        #expect(try await server.client.get("/readyz").status == 200)
+        server.app.store.close()
+        let down = try await server.client.get("/readyz")
+        #expect(down.status == 503)
+        #expect(down.header("Retry-After") != nil)
+        #expect(down.header("Content-Type") == "application/problem+json")
+        #expect(try await server.client.get("/healthz").status == 200)
+        await server.finish()
+    }
+
+    @Test func metricsCoverSubmissionsAndTheStore() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {}}"#).status == 422)
+        let text = try await client.get("/metrics").text
+        #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="accepted"}"#))
+        #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="rejected"}"#))
+        #expect(text.contains("formhouse_http_request_duration_seconds_bucket"))
+        #expect(text.contains("formhouse_store_commit_seconds"))
+        #expect(text.contains("formhouse_store_group_size"))
+        #expect(text.contains("formhouse_webhook_queue_depth") || text.contains("formhouse_webhook_deliveries_total"))
+        await server.finish()
+    }
+
+    @Test func valuesOverTheCapAreRefusedBeforeAnyRule() async throws {
+        let server = try await InProcessServer { $0.maxValueLength = 50 }
+        #expect(try await server.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let long = try await server.client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: String(repeating: "a", count: 51)))
+        #expect(long.status == 422)
+        let errors = long.object["errors"] as? [[String: Any]] ?? []
+        #expect(errors.contains { $0["field"] as? String == "name" && $0["code"] as? String == "maxLength" })
+        #expect(try await server.client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: String(repeating: "a", count: 50))).status == 201)
+        await server.finish()
+    }
+
+    /// Many copies of one request with one key at once: each is either the first (201), a replay of it
+    /// (201, same id) or told to retry (409); exactly one submission is stored.
+    @Test func concurrentRetriesWithOneKeyStoreOnce() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            for _ in 0..<16 {
+                group.addTask { try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: [("Idempotency-Key", "same-key")]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.status == 201 || $0.status == 409 })
+        #expect(answers.filter { $0.status == 409 }.allSatisfy { $0.header("Retry-After") != nil })
+        let ids = Set(answers.filter { $0.status == 201 }.compactMap { $0.object["id"] as? String })
+        #expect(ids.count == 1)
+        let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
+        #expect((page.object["items"] as? [Any])?.count == 1)
+        await server.finish()
+    }
+
+    @Test func checkCommandPrintsEveryProblemAndExitsNonZero() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let bad = dir.path + "/bad.json"
+        try #"{"title": "Bad", "components": [{"nonsense": {"id": "a"}}, {"text": {"id": "b", "title": "B", "regex": "(x"}}]}"#
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let good = try await Offload.run { try Self.run(["check", Repo.forms + "/household.json"]) }
+        #expect(good.status == 0)
+        #expect(good.output.contains("ok"))
+        let failed = try await Offload.run { try Self.run(["check", bad, Repo.forms + "/account.json"]) }
+        #expect(failed.status == 1)
+        #expect(failed.output.contains("/components/0"))
+        #expect(failed.output.contains("/components/1/text/regex"))
+        #expect(failed.output.contains("account.json: ok"))
+        let version = try await Offload.run { try Self.run(["version"]) }
+        #expect(version.status == 0 && version.output.hasPrefix("formhouse "))
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Repo.binary)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
