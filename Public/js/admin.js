@@ -6,6 +6,45 @@ import { renderForm } from "./renderer.js";
 import { locatePointers, findPointer, lineColumn } from "./json-locate.js";
 import { diffLines, foldDiff } from "./line-diff.js";
 
+/** Keyset paging over the server's opaque cursors, wired to Previous and Next buttons: page i starts
+ *  at cursors[i], and `load` fetches the page the pager points at. */
+class CursorPager {
+  constructor(prev, next, load) {
+    this.cursors = [null];
+    this.page = 0;
+    this.nextCursor = null;
+    this.prev = prev;
+    this.next = next;
+    next.addEventListener("click", () => {
+      if (!this.nextCursor) return;
+      this.cursors[this.page + 1] = this.nextCursor;
+      this.page++;
+      load();
+    });
+    prev.addEventListener("click", () => {
+      if (this.page === 0) return;
+      this.page--;
+      load();
+    });
+  }
+
+  /** The cursor of the current page; null on the first. */
+  get cursor() { return this.cursors[this.page]; }
+
+  /** Records where the page just shown ends and enables the buttons that can move. */
+  arrived(nextCursor) {
+    this.nextCursor = nextCursor || null;
+    this.prev.disabled = this.page === 0;
+    this.next.disabled = !this.nextCursor;
+  }
+
+  /** Back to the first page (the filters or page size changed). */
+  restart() {
+    this.cursors.length = 1;
+    this.page = 0;
+  }
+}
+
 const TOKEN_KEY = "formhouse.adminToken";
 const PREVIEW_DELAY_MS = 250;
 const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"];
@@ -627,23 +666,21 @@ async function showSubmissions(generation, formId, body) {
     h("div", { class: "ad-row" }, prev, pageInfo, next), find);
   body.append(panel, detail);
 
-  const cursors = [null];
-  let page = 0;
-  let nextCursor = null;
+  const pager = new CursorPager(prev, next, () => load());
   let latest = 0;
   const load = async () => {
     const ticket = ++latest;
     say(status, "Loading…");
     const params = new URLSearchParams({ limit: limit.value });
-    if (cursors[page]) params.set("cursor", cursors[page]);
+    if (pager.cursor) params.set("cursor", pager.cursor);
     try {
       const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?${params}`);
       // A slower, older answer must not overwrite a newer page.
       if (!stillCurrent(generation) || ticket !== latest) return;
       status.textContent = "";
-      nextCursor = data.nextCursor || null;
+      pager.arrived(data.nextCursor);
       const items = data.items || [];
-      rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: page === 0 ? "No submissions yet." : "No more submissions." }) :
+      rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: pager.page === 0 ? "No submissions yet." : "No more submissions." }) :
         table(["Submission", "Version", "Received", "Values"], items.map((s) => h("tr", { "data-submission-id": s.id },
           h("td", {}, h("button", {
             type: "button", class: "fh-button fh-small fh-secondary ad-submission-open", "aria-label": `Show submission ${s.id}`,
@@ -654,27 +691,13 @@ async function showSubmissions(generation, formId, body) {
           h("td", { class: "ad-values" }, h("details", {},
             h("summary", { text: compact(s.values) }),
             h("pre", { class: "ad-mono", text: JSON.stringify(s.values, null, 2) })))))));
-      prev.disabled = page === 0;
-      next.disabled = !nextCursor;
-      pageInfo.textContent = `Page ${page + 1}`;
+      pageInfo.textContent = `Page ${pager.page + 1}`;
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
     }
   };
-  next.addEventListener("click", () => {
-    if (!nextCursor) return;
-    cursors[page + 1] = nextCursor;
-    page++;
-    load();
-  });
-  prev.addEventListener("click", () => {
-    if (page === 0) return;
-    page--;
-    load();
-  });
   limit.addEventListener("change", () => {
-    cursors.length = 1;
-    page = 0;
+    pager.restart();
     load();
   });
   load();
@@ -840,9 +863,7 @@ async function showDeliveries(generation) {
     }
   }).catch(() => {});
 
-  const cursors = [null];
-  let page = 0;
-  let nextCursor = null;
+  const pager = new CursorPager(prev, next, () => load());
   let selected = null;
 
   let latest = 0;
@@ -852,13 +873,13 @@ async function showDeliveries(generation) {
     const statuses = boxes.filter((b) => b.checked).map((b) => b.value);
     if (statuses.length) params.set("status", statuses.join(","));
     if (formFilter.value) params.set("formId", formFilter.value);
-    if (cursors[page]) params.set("cursor", cursors[page]);
+    if (pager.cursor) params.set("cursor", pager.cursor);
     say(status, "Loading…");
     try {
       const { data } = await api(`/v1/admin/deliveries${params.size ? `?${params}` : ""}`);
       if (!stillCurrent(generation) || ticket !== latest) return;
       status.textContent = "";
-      nextCursor = data.nextCursor || null;
+      pager.arrived(data.nextCursor);
       const items = data.items || [];
       list.replaceChildren(items.length === 0 ? h("p", { text: "No deliveries match." }) :
         table(["Status", "Delivery", "Form", "Submission", "Attempts", "Next attempt", "Last answer", ""], items.map((d) =>
@@ -871,8 +892,6 @@ async function showDeliveries(generation) {
             h("td", { class: "ad-nowrap", text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" }),
             h("td", { class: "ad-values", text: [d.lastStatusCode, d.lastError].filter((x) => x !== null && x !== undefined && x !== "").join(" · ") || "—" }),
             h("td", {}, h("button", { type: "button", class: "fh-button fh-small fh-secondary ad-details", text: "Attempts", onclick: () => showDelivery(d.id) }))))));
-      prev.disabled = page === 0;
-      next.disabled = !nextCursor;
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
     }
@@ -923,24 +942,12 @@ async function showDeliveries(generation) {
   };
 
   const restart = () => {
-    cursors.length = 1;
-    page = 0;
+    pager.restart();
     load();
   };
   for (const box of boxes) box.addEventListener("change", restart);
   formFilter.addEventListener("change", restart);
   refresh.addEventListener("click", load);
-  next.addEventListener("click", () => {
-    if (!nextCursor) return;
-    cursors[page + 1] = nextCursor;
-    page++;
-    load();
-  });
-  prev.addEventListener("click", () => {
-    if (page === 0) return;
-    page--;
-    load();
-  });
   load();
 }
 
