@@ -56,12 +56,12 @@ struct Run {
 let rawBody = Array(#"{"formVersion":1,"values":{"name":"Ana Souza","mail":"ana@example.com","phone":"(11) 98765-4321","address":{"line1":"Rua das Flores 100","city":"São Paulo"},"accept":true}}"#.utf8)
 
 func submission(_ index: Int) -> NewSubmission {
-    let id = RandomID.make(prefix: "sub_")
+    let id = RandomID.timeOrdered(prefix: "sub_")
     return NewSubmission(
         id: id, formID: "bench", formVersion: 1, receivedAt: Date(),
         values: #"{"name":"Ana Souza","mail":"ana@example.com","phone":"(11) 98765-4321","accept":true}"#,
         rawBody: rawBody, idempotencyKey: "key-\(index)", bodyHash: "sha256-\(index)",
-        response: #"{"id":"\#(id)","formId":"bench","formVersion":1}"#, clientAddress: "127.0.0.1",
+        clientAddress: "127.0.0.1",
         webhookPayload: rawBody)
 }
 

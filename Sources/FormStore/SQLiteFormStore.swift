@@ -49,10 +49,10 @@ public final class SQLiteFormStore: FormStore {
         let observer = deliveryObserver
         submissionCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
-            weight: { $0.rawBody.count + $0.values.utf8.count + $0.response.utf8.count + $0.webhookPayload.count },
+            weight: { $0.rawBody.count + $0.values.utf8.count + $0.webhookPayload.count },
             logger: logger
         ) { group in
-            let (results, deliveriesCreated) = try await pool.writeWithoutTransaction { db in
+            let (results, deliveriesCreated) = try pool.writeWithoutTransaction { db in
                 try SubmissionWriter.write(
                     group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
             }
@@ -62,7 +62,7 @@ public final class SQLiteFormStore: FormStore {
         attemptCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
         ) { group in
-            try await pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+            try pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
         }
     }
 

@@ -3,7 +3,7 @@ import GRDB
 /// The submission reads, shared by the store's methods and the group writer.
 enum SubmissionQueries {
     static let columns = """
-        id, form_id, form_version, received_at, "values", raw_body, idempotency_key, body_hash, response, client_address
+        id, form_id, form_version, received_at, "values", raw_body, idempotency_key, body_hash, client_address
         """
 
     static func submission(id: String, in db: Database) throws -> SubmissionRecord? {

@@ -13,16 +13,13 @@ public struct NewSubmission: Sendable {
     public var rawBody: [UInt8]
     public var idempotencyKey: String?
     public var bodyHash: String?
-    /// The 201 answer's JSON body, replayed for a repeated idempotency key.
-    public var response: String
     public var clientAddress: String?
     /// The body sent to each of the form's webhook endpoints.
     public var webhookPayload: [UInt8]
 
     public init(
         id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
-        idempotencyKey: String?, bodyHash: String?, response: String, clientAddress: String?,
-        webhookPayload: [UInt8]
+        idempotencyKey: String?, bodyHash: String?, clientAddress: String?, webhookPayload: [UInt8]
     ) {
         self.id = id
         self.formID = formID
@@ -32,7 +29,6 @@ public struct NewSubmission: Sendable {
         self.rawBody = rawBody
         self.idempotencyKey = idempotencyKey
         self.bodyHash = bodyHash
-        self.response = response
         self.clientAddress = clientAddress
         self.webhookPayload = webhookPayload
     }
@@ -48,12 +44,11 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var rawBody: [UInt8]
     public var idempotencyKey: String?
     public var bodyHash: String?
-    public var response: String
     public var clientAddress: String?
 
     public init(
         id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
-        idempotencyKey: String?, bodyHash: String?, response: String, clientAddress: String?
+        idempotencyKey: String?, bodyHash: String?, clientAddress: String?
     ) {
         self.id = id
         self.formID = formID
@@ -63,7 +58,6 @@ public struct SubmissionRecord: Sendable, Equatable {
         self.rawBody = rawBody
         self.idempotencyKey = idempotencyKey
         self.bodyHash = bodyHash
-        self.response = response
         self.clientAddress = clientAddress
     }
 }

@@ -18,9 +18,16 @@ enum SubmissionWriter {
         try db.inTransaction(.immediate) {
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
+            // Looked up once per group (the statement cache hashes the SQL text on every lookup), and
+            // again after a failed row: GRDB drops a statement that failed, as SQLite cannot reuse it.
+            var insertStatement = try db.cachedStatement(sql: insertSQL)
             for submission in group {
                 let result = try insert(
-                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
+                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    activeEndpoints: &activeEndpoints)
+                if case .success(.inserted) = result {} else {
+                    insertStatement = try db.cachedStatement(sql: insertSQL)
+                }
                 if case .success(.inserted) = result {
                     deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
                 }
@@ -33,24 +40,19 @@ enum SubmissionWriter {
     }
 
     private static func insert(
-        _ submission: NewSubmission, in db: Database, now: Int64, idempotencyWindow: TimeInterval,
-        activeEndpoints: inout [String: [String]]
+        _ submission: NewSubmission, with insertStatement: Statement, in db: Database, now: Int64,
+        idempotencyWindow: TimeInterval, activeEndpoints: inout [String: [String]]
     ) throws -> Result<InsertOutcome, StoreError> {
         let receivedAt = submission.receivedAt.storedMilliseconds
         do {
-            var endpoints: [String] = []
-            try inSavepoint(db) {
-                try db.cachedStatement(sql: """
-                    INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
-                        idempotency_key, body_hash, response, client_address)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                        submission.id, submission.formID, submission.formVersion, receivedAt, submission.values,
-                        Data(submission.rawBody), submission.idempotencyKey, submission.bodyHash, submission.response,
-                        submission.clientAddress,
-                    ])
-                endpoints = try endpointIDs(formID: submission.formID, in: db, cache: &activeEndpoints)
-                if !endpoints.isEmpty {
+            let endpoints = try endpointIDs(formID: submission.formID, in: db, cache: &activeEndpoints)
+            if endpoints.isEmpty {
+                // One statement: a failing INSERT backs out by itself and leaves the transaction open,
+                // so no savepoint is needed (it would cost two more statements per row).
+                try insertRow(submission, receivedAt: receivedAt, with: insertStatement)
+            } else {
+                try inSavepoint(db) {
+                    try insertRow(submission, receivedAt: receivedAt, with: insertStatement)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -59,7 +61,7 @@ enum SubmissionWriter {
                         """)
                     for endpoint in endpoints {
                         try statement.execute(arguments: [
-                            RandomID.make(prefix: "msg_"), endpoint, submission.id, submission.formID, payload,
+                            RandomID.timeOrdered(prefix: "msg_"), endpoint, submission.id, submission.formID, payload,
                             now, now, now,
                         ])
                     }
@@ -69,7 +71,7 @@ enum SubmissionWriter {
             record.receivedAt = Date(storedMilliseconds: receivedAt)
             return .success(.inserted(record))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            // The savepoint is rolled back; the rest of the group goes on.
+            // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.idempotencyKey,
                let existing = try SubmissionQueries.submission(formID: submission.formID, idempotencyKey: key, in: db) {
                 guard existing.receivedAt < submission.receivedAt.addingTimeInterval(-idempotencyWindow) else {
@@ -78,13 +80,27 @@ enum SubmissionWriter {
                 // The key's window is over: the old submission gives the key up and the new one is stored.
                 try db.execute(sql: "UPDATE submissions SET idempotency_key = NULL WHERE id = ?", arguments: [existing.id])
                 return try insert(
-                    submission, in: db, now: now, idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
+                    submission, with: try db.cachedStatement(sql: insertSQL), in: db, now: now,
+                    idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
             }
             if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
                 return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))
             }
             return .failure(.conflict("submission \(submission.id) clashes with a stored row: \(error.message ?? "")"))
         }
+    }
+
+    private static let insertSQL = """
+        INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
+            idempotency_key, body_hash, client_address)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with statement: Statement) throws {
+        try statement.execute(arguments: [
+            submission.id, submission.formID, submission.formVersion, receivedAt, submission.values,
+            Data(submission.rawBody), submission.idempotencyKey, submission.bodyHash, submission.clientAddress,
+        ])
     }
 
     /// Runs `body` in a savepoint with cached statements (GRDB's `inSavepoint` prepares its three
@@ -119,7 +135,7 @@ extension SubmissionRecord {
         self.init(
             id: submission.id, formID: submission.formID, formVersion: submission.formVersion,
             receivedAt: submission.receivedAt, values: submission.values, rawBody: submission.rawBody,
-            idempotencyKey: submission.idempotencyKey, bodyHash: submission.bodyHash, response: submission.response,
+            idempotencyKey: submission.idempotencyKey, bodyHash: submission.bodyHash,
             clientAddress: submission.clientAddress)
     }
 
@@ -128,6 +144,6 @@ extension SubmissionRecord {
             id: row["id"], formID: row["form_id"], formVersion: row["form_version"],
             receivedAt: Date(storedMilliseconds: row["received_at"]), values: row["values"],
             rawBody: [UInt8](row["raw_body"] as Data), idempotencyKey: row["idempotency_key"],
-            bodyHash: row["body_hash"], response: row["response"], clientAddress: row["client_address"])
+            bodyHash: row["body_hash"], clientAddress: row["client_address"])
     }
 }

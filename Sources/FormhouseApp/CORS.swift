@@ -37,19 +37,3 @@ struct CORS: Middleware {
         response.headers.add("Vary", "Origin")
     }
 }
-
-/// Headers every answer carries, and the strict Content-Security-Policy for the web pages.
-struct SecurityHeaders: Middleware {
-    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-
-    func handle(_ request: Request, next: any Responder) async throws -> Response {
-        var response = try await next.respond(to: request)
-        response.headers.set("X-Content-Type-Options", "nosniff")
-        response.headers.set("Referrer-Policy", "no-referrer")
-        if let type = response.headers["Content-Type"], type.hasPrefix("text/html") {
-            response.headers.set("Content-Security-Policy", Self.contentSecurityPolicy)
-            response.headers.set("X-Frame-Options", "DENY")
-        }
-        return response
-    }
-}

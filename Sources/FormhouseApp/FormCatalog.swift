@@ -1,6 +1,7 @@
 import FormEngine
 import FormStore
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// A stored form version, parsed once and kept ready to serve and validate against.
@@ -14,7 +15,30 @@ struct PublishedForm: Sendable {
     var body: [UInt8]
     /// The same form in the five Formworks types (`?profile=formworks`).
     var formworksBody: [UInt8]
-    var etag: String { "\"\(version)\"" }
+    /// The answer's headers for each representation, built once (a form is fetched far more often
+    /// than it changes).
+    var headers: Representation<HTTPHeaders>
+
+    struct Representation<T: Sendable>: Sendable {
+        var full: T
+        var formworks: T
+    }
+
+    init(id: String, version: Int, title: String, createdAt: Date, definition: FormDefinition, body: [UInt8], formworksBody: [UInt8]) {
+        self.id = id
+        self.version = version
+        self.title = title
+        self.createdAt = createdAt
+        self.definition = definition
+        self.body = body
+        self.formworksBody = formworksBody
+        func headers(_ etag: String) -> HTTPHeaders {
+            ["Content-Type": "application/json", "ETag": etag, "Cache-Control": "no-cache"]
+        }
+        self.headers = Representation(full: headers("\"\(version)\""), formworks: headers("\"\(version)-formworks\""))
+    }
+
+    var etag: String { headers.full["ETag"] ?? "" }
 }
 
 /// Reads forms through an in-memory cache so the hot paths (fetching a form, validating a submission)

@@ -66,9 +66,10 @@ public final class FormhouseApplication: Sendable {
 
         let catalog = FormCatalog(store: store)
         let auth = AdminAuth(tokens: configuration.adminTokens)
-        let submissions = SubmissionService(
-            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength,
-            onAccepted: { worker.notify() })
+        let submissions = SubmissionService(catalog: catalog, store: store, maxValueLength: configuration.maxValueLength)
+        // Woken once per group commit that queued deliveries, not per submission (most forms have
+        // no endpoint, and a wake costs the worker a claim query).
+        store.onDeliveriesCreated { worker.notify() }
         var router = Router()
         PublicRoutes(catalog: catalog, submissions: submissions,
                      rateLimiter: RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond))
@@ -77,7 +78,7 @@ public final class FormhouseApplication: Sendable {
         WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy,
                       notify: { worker.notify() }).register(on: &router)
         OperationsRoutes(store: store, registry: registry).register(on: &router)
-        let files = StaticFiles(root: configuration.publicDirectory)
+        let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
         WebPages(files: files).register(on: &router)
         router.fallback = files
         self.router = router
@@ -86,8 +87,9 @@ public final class FormhouseApplication: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
+        http.headers = SecurityHeaders.everyResponse
         let responder = MiddlewareChain(
-            [RequestMetrics(), SecurityHeaders(), CORS(origins: Set(configuration.corsOrigins))], responder: router)
+            [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], responder: router)
         server = HTTPServer(configuration: http, responder: responder, logger: Logger(label: "formhouse.http"))
 
         try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)

@@ -35,16 +35,12 @@ struct PublicRoutes {
         if let profile, profile != "formworks" {
             throw APIProblem.badRequest("unknown-profile", "Unknown profile '\(profile)'; the only profile is 'formworks'.")
         }
-        let etag = profile == nil ? form.etag : "\"\(form.version)-formworks\""
-        var headers = HTTPHeaders()
-        headers.set("ETag", etag)
-        headers.set("Cache-Control", "no-cache")
-        if let match = request.headers["If-None-Match"], ETagList.matches(match, etag) {
+        var headers = profile == nil ? form.headers.full : form.headers.formworks
+        if let match = request.headers["If-None-Match"], let etag = headers["ETag"], ETagList.matches(match, etag) {
+            headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
-        var response = Response.json(profile == nil ? form.body : form.formworksBody)
-        for (name, value) in headers { response.headers.set(name, value) }
-        return response
+        return Response(status: 200, headers: headers, body: .bytes(profile == nil ? form.body : form.formworksBody))
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -74,12 +70,20 @@ struct PublicRoutes {
 /// `If-None-Match` lists, including `*` and weak validators (RFC 9110 §13.1.2 weak comparison).
 enum ETagList {
     static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { item in
-            var tag = item.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            return tag == etag
+        header.utf8.split(separator: UInt8(ascii: ",")).contains { item in
+            var tag = trimmed(item)
+            if tag.elementsEqual("*".utf8) { return true }
+            if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
+            return tag.elementsEqual(etag.utf8)
         }
+    }
+
+    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        let isSpace = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.endIndex...]
+        }
+        return bytes[first...last]
     }
 }
 
@@ -94,18 +98,32 @@ extension Request {
 
     /// Submissions and definitions are JSON; anything else is 415 before the body is looked at.
     func requireJSON() throws {
-        guard let type = headers["Content-Type"]?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased(),
-            type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
-        else { throw APIProblem.unsupportedMediaType() }
+        guard let type = headers["Content-Type"], MediaType.isJSON(type) else { throw APIProblem.unsupportedMediaType() }
+    }
+}
+
+/// Media type checks done on the header's bytes (this runs on every submission).
+enum MediaType {
+    /// `application/json` or `application/<anything>+json`, any case, parameters after `;` ignored.
+    static func isJSON(_ header: String) -> Bool {
+        let whole = header.utf8
+        let end = whole.firstIndex(of: UInt8(ascii: ";")) ?? whole.endIndex
+        var type = whole[whole.startIndex..<end]
+        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { type = type.dropFirst() }
+        while let last = type.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { type = type.dropLast() }
+        let lower = type.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let prefix = Array("application/".utf8)
+        guard lower.count > prefix.count, lower.starts(with: prefix) else { return false }
+        let subtype = lower.dropFirst(prefix.count)
+        return subtype.elementsEqual("json".utf8) || (subtype.count > 5 && subtype.suffix(5).elementsEqual("+json".utf8))
     }
 }
 
 /// Form ids appear in URLs and file names: 1–64 of letters, digits, `-` and `_`, starting alphanumeric.
 enum FormIdentifier {
     static func isValid(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (1...64).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
+        let bytes = id.utf8
+        guard (1...64).contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }
         return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 

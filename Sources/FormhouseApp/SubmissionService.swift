@@ -17,15 +17,13 @@ final class SubmissionService: Sendable {
     private let options: ValidationOptions
     private let inFlight = Mutex<Set<String>>([])
     private let counters = Mutex<[String: Counter]>([:])
-    private let onAccepted: @Sendable () -> Void
 
-    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, onAccepted: @escaping @Sendable () -> Void) {
+    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int) {
         self.catalog = catalog
         self.store = store
         var options = ValidationOptions()
         options.maxValueLength = maxValueLength
         self.options = options
-        self.onAccepted = onAccepted
     }
 
     /// What a request carried, after the HTTP layer checked media type and size.
@@ -100,22 +98,18 @@ final class SubmissionService: Sendable {
             counter(form.id, "rejected").increment()
             throw APIProblem.validationFailed(result.errors)
         }
-        let id = RandomID.make(prefix: "sub_")
-        let receivedAt = Date()
-        let answer = JSONValue.members([
-            ("id", .string(id)),
-            ("formId", .string(form.id)),
-            ("formVersion", .number(Double(form.version))),
-            ("receivedAt", .string(Timestamp.rfc3339(receivedAt))),
-            ("values", result.values),
-        ])
-        let body = answer.serialized()
+        // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
+        let receivedAt = Timestamp.wholeMilliseconds(Date())
+        let id = RandomID.timeOrdered(prefix: "sub_", at: receivedAt)
+        let time = Timestamp.rfc3339(receivedAt)
+        let values = result.values.serialized()
+        let body = Self.answer(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: values)
         let record = NewSubmission(
             id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
-            values: String(decoding: result.values.serialized(), as: UTF8.self),
+            values: String(decoding: values, as: UTF8.self),
             rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
-            response: String(decoding: body, as: UTF8.self), clientAddress: input.clientAddress,
-            webhookPayload: WebhookPayload.envelope(timestamp: receivedAt, data: body)
+            clientAddress: input.clientAddress,
+            webhookPayload: WebhookPayload.envelope(time: time, data: body)
         )
         let outcome: InsertOutcome
         do {
@@ -126,12 +120,30 @@ final class SubmissionService: Sendable {
         switch outcome {
         case .inserted:
             counter(form.id, "accepted").increment()
-            onAccepted()
             return .accepted(body: body)
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
             return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
         }
+    }
+
+    /// The 201 body: `{"id","formId","formVersion","receivedAt","values"}`, with the values spliced in
+    /// as already serialized (they are stored as that same text).
+    static func answer(id: String, formID: String, formVersion: Int, receivedAt: String, values: some Collection<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(values.count + id.utf8.count + formID.utf8.count + 96)
+        out.append(contentsOf: #"{"id":"#.utf8)
+        JSONValue.string(id).write(to: &out)
+        out.append(contentsOf: #","formId":"#.utf8)
+        JSONValue.string(formID).write(to: &out)
+        out.append(contentsOf: #","formVersion":"#.utf8)
+        out.append(contentsOf: String(formVersion).utf8)
+        out.append(contentsOf: #","receivedAt":"#.utf8)
+        JSONValue.string(receivedAt).write(to: &out)
+        out.append(contentsOf: #","values":"#.utf8)
+        out.append(contentsOf: values)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// `formhouse_submissions_total` for a form and outcome, made once.
@@ -150,7 +162,9 @@ final class SubmissionService: Sendable {
             throw APIProblem(status: 422, slug: "idempotency-key-reused", title: "Idempotency-Key reused",
                              detail: "This Idempotency-Key was already used with a different body; use a new key for a new submission.")
         }
-        return .replayed(body: Array(earlier.response.utf8))
+        return .replayed(body: answer(
+            id: earlier.id, formID: earlier.formID, formVersion: earlier.formVersion,
+            receivedAt: Timestamp.rfc3339(earlier.receivedAt), values: earlier.values.utf8))
     }
 
     static func checkIdempotencyKey(_ key: String) throws {

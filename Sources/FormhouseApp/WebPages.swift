@@ -3,7 +3,7 @@ import HTTPServer
 /// The web renderer (`/f/{id}`) and the console (`/admin`): single pages from `Public/` whose scripts
 /// read the form id from the URL, so every id maps to the same file.
 struct WebPages {
-    let files: StaticFiles
+    let files: PageFiles
 
     func register(on router: inout Router) {
         for method in [HTTPMethod.get, .head] {

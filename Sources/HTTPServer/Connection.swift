@@ -248,6 +248,7 @@ final class Connection: @unchecked Sendable {
             buffer.append(10)
         }
         buffer.append(contentsOf: loop.dateLine)
+        buffer.append(contentsOf: loop.server.fixedHeaders)
         if !hasRequestID {
             buffer.append(contentsOf: Self.requestIDPrefix)
             buffer.append(contentsOf: exchange.requestID.utf8)
@@ -358,6 +359,7 @@ final class Connection: @unchecked Sendable {
         HTTPStatus.appendStatusLine(status, to: &buffer)
         buffer.append(contentsOf: Self.problemType)
         buffer.append(contentsOf: loop.dateLine)
+        buffer.append(contentsOf: loop.server.fixedHeaders)
         if case .bytes(let bytes) = response.body {
             Self.appendContentLength(bytes.count, to: &buffer)
             buffer.append(contentsOf: Self.closeHeader)
@@ -531,7 +533,7 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Header text must not carry CR, LF or NUL, or a handler could split the response.
-    private static func isSafe(_ text: String) -> Bool {
+    static func isSafe(_ text: String) -> Bool {
         !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
     }
 

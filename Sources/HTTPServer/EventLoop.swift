@@ -9,7 +9,7 @@ import Synchronization
 /// and is the task executor that request handlers start on, so a response is written without a thread hop.
 final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Fields below the queue are touched only on the loop thread.
-    private enum Work {
+    fileprivate enum Work {
         case job(UnownedJob)
         case closure(@Sendable () -> Void)
     }
@@ -17,7 +17,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let server: ServerCore
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let queue = Mutex<[Work]>([])
+    private let queue = Mutex(RemoteQueue())
     private let threadID = Atomic<UInt>(0)
     private let exited = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let finished = Atomic<Bool>(false)
@@ -103,12 +103,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             localQueue.append(work)
             return
         }
-        let wasEmpty = queue.withLock { queue in
-            let wasEmpty = queue.isEmpty
-            queue.append(work)
-            return wasEmpty
+        let wake = queue.withLock { queue in
+            queue.work.append(work)
+            // Only a loop blocked in epoll_wait needs the eventfd; a busy one finds the work when it
+            // next looks, so a burst of resumptions costs one wakeup, not one system call each.
+            defer { queue.sleeping = false }
+            return queue.sleeping
         }
-        if wasEmpty {
+        if wake {
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -146,8 +148,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         now = Self.monotonicNow()
         updateDate()
         while running {
-            let pending = !localQueue.isEmpty || queue.withLock { !$0.isEmpty }
+            // Deciding to block and announcing it happen under the queue's lock, so a push either
+            // lands before (and the wait does not block) or sees `sleeping` and writes the eventfd.
+            let pending = !localQueue.isEmpty || queue.withLock { queue in
+                queue.sleeping = queue.work.isEmpty
+                return !queue.work.isEmpty
+            }
             let count = epoll_wait(epollFD, &events, Int32(events.count), pending ? 0 : 100)
+            if !pending { queue.withLock { $0.sleeping = false } }
             now = Self.monotonicNow()
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -185,8 +193,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         Glibc.close(wakeFD)
         finished.store(true, ordering: .releasing)
         let leftover = localQueue + queue.withLock { queue in
-            defer { queue.removeAll() }
-            return queue
+            defer { queue.work.removeAll() }
+            return queue.work
         }
         localQueue = []
         leftover.forEach(runAfterExit)
@@ -203,7 +211,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         var work = spareQueue
         swap(&work, &localQueue)
         var remote = spareRemote
-        queue.withLock { swap(&$0, &remote) }
+        queue.withLock { swap(&$0.work, &remote) }
         run(work)
         run(remote)
         work.removeAll(keepingCapacity: true)
@@ -343,4 +351,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
+}
+
+/// Work handed to a loop from other threads, and whether the loop is blocked waiting for events.
+private struct RemoteQueue {
+    var work: [EventLoop.Work] = []
+    var sleeping = false
 }

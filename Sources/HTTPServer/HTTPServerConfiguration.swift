@@ -30,6 +30,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// handler's first suspension). Set false when handlers do blocking work (synchronous file or database
     /// calls, heavy CPU) so they run on Swift's global executor and cannot stall other connections.
     public var handlersOnEventLoop = true
+    /// Fields added to every response, the server's own refusals included (like nginx's
+    /// `add_header … always`); encoded once at start, so they cost nothing per request. Handlers should
+    /// not set the same names. Fields with CR, LF or NUL are dropped.
+    public var headers: [(String, String)] = []
     /// The listen(2) backlog.
     public var backlog: Int32 = 1024
 

@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
     let idleTimeout: UInt64
     let writeTimeout: UInt64
     let handlersOnEventLoop: Bool
+    /// `HTTPServerConfiguration.headers`, encoded once.
+    let fixedHeaders: [UInt8]
     private let openConnections = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
@@ -24,6 +26,11 @@ final class ServerCore: Sendable {
         idleTimeout = configuration.idleTimeout.nanoseconds
         writeTimeout = configuration.writeTimeout.nanoseconds
         handlersOnEventLoop = configuration.handlersOnEventLoop
+        var encoded: [UInt8] = []
+        for (name, value) in configuration.headers where !name.isEmpty && Connection.isSafe(name) && Connection.isSafe(value) {
+            encoded += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [13, 10]
+        }
+        fixedHeaders = encoded
     }
 
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }

@@ -45,7 +45,7 @@ func newSubmission(
     NewSubmission(
         id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: #"{"name":"Ana"}"#,
         rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
-        response: #"{"id":"\#(id)"}"#, clientAddress: "127.0.0.1",
+        clientAddress: "127.0.0.1",
         webhookPayload: Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8))
 }
 

@@ -104,7 +104,7 @@ import Testing
             let stored = try #require(try await store.submission(id: "s1"))
             #expect(stored == inserted)
             #expect(stored.receivedAt.storedMilliseconds == 1_700_000_000_123)
-            #expect(stored.values == new.values && stored.response == new.response)
+            #expect(stored.values == new.values && stored.rawBody == new.rawBody)
             #expect(stored.idempotencyKey == "k" && stored.bodyHash == "hash-k" && stored.clientAddress == "127.0.0.1")
             #expect(try await store.submission(formID: "signup", idempotencyKey: "k") == stored)
             #expect(try await store.submission(formID: "other", idempotencyKey: "k") == nil)

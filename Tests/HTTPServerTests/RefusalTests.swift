@@ -116,3 +116,24 @@ import Testing
         }
     }
 }
+
+/// `HTTPServerConfiguration.headers` go on every answer: a handler's, a 404 and a refusal.
+@Suite struct FixedHeaderTests {
+    @Test func configuredHeadersAreOnEveryResponse() async throws {
+        try await withServer(testRouter(), configure: {
+            $0.headers = [("X-Content-Type-Options", "nosniff"), ("X-Bad", "a\r\nInjected: yes")]
+        }) { port, _ in
+            let client = try RawClient(port: port)
+            for request in ["GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", "GET /missing HTTP/1.1\r\nHost: x\r\n\r\n"] {
+                let reply = try client.exchange(request)
+                #expect(reply.headers["X-Content-Type-Options"] == "nosniff")
+                #expect(reply.headers["X-Bad"] == nil && reply.headers["Injected"] == nil)
+            }
+            let refused = try RawClient(port: port)
+            try refused.send("GARBAGE\r\n\r\n")
+            let reply = try refused.readReply()
+            #expect(reply.status == 400)
+            #expect(reply.headers["X-Content-Type-Options"] == "nosniff")
+        }
+    }
+}

@@ -26,7 +26,7 @@ try await withThrowingTaskGroup(of: Void.self) { group in
                 let body = Array("{\"values\":{\"id\":\"\(id)\"}}".utf8)
                 let outcome = try await store.insertSubmission(NewSubmission(
                     id: id, formID: "crash", formVersion: 1, receivedAt: Date(), values: "{}", rawBody: body,
-                    idempotencyKey: "key-\(id)", bodyHash: nil, response: "{}", clientAddress: nil,
+                    idempotencyKey: "key-\(id)", bodyHash: nil, clientAddress: nil,
                     webhookPayload: body))
                 if case .inserted = outcome {
                     // One write(2) per line, so a kill never leaves half an acknowledgement.

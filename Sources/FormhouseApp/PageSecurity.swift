@@ -1,0 +1,22 @@
+import HTTPServer
+
+/// The headers every answer carries, set once in the server's configuration rather than per request.
+enum SecurityHeaders {
+    static let everyResponse = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+}
+
+/// Serves `Public/` and gives its HTML pages the strict Content-Security-Policy; only the pages
+/// pay for the check, not the API.
+struct PageFiles: Responder {
+    let files: StaticFiles
+
+    func respond(to request: Request) async throws -> Response {
+        var response = try await files.respond(to: request)
+        if let type = response.headers["Content-Type"], type.hasPrefix("text/html") {
+            response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy)
+            response.headers.set("X-Frame-Options", "DENY")
+        }
+        return response
+    }
+}

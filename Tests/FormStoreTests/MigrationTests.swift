@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import FormStore
+
+/// A database written by an earlier schema opens with the current one and keeps its rows.
+@Suite struct MigrationTests {
+    @Test func aDatabaseWithStoredAnswersUpgradesAndKeepsItsSubmissions() async throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
+        do {
+            // The schema as it was before answers were rebuilt: 001 and 002, with a `response` column.
+            let queue = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(queue, upTo: "002 webhook endpoints and deliveries")
+            try await queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO forms (id, created_at, updated_at, current_version) VALUES ('signup', 1, 1, 1);
+                    INSERT INTO form_versions (form_id, version, definition, content_hash, title, created_at)
+                        VALUES ('signup', 1, '{"id":"signup","components":[]}', 'h', 'Sign up', 1);
+                    INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
+                        idempotency_key, body_hash, response, client_address)
+                        VALUES ('sub_old', 'signup', 1, 1763710000123, '{"name":"Ana"}', X'7B7D', 'k1', 'h1', '{"id":"sub_old"}', '10.0.0.1');
+                    """)
+            }
+            try queue.close()
+        }
+        let store = try SQLiteFormStore(directory: directory.url)
+        defer { store.close() }
+        let old = try #require(try await store.submission(id: "sub_old"))
+        #expect(old.values == #"{"name":"Ana"}"# && old.rawBody == Array("{}".utf8))
+        #expect(old.idempotencyKey == "k1" && old.receivedAt == Date(timeIntervalSince1970: 1_763_710_000.123))
+        #expect(try await store.submission(formID: "signup", idempotencyKey: "k1")?.id == "sub_old")
+        let columns = try await store.read { db in try db.columns(in: "submissions").map(\.name) }
+        #expect(!columns.contains("response"))
+        // New rows go in beside it.
+        guard case .inserted = try await store.insertSubmission(newSubmission(formID: "signup")) else {
+            Issue.record("the insert after the upgrade failed")
+            return
+        }
+    }
+}
