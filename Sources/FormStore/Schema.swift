@@ -105,10 +105,10 @@ enum Schema {
                 """)
         }
 
-        // The 201 answer is rebuilt from the row on a replay instead of being stored: it repeated the
-        // values and was close to half of every row's bytes, which every group commit writes twice
-        // (WAL, then checkpoint).
-        migrator.registerMigration("003 submissions keep no copy of their answer") { db in
+        // Leaner submission rows, as every group commit writes each row's pages twice (WAL, then
+        // checkpoint). The 201 answer is rebuilt from the row on a replay instead of being stored (it
+        // repeated the values and was close to half of every row).
+        migrator.registerMigration("003 leaner submission rows") { db in
             try db.execute(sql: "ALTER TABLE submissions DROP COLUMN response")
         }
 

@@ -7,7 +7,12 @@ import Synchronization
 /// method and status, and times it by route and method.
 struct RequestMetrics: Middleware {
     /// Methods are labelled as sent only when known: a client's invented methods must not grow the label set.
-    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+    static func label(_ method: HTTPMethod) -> String {
+        switch method {
+        case .get, .head, .post, .put, .delete, .patch, .options: method.rawValue
+        default: "other"
+        }
+    }
     let handles = MetricHandles()
 
     func handle(_ request: Request, next: any Responder) async throws -> Response {
@@ -15,7 +20,7 @@ struct RequestMetrics: Middleware {
         var status = 500
         var route = "unmatched"
         defer {
-            let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+            let method = Self.label(request.method)
             let (counter, timer) = handles.for(route: route, method: method, status: status)
             counter.increment()
             timer.recordInterval(since: start)
@@ -28,6 +33,9 @@ struct RequestMetrics: Middleware {
         } catch let problem as any HTTPResponseConvertible {
             status = problem.response.status
             throw problem
+        } catch let error as RoutedError {
+            route = error.pattern
+            throw error
         } catch {
             status = 500
             throw error

@@ -16,7 +16,7 @@ final class SubmissionService: Sendable {
     private let store: any FormStore
     private let options: ValidationOptions
     private let inFlight = Mutex<Set<String>>([])
-    private let counters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[String: (accepted: Counter, rejected: Counter)]>([:])
 
     init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int) {
         self.catalog = catalog
@@ -95,7 +95,7 @@ final class SubmissionService: Sendable {
     private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
         let result = form.definition.validate(submission, options: options)
         guard result.isValid else {
-            counter(form.id, "rejected").increment()
+            counters(form.id).rejected.increment()
             throw APIProblem.validationFailed(result.errors)
         }
         // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
@@ -119,7 +119,7 @@ final class SubmissionService: Sendable {
         }
         switch outcome {
         case .inserted:
-            counter(form.id, "accepted").increment()
+            counters(form.id).accepted.increment()
             return .accepted(body: body)
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
@@ -146,13 +146,14 @@ final class SubmissionService: Sendable {
         return out
     }
 
-    /// `formhouse_submissions_total` for a form and outcome, made once.
-    private func counter(_ formID: String, _ outcome: String) -> Counter {
+    /// `formhouse_submissions_total` for a form, by outcome, made once per form.
+    private func counters(_ formID: String) -> (accepted: Counter, rejected: Counter) {
         counters.withLock { table in
-            let key = formID + "\u{0}" + outcome
-            if let found = table[key] { return found }
-            let made = Counter(label: "formhouse_submissions_total", dimensions: [("form", formID), ("outcome", outcome)])
-            table[key] = made
+            if let found = table[formID] { return found }
+            let made = (
+                accepted: Counter(label: "formhouse_submissions_total", dimensions: [("form", formID), ("outcome", "accepted")]),
+                rejected: Counter(label: "formhouse_submissions_total", dimensions: [("form", formID), ("outcome", "rejected")]))
+            table[formID] = made
             return made
         }
     }

@@ -98,8 +98,16 @@ public struct Router: Responder {
             }
             request.parameters = Parameters(parameters)
         }
-        RouteRecord.current?.pattern = route.pattern
-        var response = try await route.handler(request)
+        // A thrown answer becomes a response here, so middleware outside the router (metrics, logs)
+        // sees it under its route; anything else travels on with the route attached.
+        var response: Response
+        do {
+            response = try await route.handler(request)
+        } catch let error as any HTTPResponseConvertible {
+            response = error.response
+        } catch {
+            throw RoutedError(pattern: route.pattern, underlying: error)
+        }
         response.routePattern = route.pattern
         return response
     }
@@ -131,10 +139,10 @@ public struct Router: Responder {
     }
 }
 
-/// Where the router notes the matched pattern, so a thrown error can still be logged under its route.
-final class RouteRecord: @unchecked Sendable {
-    // Written and read only by the one task serving the request.
-    var pattern: String?
-
-    @TaskLocal static var current: RouteRecord?
+/// A handler's error that has no HTTP answer of its own, with the route that threw it (for the log).
+public struct RoutedError: Error {
+    /// The pattern of the route whose handler threw.
+    public var pattern: String
+    /// What the handler threw.
+    public var underlying: any Error
 }

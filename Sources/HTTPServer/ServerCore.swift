@@ -50,21 +50,22 @@ final class ServerCore: Sendable {
 
     /// Runs the responder; turns thrown errors into responses (the one place that does).
     func respond(to request: Request) async -> (Response, String?) {
-        let record = RouteRecord()
         do {
-            let response = try await RouteRecord.$current.withValue(record) {
-                try await responder.respond(to: request)
-            }
-            return (response, response.routePattern ?? record.pattern)
+            let response = try await responder.respond(to: request)
+            return (response, response.routePattern)
         } catch let error as any HTTPResponseConvertible {
-            return (error.response, record.pattern)
+            return (error.response, error.response.routePattern)
         } catch {
+            let routed = error as? RoutedError
             logger.error("handler failed", metadata: [
                 "request_id": "\(request.requestID)",
-                "route": "\(record.pattern ?? "-")",
-                "error": "\(String(reflecting: error))",
+                "route": "\(routed?.pattern ?? "-")",
+                "error": "\(String(reflecting: routed?.underlying ?? error))",
             ])
-            return (.standardProblem(status: 500, detail: "The server failed to answer this request; request id \(request.requestID)."), record.pattern)
+            var response = Response.standardProblem(
+                status: 500, detail: "The server failed to answer this request; request id \(request.requestID).")
+            response.routePattern = routed?.pattern
+            return (response, routed?.pattern)
         }
     }
 }

@@ -34,6 +34,12 @@ import Testing
         #expect(try await store.submission(formID: "signup", idempotencyKey: "k1")?.id == "sub_old")
         let columns = try await store.read { db in try db.columns(in: "submissions").map(\.name) }
         #expect(!columns.contains("response"))
+        // Lookups by key use the unique index.
+        let plan = try await store.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM submissions WHERE form_id = ? AND idempotency_key = ?",
+                             arguments: ["signup", "k1"]).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("submissions_by_idempotency_key"), "\(plan)")
         // New rows go in beside it.
         guard case .inserted = try await store.insertSubmission(newSubmission(formID: "signup")) else {
             Issue.record("the insert after the upgrade failed")

@@ -25,6 +25,8 @@ import Testing
         let text = try await client.get("/metrics").text
         #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="accepted"}"#))
         #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="rejected"}"#))
+        // A thrown answer (the 422) is counted under its route, not as unmatched.
+        #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}/submissions",method="POST",status="422"}"#))
         #expect(text.contains("formhouse_http_request_duration_seconds_bucket"))
         #expect(text.contains("formhouse_store_commit_seconds"))
         #expect(text.contains("formhouse_store_group_size"))
