@@ -195,7 +195,13 @@ final class Connection: @unchecked Sendable {
             // A handler that never suspends answers without a single thread hop.
             Task(executorPreference: loop) {
                 let (response, pattern) = await server.respond(to: request)
-                await self.send(response, pattern: pattern)
+                // An answer already in memory goes out synchronously: no async frame for `send`,
+                // which otherwise costs a task-allocator slab on most requests.
+                if loop.inLoop, !response.body.isStream {
+                    self.sendNow(response, pattern: pattern)
+                } else {
+                    await self.send(response, pattern: pattern)
+                }
             }
         } else {
             // Explicit, because a task started from a loop-preferring task would inherit the loop.
@@ -223,11 +229,44 @@ final class Connection: @unchecked Sendable {
         return value
     }
 
+    /// Sends a response whose body is in memory; on the loop thread.
+    private func sendNow(_ response: Response, pattern: String?) {
+        guard let (_, bodyBytes) = writeHead(response) else { return }
+        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+    }
+
     private func send(_ response: Response, pattern: String?) async {
         if !loop.inLoop {
             await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
         }
-        guard state == .processing, var exchange else { return }
+        guard let (chunked, headBodyBytes) = writeHead(response), let exchange else { return }
+        let isHead = exchange.method == .head
+        let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
+        var bodyBytes = headBodyBytes
+        if case .stream(let produce) = response.body, !hasNoBody, !isHead, state == .processing {
+            let writer = StreamWriter(connection: self, loop: loop, chunked: chunked)
+            streamedBytes = 0
+            do {
+                try await produce(writer)
+                if !loop.inLoop {
+                    await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
+                }
+                if chunked { write(Self.lastChunk) }
+                bodyBytes = streamedBytes
+            } catch {
+                loop.server.logger.warning("response stream failed", metadata: ["request_id": "\(exchange.requestID)", "error": "\(error)"])
+                // The head is already out, so the only honest signal left is to cut the connection.
+                self.exchange?.keepAlive = false
+                close()
+            }
+        }
+        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+    }
+
+    /// Writes the status line, headers and an in-memory body; returns whether a streamed body is to
+    /// be chunked and the body bytes written, or nil when the connection is no longer answering.
+    private func writeHead(_ response: Response) -> (chunked: Bool, bodyBytes: Int)? {
+        guard state == .processing, var exchange else { return nil }
         if loop.draining { exchange.keepAlive = false }
         let isHead = exchange.method == .head
         let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
@@ -287,24 +326,7 @@ final class Connection: @unchecked Sendable {
         write(buffer)
         buffer.removeAll(keepingCapacity: true)
         if buffer.capacity <= 256 * 1024 { loop.writeBuffer = buffer }
-        if case .stream(let produce) = response.body, !hasNoBody, !isHead, state == .processing {
-            let writer = StreamWriter(connection: self, loop: loop, chunked: chunked)
-            streamedBytes = 0
-            do {
-                try await produce(writer)
-                if !loop.inLoop {
-                    await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
-                }
-                if chunked { write(Self.lastChunk) }
-                bodyBytes = streamedBytes
-            } catch {
-                loop.server.logger.warning("response stream failed", metadata: ["request_id": "\(exchange.requestID)", "error": "\(error)"])
-                // The head is already out, so the only honest signal left is to cut the connection.
-                self.exchange?.keepAlive = false
-                close()
-            }
-        }
-        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+        return (chunked, bodyBytes)
     }
 
     private func finish(status: Int, pattern: String?, bodyBytes: Int) {

@@ -6,6 +6,11 @@ public enum ResponseBody: Sendable {
     case bytes([UInt8])
     /// A body written piece by piece, sent chunked; `write` waits while the client is slow to read.
     case stream(@Sendable (any BodyWriter) async throws -> Void)
+
+    var isStream: Bool {
+        if case .stream = self { return true }
+        return false
+    }
 }
 
 /// The sink a streaming body writes to.
