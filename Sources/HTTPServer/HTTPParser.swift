@@ -224,7 +224,10 @@ enum HTTPParser {
                     if HTTPHeaders.equalsIgnoringCase(option, "keep-alive") { connectionKeepAlive = true }
                 }
             case 14 where HTTPHeaders.equalsIgnoringCase(name, "Content-Length"):
-                for item in tokens(value, keepEmpty: true) {
+                // The usual single number skips the list split (and its allocations).
+                let items = value.utf8.contains(UInt8(ascii: ",")) ? tokens(value, keepEmpty: true)
+                    : [String(Substring(value).trimmingASCIISpace())]
+                for item in items {
                     guard let length = parseLength(item) else {
                         return .failure(.init(status: 400, reason: "invalid Content-Length"))
                     }

@@ -32,6 +32,12 @@ enum PercentDecoding {
         return String(validating: out, as: UTF8.self)
     }
 
+    /// A path segment: most have no escape, and a slice of a `String` needs no UTF-8 check then.
+    static func decode(_ segment: Substring) -> String? {
+        guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
+        return decode(segment.utf8, plusAsSpace: false)
+    }
+
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")

@@ -1,8 +1,8 @@
 /// Routes requests by method and path pattern (`/v1/forms/{id}/submissions`) to handlers.
 ///
-/// Routes are added at start-up; lookup walks a segment tree, so it costs O(path length) however many
-/// routes there are. Unmatched paths go to `fallback` or get a 404 problem; a known path with another
-/// method gets 405 with `Allow`.
+/// Routes are added at start-up; lookup walks a segment tree, one node per path segment, comparing the
+/// segment with the few literals of its node, so routes elsewhere in the tree cost nothing. Unmatched
+/// paths go to `fallback` or get a 404 problem; a known path with another method gets 405 with `Allow`.
 public struct Router: Responder {
     /// A route handler.
     public typealias Handler = @Sendable (Request) async throws -> Response
@@ -14,9 +14,22 @@ public struct Router: Responder {
     }
 
     private struct Node: Sendable {
-        var literals: [String: Int] = [:]
+        /// Literal child segments, compared as bytes: a node has a handful, and scanning them costs
+        /// less than making a `String` of the segment and hashing it on every request.
+        var literals: [(segment: [UInt8], node: Int)] = []
+
+        func literal(_ segment: Substring) -> Int? {
+            for (bytes, node) in literals where bytes.elementsEqual(segment.utf8) { return node }
+            return nil
+        }
         var parameter: Int?
-        var routes: [HTTPMethod: Route] = [:]
+        /// By method; a few at most, scanned rather than hashed for the same reason as `literals`.
+        var routes: [(method: HTTPMethod, route: Route)] = []
+
+        func route(_ method: HTTPMethod) -> Route? {
+            for entry in routes where entry.method.rawValue == method.rawValue { return entry.route }
+            return nil
+        }
     }
 
     private var nodes = [Node()]
@@ -47,18 +60,21 @@ public struct Router: Responder {
                     nodes[node].parameter = nodes.count - 1
                     node = nodes.count - 1
                 }
-            } else if let next = nodes[node].literals[String(segment)] {
+            } else if let next = nodes[node].literal(segment) {
                 node = next
             } else {
                 nodes.append(Node())
-                nodes[node].literals[String(segment)] = nodes.count - 1
+                nodes[node].literals.append((Array(segment.utf8), nodes.count - 1))
                 node = nodes.count - 1
             }
         }
-        if nodes[node].routes[method] == nil {
+        let route = Route(handler: handler, parameterNames: names, pattern: pattern)
+        if let index = nodes[node].routes.firstIndex(where: { $0.method == method }) {
+            nodes[node].routes[index].route = route
+        } else {
             table.append((method, pattern))
+            nodes[node].routes.append((method, route))
         }
-        nodes[node].routes[method] = Route(handler: handler, parameterNames: names, pattern: pattern)
     }
 
     public func respond(to request: Request) async throws -> Response {
@@ -72,8 +88,8 @@ public struct Router: Responder {
             return .standardProblem(status: 404, detail: "No resource at \(request.path).")
         }
         let routes = nodes[node].routes
-        guard let route = routes[request.method] ?? (request.method == .head ? routes[.get] : nil) else {
-            var allowed = Set(routes.keys.map(\.rawValue))
+        guard let route = nodes[node].route(request.method) ?? (request.method == .head ? nodes[node].route(.get) : nil) else {
+            var allowed = Set(routes.map(\.method.rawValue))
             if allowed.contains("GET") { allowed.insert("HEAD") }
             let allow = allowed.sorted().joined(separator: ", ")
             if request.method == .options {
@@ -81,7 +97,7 @@ public struct Router: Responder {
             }
             var response = Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
             response.headers.add("Allow", allow)
-            response.routePattern = routes.values.first?.pattern
+            response.routePattern = routes.first?.route.pattern
             return response
         }
         var request = request
@@ -89,7 +105,7 @@ public struct Router: Responder {
             var parameters: [(String, String)] = []
             parameters.reserveCapacity(captures.count)
             for (name, raw) in zip(route.parameterNames, captures) {
-                guard let value = PercentDecoding.decode(raw.utf8, plusAsSpace: false) else {
+                guard let value = PercentDecoding.decode(raw) else {
                     var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
                     response.routePattern = route.pattern
                     return response
@@ -118,7 +134,7 @@ public struct Router: Responder {
         let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         let segment = rest[rest.startIndex..<end]
         let remainder: Substring? = end == rest.endIndex ? nil : rest[rest.utf8.index(after: end)...]
-        if let next = nodes[node].literals[String(segment)], let found = descend(remainder, into: next, captures: &captures) {
+        if let next = nodes[node].literal(segment), let found = descend(remainder, into: next, captures: &captures) {
             return found
         }
         if let next = nodes[node].parameter, !segment.isEmpty {
