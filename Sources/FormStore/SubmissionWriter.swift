@@ -19,7 +19,7 @@ enum SubmissionWriter {
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
             // Looked up once per group (the statement cache hashes the SQL text on every lookup), and
-            // again after a failed row: GRDB drops a statement that failed, as SQLite cannot reuse it.
+            // again after a failed row, in case GRDB dropped the statement from its cache.
             var insertStatement = try db.cachedStatement(sql: insertSQL)
             for submission in group {
                 let result = try insert(
@@ -49,10 +49,10 @@ enum SubmissionWriter {
             if endpoints.isEmpty {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
-                try insertRow(submission, receivedAt: receivedAt, with: insertStatement)
+                try insertRow(submission, receivedAt: receivedAt, with: insertStatement, in: db)
             } else {
                 try inSavepoint(db) {
-                    try insertRow(submission, receivedAt: receivedAt, with: insertStatement)
+                    try insertRow(submission, receivedAt: receivedAt, with: insertStatement, in: db)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -96,11 +96,18 @@ enum SubmissionWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with statement: Statement) throws {
-        try statement.execute(arguments: [
-            submission.id, submission.formID, submission.formVersion, receivedAt, submission.values,
-            Data(submission.rawBody), submission.idempotencyKey, submission.bodyHash, submission.clientAddress,
-        ])
+    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with statement: Statement, in db: Database) throws {
+        var binding = SQLiteBinding(statement, in: db)
+        binding.bind(submission.id)
+        binding.bind(submission.formID)
+        binding.bind(Int64(submission.formVersion))
+        binding.bind(receivedAt)
+        binding.bind(submission.values)
+        binding.bind(blob: submission.rawBody)
+        binding.bind(submission.idempotencyKey)
+        binding.bind(submission.bodyHash)
+        binding.bind(submission.clientAddress)
+        try binding.run()
     }
 
     /// Runs `body` in a savepoint with cached statements (GRDB's `inSavepoint` prepares its three
