@@ -4,20 +4,21 @@ import Foundation
 import HTTPServer
 import Synchronization
 
-/// A stored form version, parsed once and kept ready to serve and validate against.
-struct PublishedForm: Sendable {
-    var id: String
-    var version: Int
-    var title: String
-    var createdAt: Date
-    var definition: FormDefinition
+/// A stored form version, parsed once and kept ready to serve and validate against. Immutable and a
+/// class, so that handing the cached form to a request costs one retain, not one per field.
+final class PublishedForm: Sendable {
+    let id: String
+    let version: Int
+    let title: String
+    let createdAt: Date
+    let definition: FormDefinition
     /// The normalized definition with its `version`, exactly as `GET /v1/forms/{id}` sends it.
-    var body: [UInt8]
+    let body: [UInt8]
     /// The same form in the five Formworks types (`?profile=formworks`).
-    var formworksBody: [UInt8]
+    let formworksBody: [UInt8]
     /// The answer's headers for each representation, built once (a form is fetched far more often
     /// than it changes).
-    var headers: Representation<HTTPHeaders>
+    let headers: Representation<HTTPHeaders>
 
     struct Representation<T: Sendable>: Sendable {
         var full: T

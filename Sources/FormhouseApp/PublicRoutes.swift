@@ -105,17 +105,31 @@ extension Request {
 /// Media type checks done on the header's bytes (this runs on every submission).
 enum MediaType {
     /// `application/json` or `application/<anything>+json`, any case, parameters after `;` ignored.
+    /// Compared in place on the header's bytes: this runs on every submission.
     static func isJSON(_ header: String) -> Bool {
-        let whole = header.utf8
-        let end = whole.firstIndex(of: UInt8(ascii: ";")) ?? whole.endIndex
-        var type = whole[whole.startIndex..<end]
-        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { type = type.dropFirst() }
-        while let last = type.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { type = type.dropLast() }
-        let lower = type.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        let prefix = Array("application/".utf8)
-        guard lower.count > prefix.count, lower.starts(with: prefix) else { return false }
-        let subtype = lower.dropFirst(prefix.count)
-        return subtype.elementsEqual("json".utf8) || (subtype.count > 5 && subtype.suffix(5).elementsEqual("+json".utf8))
+        var header = header
+        return header.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            let type = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard type.count > 12, matches(type, at: 0, "application/") else { return false }
+            return (type.count == 16 && matches(type, at: 12, "json"))
+                || (type.count > 17 && matches(type, at: type.count - 5, "+json"))
+        }
+    }
+
+    /// Whether `bytes` hold the lowercase ASCII `literal` at `offset`, ignoring the case of letters.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { expected in
+            guard offset + expected.count <= bytes.count else { return false }
+            for index in 0..<expected.count {
+                let byte = bytes[offset + index]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected[index] { return false }
+            }
+            return true
+        }
     }
 }
 
