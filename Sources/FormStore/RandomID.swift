@@ -25,7 +25,8 @@ public enum RandomID {
     private static func build(prefix: String, timeDigits: Int, milliseconds: UInt64, randomCount: Int) -> String {
         var prefix = prefix
         return prefix.withUTF8 { head in
-            String(unsafeUninitializedCapacity: head.count + timeDigits + randomCount) { out in
+            let total = head.count + timeDigits + randomCount
+            return String(unsafeUninitializedCapacity: total) { out in
                 alphabet.withUTF8Buffer { digits in
                     _ = out.initialize(from: head)
                     var rest = milliseconds
@@ -35,7 +36,7 @@ public enum RandomID {
                     }
                     var position = head.count + timeDigits
                     entropy.withLock { pool in
-                        while position < out.count {
+                        while position < total {
                             // Bytes of 248 and above are skipped so that `byte % 62` stays uniform.
                             let byte = pool.next()
                             if byte < 248 {
@@ -45,7 +46,7 @@ public enum RandomID {
                         }
                     }
                 }
-                return out.count
+                return total
             }
         }
     }
