@@ -136,6 +136,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "FormhouseAppTests", dependencies: ["FormhouseApp", "formhouse", "Webhooks", "WebhookReceiver"]),
+        .testTarget(
+            name: "FormhouseAppTests",
+            dependencies: ["FormhouseApp", "formhouse", "Webhooks", "WebhookReceiver", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ]
 )
