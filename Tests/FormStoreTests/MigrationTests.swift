@@ -34,7 +34,7 @@ import Testing
         #expect(try await store.submission(formID: "signup", idempotencyKey: "k1")?.id == "sub_old")
         let columns = try await store.read { db in try db.columns(in: "submissions").map(\.name) }
         #expect(!columns.contains("response"))
-        // Lookups by key use the unique index.
+        // The key index is partial now; lookups by key must still use it.
         let plan = try await store.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM submissions WHERE form_id = ? AND idempotency_key = ?",
                              arguments: ["signup", "k1"]).map { $0["detail"] as String }.joined(separator: "; ")
