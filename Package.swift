@@ -138,7 +138,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FormhouseAppTests",
-            dependencies: ["FormhouseApp", "formhouse", "Webhooks", "WebhookReceiver", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ]
 )

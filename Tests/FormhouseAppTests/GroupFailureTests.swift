@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import Testing
+@testable import FormStore
+@testable import FormhouseApp
 
 /// A group commit that cannot take the database answers its requests 503 with `Retry-After` and
 /// stores nothing of them; the server keeps serving, and the same request succeeds once the database
@@ -15,6 +17,7 @@ import Testing
         // Another connection holds the write lock past the store's busy timeout (5 s).
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true  // the transaction is left open across accesses on purpose
+        configuration.busyMode = .timeout(5)  // the server's delivery worker writes now and then too
         let other = try DatabaseQueue(path: server.data.url.appendingPathComponent("formhouse.sqlite").path, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let blocked = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Blocked"))
@@ -31,6 +34,41 @@ import Testing
         let names = (page.object["items"] as? [[String: Any]] ?? []).compactMap { ($0["values"] as? [String: Any])?["name"] as? String }
         // The refused request left nothing behind: the first submission and the retried one only.
         #expect(names.sorted() == ["Ana", "Blocked"], "\(names)")
+        await server.finish()
+    }
+}
+
+/// While the first request with a key waits for its commit, a second one with the same key is told to
+/// retry (409), deterministically: the commit is held back by another connection's write lock.
+@Suite struct InFlightKeyTests {
+    @Test func aKeyStillBeingStoredAnswers409ThenReplays() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the transaction is left open across accesses on purpose
+        configuration.busyMode = .timeout(5)  // the server's delivery worker writes now and then too
+        let other = try DatabaseQueue(path: server.data.url.appendingPathComponent("formhouse.sqlite").path, configuration: configuration)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+
+        let key = [("Idempotency-Key", "in-flight-key")]
+        let first = Task { try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key) }
+        // Wait until the first has been handed to a group write, which now waits for the lock.
+        for _ in 0..<500 where server.app.store.submissionCommitter.takenCount < 1 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.app.store.submissionCommitter.takenCount == 1)
+        let second = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
+        #expect(second.status == 409)
+        #expect(second.object["type"] as? String == "https://formhouse.dev/problems/idempotency-in-flight")
+        #expect(second.header("Retry-After") != nil)
+
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+        try other.close()
+        let stored = try await first.value
+        #expect(stored.status == 201)
+        let replay = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
+        #expect(replay.status == 201 && replay.header("Idempotent-Replayed") == "true" && replay.body == stored.body)
         await server.finish()
     }
 }
