@@ -16,8 +16,7 @@ public enum RandomID {
     /// bits). Ids made later sort after earlier ones, so a primary key index grows at its end instead
     /// of taking writes on random pages, which keeps each group commit's write small.
     public static func timeOrdered(prefix: String, at date: Date = Date()) -> String {
-        let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
-        return build(prefix: prefix, timeDigits: 8, milliseconds: milliseconds, randomCount: 16)
+        build(prefix: prefix, timeDigits: 8, milliseconds: UInt64(max(0, date.storedMilliseconds)), randomCount: 16)
     }
 
     /// Writes the id straight into the string's storage, one allocation per id (one is made for every

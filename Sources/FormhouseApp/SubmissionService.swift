@@ -99,7 +99,7 @@ final class SubmissionService: Sendable {
             throw APIProblem.validationFailed(result.errors)
         }
         // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
-        let receivedAt = Timestamp.wholeMilliseconds(Date())
+        let receivedAt = Date(storedMilliseconds: Date().storedMilliseconds)
         let id = RandomID.timeOrdered(prefix: "sub_", at: receivedAt)
         let time = Timestamp.rfc3339(receivedAt)
         let values = result.values.serialized()

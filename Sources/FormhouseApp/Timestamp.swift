@@ -1,3 +1,4 @@
+import FormStore
 import Foundation
 
 /// RFC 3339 times in UTC with milliseconds (`2026-11-21T07:05:40.123Z`), as every JSON body of the API
@@ -6,22 +7,13 @@ import Foundation
 /// Written out by hand: `Date.ISO8601FormatStyle` costs microseconds per call on Linux, and every
 /// accepted submission formats a time twice (its answer and its webhook envelope).
 enum Timestamp {
-    /// `date` cut to whole milliseconds, the precision the store keeps.
-    static func wholeMilliseconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
     static func rfc3339(_ date: Date) -> String {
         String(decoding: rfc3339Bytes(date), as: UTF8.self)
     }
 
     static func rfc3339Bytes(_ date: Date) -> [UInt8] {
         // Whole milliseconds, rounded down, as the store keeps them.
-        var (days, msOfDay) = milliseconds(date).quotientAndRemainder(dividingBy: 86_400_000)
+        var (days, msOfDay) = date.storedMilliseconds.quotientAndRemainder(dividingBy: 86_400_000)
         if msOfDay < 0 {
             days -= 1
             msOfDay += 86_400_000
