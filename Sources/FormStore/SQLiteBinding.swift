@@ -7,17 +7,16 @@ import GRDBSQLite
 /// The statement is still prepared and cached by GRDB, inside a GRDB transaction.
 struct SQLiteBinding {
     private let prepared: Statement
-    private let statement: SQLiteStatement
     private let connection: SQLiteConnection?
     private var index: Int32 = 0
+    private var statement: SQLiteStatement { prepared.sqliteStatement }
 
     /// Starts binding `statement` afresh (a stale error from an earlier failed run is dropped).
     init(_ statement: Statement, in db: Database) {
         prepared = statement
-        self.statement = statement.sqliteStatement
         connection = db.sqliteConnection
-        sqlite3_reset(self.statement)
-        sqlite3_clear_bindings(self.statement)
+        sqlite3_reset(statement.sqliteStatement)
+        sqlite3_clear_bindings(statement.sqliteStatement)
     }
 
     mutating func bind(_ value: String?) {

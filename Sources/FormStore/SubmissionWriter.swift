@@ -18,16 +18,13 @@ enum SubmissionWriter {
         try db.inTransaction(.immediate) {
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
-            // Looked up once per group (the statement cache hashes the SQL text on every lookup), and
-            // again after a failed row, in case GRDB dropped the statement from its cache.
-            var insertStatement = try db.cachedStatement(sql: insertSQL)
+            // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
+            // row does not spoil it, as `SQLiteBinding` resets it before each use.
+            let insertStatement = try db.cachedStatement(sql: insertSQL)
             for submission in group {
                 let result = try insert(
                     submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
-                if case .success(.inserted) = result {} else {
-                    insertStatement = try db.cachedStatement(sql: insertSQL)
-                }
                 if case .success(.inserted) = result {
                     deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
                 }
@@ -80,8 +77,8 @@ enum SubmissionWriter {
                 // The key's window is over: the old submission gives the key up and the new one is stored.
                 try db.execute(sql: "UPDATE submissions SET idempotency_key = NULL WHERE id = ?", arguments: [existing.id])
                 return try insert(
-                    submission, with: try db.cachedStatement(sql: insertSQL), in: db, now: now,
-                    idempotencyWindow: idempotencyWindow, activeEndpoints: &activeEndpoints)
+                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    activeEndpoints: &activeEndpoints)
             }
             if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
                 return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))
