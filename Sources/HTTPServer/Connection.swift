@@ -231,27 +231,25 @@ final class Connection: @unchecked Sendable {
 
     /// Sends a response whose body is in memory; on the loop thread.
     private func sendNow(_ response: Response, pattern: String?) {
-        guard let (_, bodyBytes) = writeHead(response) else { return }
-        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+        guard let head = writeHead(response) else { return }
+        finish(status: response.status, pattern: pattern, bodyBytes: head.bodyBytes)
     }
 
     private func send(_ response: Response, pattern: String?) async {
         if !loop.inLoop {
             await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
         }
-        guard let (chunked, headBodyBytes) = writeHead(response), let exchange else { return }
-        let isHead = exchange.method == .head
-        let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
-        var bodyBytes = headBodyBytes
-        if case .stream(let produce) = response.body, !hasNoBody, !isHead, state == .processing {
-            let writer = StreamWriter(connection: self, loop: loop, chunked: chunked)
+        guard let head = writeHead(response), let exchange else { return }
+        var bodyBytes = head.bodyBytes
+        if case .stream(let produce) = response.body, head.streamsBody, state == .processing {
+            let writer = StreamWriter(connection: self, loop: loop, chunked: head.chunked)
             streamedBytes = 0
             do {
                 try await produce(writer)
                 if !loop.inLoop {
                     await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
                 }
-                if chunked { write(Self.lastChunk) }
+                if head.chunked { write(Self.lastChunk) }
                 bodyBytes = streamedBytes
             } catch {
                 loop.server.logger.warning("response stream failed", metadata: ["request_id": "\(exchange.requestID)", "error": "\(error)"])
@@ -263,9 +261,9 @@ final class Connection: @unchecked Sendable {
         finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
     }
 
-    /// Writes the status line, headers and an in-memory body; returns whether a streamed body is to
-    /// be chunked and the body bytes written, or nil when the connection is no longer answering.
-    private func writeHead(_ response: Response) -> (chunked: Bool, bodyBytes: Int)? {
+    /// Writes the status line, headers and an in-memory body; returns the body bytes written and
+    /// whether a streamed body follows (and is chunked), or nil when the connection is no longer answering.
+    private func writeHead(_ response: Response) -> (bodyBytes: Int, streamsBody: Bool, chunked: Bool)? {
         guard state == .processing, var exchange else { return nil }
         if loop.draining { exchange.keepAlive = false }
         let isHead = exchange.method == .head
@@ -326,7 +324,7 @@ final class Connection: @unchecked Sendable {
         write(buffer)
         buffer.removeAll(keepingCapacity: true)
         if buffer.capacity <= 256 * 1024 { loop.writeBuffer = buffer }
-        return (chunked, bodyBytes)
+        return (bodyBytes, response.body.isStream && !hasNoBody && !isHead, chunked)
     }
 
     private func finish(status: Int, pattern: String?, bodyBytes: Int) {

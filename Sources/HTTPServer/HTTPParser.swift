@@ -224,10 +224,7 @@ enum HTTPParser {
                     if HTTPHeaders.equalsIgnoringCase(option, "keep-alive") { connectionKeepAlive = true }
                 }
             case 14 where HTTPHeaders.equalsIgnoringCase(name, "Content-Length"):
-                // The usual single number skips the list split (and its allocations).
-                let items = value.utf8.contains(UInt8(ascii: ",")) ? tokens(value, keepEmpty: true)
-                    : [String(Substring(value).trimmingASCIISpace())]
-                for item in items {
+                for item in tokens(value, keepEmpty: true) {
                     guard let length = parseLength(item) else {
                         return .failure(.init(status: 400, reason: "invalid Content-Length"))
                     }
@@ -323,7 +320,12 @@ enum HTTPParser {
 
     /// Comma-separated list items, trimmed of optional whitespace.
     static func tokens(_ value: String, keepEmpty: Bool = false) -> [String] {
-        value.split(separator: ",", omittingEmptySubsequences: false).compactMap { item in
+        // The usual single item (a length, `keep-alive`, `chunked`) skips the split and its arrays.
+        if !value.utf8.contains(UInt8(ascii: ",")) {
+            let trimmed = Substring(value).trimmingASCIISpace()
+            return trimmed.isEmpty && !keepEmpty ? [] : [String(trimmed)]
+        }
+        return value.split(separator: ",", omittingEmptySubsequences: false).compactMap { item in
             let trimmed = item.trimmingASCIISpace()
             return trimmed.isEmpty && !keepEmpty ? nil : String(trimmed)
         }
@@ -342,7 +344,8 @@ enum HTTPParser {
 }
 
 extension Substring {
-    func trimmingASCIISpace() -> Substring {
+    /// Without the spaces and tabs at either end (optional whitespace around header values and list items).
+    public func trimmingASCIISpace() -> Substring {
         var slice = self
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }

@@ -27,7 +27,7 @@ public struct Router: Responder {
         var routes: [(method: HTTPMethod, route: Route)] = []
 
         func route(_ method: HTTPMethod) -> Route? {
-            for entry in routes where entry.method.rawValue == method.rawValue { return entry.route }
+            for entry in routes where entry.method == method { return entry.route }
             return nil
         }
     }
