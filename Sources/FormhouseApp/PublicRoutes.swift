@@ -70,20 +70,12 @@ struct PublicRoutes {
 /// `If-None-Match` lists, including `*` and weak validators (RFC 9110 §13.1.2 weak comparison).
 enum ETagList {
     static func matches(_ header: String, _ etag: String) -> Bool {
-        header.utf8.split(separator: UInt8(ascii: ",")).contains { item in
-            var tag = trimmed(item)
-            if tag.elementsEqual("*".utf8) { return true }
-            if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
-            return tag.elementsEqual(etag.utf8)
+        header.split(separator: ",").contains { item in
+            var tag = item.trimmingASCIISpace()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            return tag == etag
         }
-    }
-
-    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
-        let isSpace = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.endIndex...]
-        }
-        return bytes[first...last]
     }
 }
 
@@ -102,18 +94,13 @@ extension Request {
     }
 }
 
-/// Media type checks done on the header's bytes (this runs on every submission).
+/// Media type checks, done in place on the header's bytes: this runs on every submission.
 enum MediaType {
     /// `application/json` or `application/<anything>+json`, any case, parameters after `;` ignored.
-    /// Compared in place on the header's bytes: this runs on every submission.
     static func isJSON(_ header: String) -> Bool {
-        var header = header
-        return header.withUTF8 { bytes in
-            var start = 0
-            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
-            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
-            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-            let type = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        let end = header.utf8.firstIndex(of: UInt8(ascii: ";")) ?? header.endIndex
+        var type = header[..<end].trimmingASCIISpace()
+        return type.withUTF8 { type in
             guard type.count > 12, matches(type, at: 0, "application/") else { return false }
             return (type.count == 16 && matches(type, at: 12, "json"))
                 || (type.count > 17 && matches(type, at: type.count - 5, "+json"))
