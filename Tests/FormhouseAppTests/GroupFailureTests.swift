@@ -15,19 +15,14 @@ import Testing
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
 
         // Another connection holds the write lock past the store's busy timeout (5 s).
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the transaction is left open across accesses on purpose
-        configuration.busyMode = .timeout(5)  // the server's delivery worker writes now and then too
-        let other = try DatabaseQueue(path: server.data.url.appendingPathComponent("formhouse.sqlite").path, configuration: configuration)
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let lock = try await WriteLock(on: server)
         let blocked = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Blocked"))
         #expect(blocked.status == 503)
         #expect(blocked.header("Retry-After") != nil)
         #expect(blocked.object["type"] as? String == "https://formhouse.dev/problems/unavailable")
         // Reads are not blocked by a writer in WAL mode, so the server still answers meanwhile.
         #expect(try await client.get("/v1/forms/signup").status == 200)
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
-        try other.close()
+        try await lock.release()
 
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Blocked")).status == 201)
         let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
@@ -45,11 +40,7 @@ import Testing
         let server = try await InProcessServer()
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the transaction is left open across accesses on purpose
-        configuration.busyMode = .timeout(5)  // the server's delivery worker writes now and then too
-        let other = try DatabaseQueue(path: server.data.url.appendingPathComponent("formhouse.sqlite").path, configuration: configuration)
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let lock = try await WriteLock(on: server)
 
         let key = [("Idempotency-Key", "in-flight-key")]
         let first = Task { try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key) }
@@ -63,12 +54,30 @@ import Testing
         #expect(second.object["type"] as? String == "https://formhouse.dev/problems/idempotency-in-flight")
         #expect(second.header("Retry-After") != nil)
 
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
-        try other.close()
+        try await lock.release()
         let stored = try await first.value
         #expect(stored.status == 201)
         let replay = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
         #expect(replay.status == 201 && replay.header("Idempotent-Replayed") == "true" && replay.body == stored.body)
         await server.finish()
+    }
+}
+
+/// SQLite's write lock, taken by a second connection to the server's database file, so that the
+/// server's next group commit waits for it (and fails after the store's 5 s busy timeout).
+struct WriteLock {
+    private let queue: DatabaseQueue
+
+    init(on server: InProcessServer) async throws {
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the transaction is left open across accesses on purpose
+        configuration.busyMode = .timeout(5)  // the server's delivery worker writes now and then too
+        queue = try DatabaseQueue(path: server.data.url.appendingPathComponent("formhouse.sqlite").path, configuration: configuration)
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+    }
+
+    func release() async throws {
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+        try queue.close()
     }
 }
