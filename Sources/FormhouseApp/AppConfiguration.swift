@@ -14,6 +14,8 @@ public struct AppConfiguration: Sendable {
     /// Admin bearer tokens. Never logged.
     public var adminTokens: [String] = []
     public var corsOrigins: [String] = []
+    /// Event loop threads; 0 means one per core.
+    public var eventLoops = 0
     public var maxBodyBytes = 1 << 20
     public var maxValueLength = 10_000
     /// Submissions per client address: bucket size and refill per second.
@@ -88,6 +90,7 @@ public struct AppConfiguration: Sendable {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         corsOrigins = config.stringArray(forKey: "corsOrigins", default: d.corsOrigins)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        eventLoops = config.int(forKey: "eventLoops", default: d.eventLoops)
         maxBodyBytes = config.int(forKey: "maxBodyBytes", default: d.maxBodyBytes)
         maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
         rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
@@ -108,6 +111,7 @@ public struct AppConfiguration: Sendable {
     func validate() throws {
         func fail(_ key: String, _ why: String) throws -> Never { throw ConfigurationError(key: key, message: why) }
         if !(0...65_535).contains(port) { try fail("port", "must be 0–65535 (0 picks a free port)") }
+        if !(0...256).contains(eventLoops) { try fail("eventLoops", "must be 0–256 (0 means one per core)") }
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
         if maxValueLength < 1 { try fail("maxValueLength", "must be at least 1") }
         if rateLimitBurst < 1 || rateLimitPerSecond <= 0 { try fail("rateLimit", "burst must be ≥ 1 and perSecond > 0") }

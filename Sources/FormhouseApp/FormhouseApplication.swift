@@ -87,6 +87,7 @@ public final class FormhouseApplication: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
+        http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
         let responder = MiddlewareChain(
             [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], responder: router)

@@ -25,6 +25,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("forms-dir"), help: "Directory of sample forms loaded at first start.") var formsDirectory: String?
     @Option(name: .customLong("public-dir"), help: "Directory served at /.") var publicDirectory: String?
     @Option(name: .customLong("cors-origins"), help: "Comma-separated origins allowed to call the API from a browser.") var corsOrigins: String?
+    @Option(name: .customLong("event-loops"), help: "Event loop threads; 0 means one per core.") var eventLoops: Int?
     @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted.") var maxBodyBytes: Int?
     @Option(name: .customLong("rate-limit-burst"), help: "Submissions a client may send at once.") var rateLimitBurst: Int?
     @Option(name: .customLong("rate-limit-per-second"), help: "Submissions per second a client is refilled.") var rateLimitPerSecond: Double?
@@ -40,6 +41,7 @@ struct Serve: AsyncParsableCommand {
         overrides["formsDirectory"] = formsDirectory
         overrides["publicDirectory"] = publicDirectory
         overrides["corsOrigins"] = corsOrigins
+        overrides["eventLoops"] = eventLoops.map(String.init)
         overrides["maxBodyBytes"] = maxBodyBytes.map(String.init)
         overrides["rateLimit.burst"] = rateLimitBurst.map(String.init)
         overrides["rateLimit.perSecond"] = rateLimitPerSecond.map { String($0) }

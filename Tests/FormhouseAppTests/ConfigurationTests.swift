@@ -47,6 +47,18 @@ struct ConfigurationTests {
         }
     }
 
+    @Test func eventLoopsDefaultToOnePerCoreAndAreBounded() async throws {
+        #expect(try await AppConfiguration.load(file: nil, environment: [:]).eventLoops == 0)
+        #expect(try await AppConfiguration.load(file: nil, environment: ["FORMHOUSE_EVENT_LOOPS": "3"]).eventLoops == 3)
+        #expect(try await AppConfiguration.load(file: nil, overrides: ["eventLoops": "1"], environment: ["FORMHOUSE_EVENT_LOOPS": "3"]).eventLoops == 1)
+        do {
+            _ = try await AppConfiguration.load(file: nil, environment: ["FORMHOUSE_EVENT_LOOPS": "-1"])
+            Issue.record("eventLoops -1 was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "eventLoops")
+        }
+    }
+
     @Test func environmentNames() {
         #expect(AppConfiguration.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
         #expect(AppConfiguration.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
