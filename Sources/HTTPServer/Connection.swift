@@ -23,6 +23,15 @@ final class Connection: @unchecked Sendable {
         case closed
     }
 
+    /// Whether the connection's request task exists and what it is doing.
+    private enum Pump {
+        case none
+        /// Answering a request.
+        case running
+        /// Suspended until ``dispatch(_:body:)`` hands it the next request, or `close()` nil.
+        case waiting(UnsafeContinuation<Request?, Never>)
+    }
+
     /// What the access log and the response framing need to know about the request being answered.
     private struct Exchange {
         var method: HTTPMethod
@@ -49,6 +58,10 @@ final class Connection: @unchecked Sendable {
     private var lingerAfterFlush = false
     private var lingeredBytes = 0
     private var exchange: Exchange?
+    /// The task that answers this connection's requests one after another (see ``dispatch(_:body:)``).
+    private var pump = Pump.none
+    /// A request decoded while the pump was still finishing the previous one (pipelining).
+    private var pendingRequest: Request?
     private var drainWaiter: CheckedContinuation<Void, any Error>?
     /// Body bytes a streaming response has written so far, for the access log.
     var streamedBytes = 0
@@ -192,16 +205,20 @@ final class Connection: @unchecked Sendable {
         let loop = loop
         // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
         if server.handlersOnEventLoop {
-            // A handler that never suspends answers without a single thread hop.
-            Task(executorPreference: loop) {
-                let (response, pattern) = await server.respond(to: request)
-                // An answer already in memory goes out synchronously: no async frame for `send`,
-                // which otherwise costs a task-allocator slab on most requests.
-                if loop.inLoop, !response.body.isStream {
-                    self.sendNow(response, pattern: pattern)
-                } else {
-                    await self.send(response, pattern: pattern)
-                }
+            // One task per connection, not per request: it answers a request, then waits for the next.
+            // A new task per request cost its creation plus several task-allocator slabs (malloc'd and
+            // freed each time), since the responder chain's async frames outgrow the task's first slab;
+            // a kept task keeps its slabs.
+            switch pump {
+            case .none:
+                pump = .running
+                Task(executorPreference: loop) { await self.answerRequests(first: request) }
+            case .running:
+                pendingRequest = request
+            case .waiting(let continuation):
+                pump = .running
+                loop.parkedTasks -= 1
+                continuation.resume(returning: request)
             }
         } else {
             // Explicit, because a task started from a loop-preferring task would inherit the loop.
@@ -212,6 +229,46 @@ final class Connection: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The connection's pump: answers `first`, then each request ``dispatch(_:body:)`` hands over, until
+    /// the connection closes. Runs on the loop, which owns the connection's state.
+    private func answerRequests(first: Request) async {
+        var next: Request? = first
+        while let request = next.take() {
+            await answer(request)
+            next = await nextRequest()
+        }
+    }
+
+    /// One request; its own frame, so the request and response are released before the pump waits.
+    private func answer(_ request: Request) async {
+        let (response, pattern) = await loop.server.respond(to: request)
+        // An answer already in memory goes out synchronously: no async frame for `send`.
+        if loop.inLoop, !response.body.isStream {
+            sendNow(response, pattern: pattern)
+        } else {
+            await send(response, pattern: pattern)
+        }
+    }
+
+    /// The next request on this connection, or nil once it is closed (the pump then ends).
+    private func nextRequest() async -> Request? {
+        if !loop.inLoop {
+            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
+        }
+        if state == .closed {
+            pendingRequest = nil
+            pump = .none
+            return nil
+        }
+        if let request = pendingRequest.take() { return request }
+        guard loop.parkedTasks < loop.server.maxParkedTasks else {
+            pump = .none
+            return nil
+        }
+        loop.parkedTasks += 1
+        return await withUnsafeContinuation { continuation in pump = .waiting(continuation) }
     }
 
     /// A client's request id is echoed only if it is short and plain, so it is safe in logs and headers.
@@ -527,6 +584,11 @@ final class Connection: @unchecked Sendable {
         if let waiter = drainWaiter {
             drainWaiter = nil
             waiter.resume(throwing: StreamWriter.Closed())
+        }
+        if case .waiting(let continuation) = pump {
+            pump = .none
+            loop.parkedTasks -= 1
+            continuation.resume(returning: nil)
         }
     }
 

@@ -31,6 +31,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Scratch space responses are serialized into before their single write.
     var writeBuffer: [UInt8] = []
+    /// Connection tasks suspended between requests (see `ServerCore.maxParkedTasks`).
+    var parkedTasks = 0
     private(set) var dateLine: [UInt8] = []
     private var dateSecond = 0
     private var requestIDBase: UInt64

@@ -122,6 +122,21 @@ public final class HTTPServer: Service, Sendable {
     /// Open connections right now (for tests and metrics).
     public var connectionCount: Int { core.connectionCount }
 
+    /// Connection tasks parked between requests, summed over the loops (for tests).
+    func parkedTaskCount() async -> Int {
+        let loops: [EventLoop] = phase.withLock { phase in
+            if case .running(let loops, _, _) = phase { return loops }
+            return []
+        }
+        var total = 0
+        for loop in loops {
+            total += await withCheckedContinuation { continuation in
+                loop.execute { continuation.resume(returning: loop.parkedTasks) }
+            }
+        }
+        return total
+    }
+
     private func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
             let stopped = stopWaiters.withLock { waiters in

@@ -12,6 +12,9 @@ final class ServerCore: Sendable {
     let idleTimeout: UInt64
     let writeTimeout: UInt64
     let handlersOnEventLoop: Bool
+    /// Connection tasks one loop keeps suspended between requests. Each keeps about 10 KiB (its
+    /// task-allocator slabs); past the cap an idle connection's task ends and its next request starts one.
+    let maxParkedTasks: Int
     /// `HTTPServerConfiguration.headers`, encoded once.
     let fixedHeaders: [UInt8]
     private let openConnections = Atomic<Int>(0)
@@ -26,6 +29,7 @@ final class ServerCore: Sendable {
         idleTimeout = configuration.idleTimeout.nanoseconds
         writeTimeout = configuration.writeTimeout.nanoseconds
         handlersOnEventLoop = configuration.handlersOnEventLoop
+        maxParkedTasks = configuration.maxParkedTasksPerLoop
         var encoded: [UInt8] = []
         for (name, value) in configuration.headers where !name.isEmpty && Connection.isSafe(name) && Connection.isSafe(value) {
             encoded += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [13, 10]
