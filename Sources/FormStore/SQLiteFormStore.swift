@@ -49,7 +49,8 @@ public final class SQLiteFormStore: FormStore {
         let observer = deliveryObserver
         submissionCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
-            weight: { $0.rawBody.count + $0.values.utf8.count + $0.webhookPayload.count },
+            // The webhook payload is built only if needed; it wraps the values, so count them twice.
+            weight: { $0.rawBody.count + 2 * $0.values.utf8.count },
             logger: logger
         ) { group in
             let (results, deliveriesCreated) = try pool.writeWithoutTransaction { db in

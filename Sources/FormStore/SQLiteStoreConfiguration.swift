@@ -13,7 +13,8 @@ public struct SQLiteStoreConfiguration: Sendable {
     public var synchronous: Synchronous = .full
     /// The most submissions written in one group transaction.
     public var maxGroupSize: Int = 256
-    /// The most bytes of raw bodies, values and payloads in one group (a larger single submission
+    /// The most bytes of raw bodies and values (counted twice, for the webhook payloads that wrap them)
+    /// in one group (a larger single submission
     /// still forms a group of its own), so a burst of big bodies does not make one huge transaction.
     public var maxGroupBytes: Int = 32 << 20
     /// How long a write waits for a lock held by another connection before failing as unavailable.

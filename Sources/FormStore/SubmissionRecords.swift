@@ -14,12 +14,17 @@ public struct NewSubmission: Sendable {
     public var idempotencyKey: String?
     public var bodyHash: String?
     public var clientAddress: String?
+    /// Builds the body sent to each of the form's webhook endpoints. Called only when the form has
+    /// endpoints at the moment the submission is stored, so a form without any pays nothing for it.
+    public var makeWebhookPayload: @Sendable () -> [UInt8]
+
     /// The body sent to each of the form's webhook endpoints.
-    public var webhookPayload: [UInt8]
+    public var webhookPayload: [UInt8] { makeWebhookPayload() }
 
     public init(
         id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
-        idempotencyKey: String?, bodyHash: String?, clientAddress: String?, webhookPayload: [UInt8]
+        idempotencyKey: String?, bodyHash: String?, clientAddress: String?,
+        webhookPayload: @escaping @Sendable () -> [UInt8]
     ) {
         self.id = id
         self.formID = formID
@@ -30,7 +35,18 @@ public struct NewSubmission: Sendable {
         self.idempotencyKey = idempotencyKey
         self.bodyHash = bodyHash
         self.clientAddress = clientAddress
-        self.webhookPayload = webhookPayload
+        makeWebhookPayload = webhookPayload
+    }
+
+    /// The same, with a payload already built.
+    public init(
+        id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
+        idempotencyKey: String?, bodyHash: String?, clientAddress: String?, webhookPayload: [UInt8]
+    ) {
+        self.init(
+            id: id, formID: formID, formVersion: formVersion, receivedAt: receivedAt, values: values, rawBody: rawBody,
+            idempotencyKey: idempotencyKey, bodyHash: bodyHash, clientAddress: clientAddress,
+            webhookPayload: { webhookPayload })
     }
 }
 

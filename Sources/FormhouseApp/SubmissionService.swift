@@ -109,7 +109,7 @@ final class SubmissionService: Sendable {
             values: String(decoding: values, as: UTF8.self),
             rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
             clientAddress: input.clientAddress,
-            webhookPayload: WebhookPayload.envelope(time: time, data: body)
+            webhookPayload: { WebhookPayload.envelope(time: time, data: body) }
         )
         let outcome: InsertOutcome
         do {
