@@ -18,13 +18,19 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     /// Writes a group in one transaction and returns one result per item, in order.
     typealias Write = @Sendable ([Item]) throws -> [Result<Outcome, StoreError>]
 
-    private struct Waiter: Sendable {
-        let item: Item
-        let continuation: UnsafeContinuation<Outcome, any Error>
+    private typealias Waiter = UnsafeContinuation<Outcome, any Error>
+
+    /// Items and their waiters in two arrays, so a group's items go to `write` as they are, without a
+    /// copy (each copy of a submission retains every one of its fields).
+    private struct Group {
+        var items: [Item] = []
+        var waiters: [Waiter] = []
+        /// Each item's `weight`, measured by its caller outside the lock.
+        var weights: [Int] = []
     }
 
     private struct State: ~Copyable {
-        var queue: [Waiter] = []
+        var queue = Group()
         var draining = false
         var closed = false
         /// Items handed to a group write so far.
@@ -69,10 +75,13 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     /// exactly once, by the drain or by `close`, so the unchecked continuation is safe and saves an
     /// allocation per call.)
     func submit(_ item: Item) async throws -> Outcome {
-        try await withUnsafeThrowingContinuation { continuation in
+        let itemWeight = weight(item)
+        return try await withUnsafeThrowingContinuation { continuation in
             let admission = state.withLock { state -> Admission in
                 if state.closed { return .closed }
-                state.queue.append(Waiter(item: item, continuation: continuation))
+                state.queue.items.append(item)
+                state.queue.waiters.append(continuation)
+                state.queue.weights.append(itemWeight)
                 if state.draining { return .queued }
                 state.draining = true
                 return .startDrain
@@ -92,11 +101,11 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     func close() {
         let abandoned = state.withLock { state -> [Waiter] in
             state.closed = true
-            defer { state.queue.removeAll() }
-            return state.queue
+            defer { state.queue = Group() }
+            return state.queue.waiters
         }
         for waiter in abandoned {
-            waiter.continuation.resume(throwing: StoreError.unavailable("the store is closed"))
+            waiter.resume(throwing: StoreError.unavailable("the store is closed"))
         }
     }
 
@@ -106,7 +115,7 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
 
     /// Items waiting for the next group.
     var queuedCount: Int {
-        state.withLock { $0.queue.count }
+        state.withLock { $0.queue.items.count }
     }
 
     /// Items handed to a group write since start.
@@ -117,54 +126,66 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     private func drain() {
         while let group = nextGroup() {
             let started = DispatchTime.now().uptimeNanoseconds
-            let results: [Result<Outcome, StoreError>]
+            var results: [Result<Outcome, StoreError>]
             do {
-                results = try write(group.map(\.item))
-                precondition(results.count == group.count, "a group write must answer every item")
+                results = try write(group.items)
+                precondition(results.count == group.items.count, "a group write must answer every item")
             } catch {
                 let failure = (error as? StoreError).flatMap { error -> StoreError? in
                     if case .unavailable = error { return error }
                     return nil
                 } ?? StoreError.unavailable("group commit failed: \(error)")
-                logger.error("group commit failed", metadata: ["size": "\(group.count)", "error": "\(error)"])
+                logger.error("group commit failed", metadata: ["size": "\(group.items.count)", "error": "\(error)"])
                 failedGroups.increment()
-                state.withLock { $0.statistics.record(groupSize: group.count, failed: true) }
-                for waiter in group {
-                    waiter.continuation.resume(throwing: failure)
+                state.withLock { $0.statistics.record(groupSize: group.items.count, failed: true) }
+                for waiter in group.waiters {
+                    waiter.resume(throwing: failure)
                 }
                 continue
             }
             commitTimer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
-            groupSize.record(group.count)
-            state.withLock { $0.statistics.record(groupSize: group.count, failed: false) }
-            for (waiter, result) in zip(group, results) {
-                waiter.continuation.resume(with: result.mapError { $0 as any Error })
+            groupSize.record(group.items.count)
+            state.withLock { $0.statistics.record(groupSize: group.items.count, failed: false) }
+            // Each result is moved out (reversed once, then popped), not copied, on its way to its waiter.
+            results.reverse()
+            for waiter in group.waiters {
+                waiter.resume(with: results.removeLast())
             }
         }
     }
 
     /// The next group to write, or `nil` (and the drain ends) when nothing is queued.
-    private func nextGroup() -> [Waiter]? {
-        state.withLock { state -> [Waiter]? in
-            if state.queue.isEmpty {
+    private func nextGroup() -> Group? {
+        state.withLock { state -> Group? in
+            let queued = state.queue.items.count
+            if queued == 0 {
                 state.draining = false
                 return nil
             }
             var count = 0
             var bytes = 0
-            for waiter in state.queue {
-                let itemBytes = weight(waiter.item)
-                if count == maxGroupSize || (count > 0 && bytes + itemBytes > maxGroupBytes) { break }
+            while count < queued, count < maxGroupSize {
+                let itemBytes = state.queue.weights[count]
+                if count > 0, bytes + itemBytes > maxGroupBytes { break }
                 count += 1
                 bytes += itemBytes
             }
             state.taken += count
-            if count == state.queue.count {
-                defer { state.queue.removeAll(keepingCapacity: true) }
-                return state.queue
+            if count == queued {
+                let group = state.queue
+                // The next group is likely about as large: room for it now saves regrowing as it queues.
+                state.queue = Group()
+                state.queue.items.reserveCapacity(queued)
+                state.queue.waiters.reserveCapacity(queued)
+                state.queue.weights.reserveCapacity(queued)
+                return group
             }
-            let group = Array(state.queue.prefix(count))
-            state.queue.removeFirst(count)
+            let group = Group(
+                items: Array(state.queue.items.prefix(count)), waiters: Array(state.queue.waiters.prefix(count)),
+                weights: Array(state.queue.weights.prefix(count)))
+            state.queue.items.removeFirst(count)
+            state.queue.waiters.removeFirst(count)
+            state.queue.weights.removeFirst(count)
             return group
         }
     }

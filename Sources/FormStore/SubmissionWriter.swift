@@ -21,12 +21,13 @@ enum SubmissionWriter {
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
             // row does not spoil it, as `SQLiteBinding` resets it before each use.
             let insertStatement = try db.cachedStatement(sql: insertSQL)
-            for submission in group {
+            // By index: a `for … in` binding would copy each submission, retaining all its fields.
+            for index in group.indices {
                 let result = try insert(
-                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    group[index], with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
-                    deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
+                    deliveriesCreated += activeEndpoints[group[index].formID]?.count ?? 0
                 }
                 results.append(result)
             }
