@@ -36,9 +36,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var headers: [(String, String)] = []
     /// The listen(2) backlog.
     public var backlog: Int32 = 1024
-    /// Connection tasks each loop keeps between requests (about 10 KiB each); internal so tests can
+    /// Connection tasks each loop keeps between requests (6–13 KiB each); internal so tests can
     /// reach the cap with a few connections.
-    var maxParkedTasksPerLoop = 1_024
+    var maxParkedTasksPerLoop = 256
 
     /// The defaults.
     public init() {}

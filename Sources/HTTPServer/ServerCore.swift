@@ -12,7 +12,7 @@ final class ServerCore: Sendable {
     let idleTimeout: UInt64
     let writeTimeout: UInt64
     let handlersOnEventLoop: Bool
-    /// Connection tasks one loop keeps suspended between requests. Each keeps about 10 KiB (its
+    /// Connection tasks one loop keeps suspended between requests. Each keeps 6–13 KiB (its
     /// task-allocator slabs); past the cap an idle connection's task ends and its next request starts one.
     let maxParkedTasks: Int
     /// `HTTPServerConfiguration.headers`, encoded once.
