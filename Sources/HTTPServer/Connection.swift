@@ -212,7 +212,10 @@ final class Connection: @unchecked Sendable {
             switch pump {
             case .none:
                 pump = .running
-                Task(executorPreference: loop) { await self.answerRequests(first: request) }
+                // Handed over through `pendingRequest`, not captured: a captured request (its body
+                // included) would live as long as the task.
+                pendingRequest = request
+                Task(executorPreference: loop) { await self.answerRequests() }
             case .running:
                 pendingRequest = request
             case .waiting(let continuation):
@@ -231,13 +234,12 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// The connection's pump: answers `first`, then each request ``dispatch(_:body:)`` hands over, until
-    /// the connection closes. Runs on the loop, which owns the connection's state.
-    private func answerRequests(first: Request) async {
-        var next: Request? = first
-        while let request = next.take() {
+    /// The connection's pump: answers each request ``dispatch(_:body:)`` hands over, until the
+    /// connection closes. Runs on the loop, which owns the connection's state. Each request is
+    /// released when its iteration ends, before the pump waits for the next.
+    private func answerRequests() async {
+        while let request = await nextRequest() {
             await answer(request)
-            next = await nextRequest()
         }
     }
 
