@@ -214,9 +214,14 @@ final class Connection: @unchecked Sendable {
                 pump = .running
                 // Handed over through `pendingRequest`, not captured: a captured request (its body
                 // included) would live as long as the task.
+                assert(pendingRequest == nil)
                 pendingRequest = request
+                server.connectionTasksStarted.wrappingAdd(1, ordering: .relaxed)
+                server.connectionTasksRunning.wrappingAdd(1, ordering: .relaxed)
                 Task(executorPreference: loop) { await self.answerRequests() }
             case .running:
+                // Only the pump itself decodes while running (after `finish`), one request at a time.
+                assert(pendingRequest == nil)
                 pendingRequest = request
             case .waiting(let continuation):
                 pump = .running
@@ -241,6 +246,7 @@ final class Connection: @unchecked Sendable {
         while let request = await nextRequest() {
             await answer(request)
         }
+        loop.server.connectionTasksRunning.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// One request; its own frame, so the request and response are released before the pump waits.

@@ -122,6 +122,11 @@ public final class HTTPServer: Service, Sendable {
     /// Open connections right now (for tests and metrics).
     public var connectionCount: Int { core.connectionCount }
 
+    /// Connection tasks started since `start()` and those still running (for tests).
+    var connectionTasks: (started: Int, running: Int) {
+        (core.connectionTasksStarted.load(ordering: .relaxed), core.connectionTasksRunning.load(ordering: .relaxed))
+    }
+
     /// Connection tasks parked between requests, summed over the loops (for tests).
     func parkedTaskCount() async -> Int {
         let loops: [EventLoop] = phase.withLock { phase in

@@ -18,6 +18,10 @@ final class ServerCore: Sendable {
     /// `HTTPServerConfiguration.headers`, encoded once.
     let fixedHeaders: [UInt8]
     private let openConnections = Atomic<Int>(0)
+    /// Connection tasks started and still running (parked ones included); counted once per task,
+    /// not per request, so tests can see that tasks are kept and that they end.
+    let connectionTasksStarted = Atomic<Int>(0)
+    let connectionTasksRunning = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
         self.responder = responder
