@@ -27,6 +27,19 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
         var waiters: [Waiter] = []
         /// Each item's `weight`, measured by its caller outside the lock.
         var weights: [Int] = []
+
+        init(items: [Item] = [], waiters: [Waiter] = [], weights: [Int] = []) {
+            self.items = items
+            self.waiters = waiters
+            self.weights = weights
+        }
+
+        init(capacity: Int) {
+            self.init()
+            items.reserveCapacity(capacity)
+            waiters.reserveCapacity(capacity)
+            weights.reserveCapacity(capacity)
+        }
     }
 
     private struct State: ~Copyable {
@@ -124,7 +137,10 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     }
 
     private func drain() {
-        while let group = nextGroup() {
+        // The queue that replaces a group taken whole, allocated here rather than under the lock.
+        var spare = Group(capacity: 64)
+        while let group = nextGroup(replacingWith: &spare) {
+            defer { if spare.items.capacity == 0 { spare = Group(capacity: group.items.count) } }
             let started = DispatchTime.now().uptimeNanoseconds
             var results: [Result<Outcome, StoreError>]
             do {
@@ -155,7 +171,7 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     }
 
     /// The next group to write, or `nil` (and the drain ends) when nothing is queued.
-    private func nextGroup() -> Group? {
+    private func nextGroup(replacingWith spare: inout Group) -> Group? {
         state.withLock { state -> Group? in
             let queued = state.queue.items.count
             if queued == 0 {
@@ -173,11 +189,10 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
             state.taken += count
             if count == queued {
                 let group = state.queue
-                // The next group is likely about as large: room for it now saves regrowing as it queues.
-                state.queue = Group()
-                state.queue.items.reserveCapacity(queued)
-                state.queue.waiters.reserveCapacity(queued)
-                state.queue.weights.reserveCapacity(queued)
+                // The spare has room for a group as large as the last one, so the next callers
+                // queue without regrowing the arrays.
+                swap(&state.queue, &spare)
+                spare = Group()
                 return group
             }
             let group = Group(
