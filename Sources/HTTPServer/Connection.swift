@@ -231,9 +231,9 @@ final class Connection: @unchecked Sendable {
         } else {
             // Explicit, because a task started from a loop-preferring task would inherit the loop.
             Task(executorPreference: globalConcurrentExecutor) {
-                let (response, pattern) = await server.respond(to: request)
+                let response = await server.respond(to: request)
                 Task(executorPreference: loop) {
-                    await self.send(response, pattern: pattern)
+                    await self.send(response)
                 }
             }
         }
@@ -251,12 +251,12 @@ final class Connection: @unchecked Sendable {
 
     /// One request; its own frame, so the request and response are released before the pump waits.
     private func answer(_ request: Request) async {
-        let (response, pattern) = await loop.server.respond(to: request)
+        let response = await loop.server.respond(to: request)
         // An answer already in memory goes out synchronously: no async frame for `send`.
         if loop.inLoop, !response.body.isStream {
-            sendNow(response, pattern: pattern)
+            sendNow(response)
         } else {
-            await send(response, pattern: pattern)
+            await send(response)
         }
     }
 
@@ -295,12 +295,12 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends a response whose body is in memory; on the loop thread.
-    private func sendNow(_ response: Response, pattern: String?) {
+    private func sendNow(_ response: Response) {
         guard let head = writeHead(response) else { return }
-        finish(status: response.status, pattern: pattern, bodyBytes: head.bodyBytes)
+        finish(status: response.status, pattern: response.routePattern, bodyBytes: head.bodyBytes)
     }
 
-    private func send(_ response: Response, pattern: String?) async {
+    private func send(_ response: Response) async {
         if !loop.inLoop {
             await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
         }
@@ -323,7 +323,7 @@ final class Connection: @unchecked Sendable {
                 close()
             }
         }
-        finish(status: response.status, pattern: pattern, bodyBytes: bodyBytes)
+        finish(status: response.status, pattern: response.routePattern, bodyBytes: bodyBytes)
     }
 
     /// Writes the status line, headers and an in-memory body; returns the body bytes written and

@@ -56,13 +56,13 @@ final class ServerCore: Sendable {
         openConnections.wrappingSubtract(1, ordering: .relaxed)
     }
 
-    /// Runs the responder; turns thrown errors into responses (the one place that does).
-    func respond(to request: Request) async -> (Response, String?) {
+    /// Runs the responder; turns thrown errors into responses (the one place that does). The answer's
+    /// `routePattern` names the route for the access log.
+    func respond(to request: Request) async -> Response {
         do {
-            let response = try await responder.respond(to: request)
-            return (response, response.routePattern)
+            return try await responder.respond(to: request)
         } catch let error as any HTTPResponseConvertible {
-            return (error.response, error.response.routePattern)
+            return error.response
         } catch {
             let routed = error as? RoutedError
             logger.error("handler failed", metadata: [
@@ -73,7 +73,7 @@ final class ServerCore: Sendable {
             var response = Response.standardProblem(
                 status: 500, detail: "The server failed to answer this request; request id \(request.requestID).")
             response.routePattern = routed?.pattern
-            return (response, routed?.pattern)
+            return response
         }
     }
 }
