@@ -87,8 +87,8 @@ public struct Router: Responder {
             }
             return .standardProblem(status: 404, detail: "No resource at \(request.path).")
         }
-        let routes = nodes[node].routes
         guard let route = nodes[node].route(request.method) ?? (request.method == .head ? nodes[node].route(.get) : nil) else {
+            let routes = nodes[node].routes
             var allowed = Set(routes.map(\.method.rawValue))
             if allowed.contains("GET") { allowed.insert("HEAD") }
             let allow = allowed.sorted().joined(separator: ", ")
