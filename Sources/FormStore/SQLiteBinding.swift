@@ -46,17 +46,18 @@ struct SQLiteBinding {
 
     /// Steps the statement to its end; a failure throws the `DatabaseError` GRDB would have thrown.
     func run() throws {
+        // After the error is read: resetting is what releases the bound copies either way.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else {
             let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
             // `sql` is read only here: GRDB rebuilds the text on every read.
             throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: prepared.sql)
         }
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
     }
 
     /// SQLite copies the bytes before the bind call returns.
