@@ -18,28 +18,15 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     /// Writes a group in one transaction and returns one result per item, in order.
     typealias Write = @Sendable ([Item]) throws -> [Result<Outcome, StoreError>]
 
-    private typealias Waiter = UnsafeContinuation<Outcome, any Error>
+    fileprivate typealias Waiter = UnsafeContinuation<Outcome, any Error>
 
     /// Items and their waiters in two arrays, so a group's items go to `write` as they are, without a
     /// copy (each copy of a submission retains every one of its fields).
-    private struct Group {
+    fileprivate struct Group {
         var items: [Item] = []
         var waiters: [Waiter] = []
         /// Each item's `weight`, measured by its caller outside the lock.
         var weights: [Int] = []
-
-        init(items: [Item] = [], waiters: [Waiter] = [], weights: [Int] = []) {
-            self.items = items
-            self.waiters = waiters
-            self.weights = weights
-        }
-
-        init(capacity: Int) {
-            self.init()
-            items.reserveCapacity(capacity)
-            waiters.reserveCapacity(capacity)
-            weights.reserveCapacity(capacity)
-        }
     }
 
     private struct State: ~Copyable {
@@ -203,5 +190,15 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
             state.queue.weights.removeFirst(count)
             return group
         }
+    }
+}
+
+extension GroupCommitter.Group {
+    /// Empty, with room for `capacity` items (in an extension, so the memberwise initializer stays).
+    init(capacity: Int) {
+        self.init()
+        items.reserveCapacity(capacity)
+        waiters.reserveCapacity(capacity)
+        weights.reserveCapacity(capacity)
     }
 }

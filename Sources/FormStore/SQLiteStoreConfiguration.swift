@@ -14,8 +14,8 @@ public struct SQLiteStoreConfiguration: Sendable {
     /// The most submissions written in one group transaction.
     public var maxGroupSize: Int = 256
     /// The most bytes of raw bodies and values (counted twice, for the webhook payloads that wrap them)
-    /// in one group (a larger single submission
-    /// still forms a group of its own), so a burst of big bodies does not make one huge transaction.
+    /// in one group, so a burst of big bodies does not make one huge transaction; a larger single
+    /// submission still forms a group of its own.
     public var maxGroupBytes: Int = 32 << 20
     /// How long a write waits for a lock held by another connection before failing as unavailable.
     public var busyTimeout: TimeInterval = 5
