@@ -8,10 +8,6 @@ import Foundation
 /// accepted submission formats a time twice (its answer and its webhook envelope).
 enum Timestamp {
     static func rfc3339(_ date: Date) -> String {
-        String(decoding: rfc3339Bytes(date), as: UTF8.self)
-    }
-
-    static func rfc3339Bytes(_ date: Date) -> [UInt8] {
         // Whole milliseconds, rounded down, as the store keeps them.
         var (days, msOfDay) = date.storedMilliseconds.quotientAndRemainder(dividingBy: 86_400_000)
         if msOfDay < 0 {
@@ -36,7 +32,7 @@ enum Timestamp {
         out.append(UInt8(ascii: "."))
         append(msOfDay % 1000, digits: 3, to: &out)
         out.append(UInt8(ascii: "Z"))
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (Howard Hinnant's
