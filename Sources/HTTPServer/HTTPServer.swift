@@ -19,10 +19,13 @@ public final class HTTPServer: Service, Sendable {
     private let phase = Mutex<Phase>(.idle)
     private let stopWaiters = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-    /// A server that answers every request with `responder`.
-    public init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
+    /// A server that answers every request with `responder`, with `hooks` (first sees the request
+    /// first, last sees the response first) around it.
+    public init(
+        configuration: HTTPServerConfiguration, responder: any Responder, hooks: [any RequestHook] = [], logger: Logger
+    ) {
         self.configuration = configuration
-        core = ServerCore(configuration: configuration, responder: responder, logger: logger)
+        core = ServerCore(configuration: configuration, responder: responder, hooks: hooks, logger: logger)
     }
 
     /// Binds and starts serving; returns the bound port (useful with port 0). Calling it again returns the same port.

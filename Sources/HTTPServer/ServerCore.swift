@@ -4,6 +4,7 @@ import Synchronization
 /// What every loop of one server shares: configuration, the responder, the logger, the connection count.
 final class ServerCore: Sendable {
     let responder: any Responder
+    let hooks: [any RequestHook]
     let logger: Logger
     let limits: ParserLimits
     let maxConnections: Int
@@ -23,8 +24,9 @@ final class ServerCore: Sendable {
     let connectionTasksStarted = Atomic<Int>(0)
     let connectionTasksRunning = Atomic<Int>(0)
 
-    init(configuration: HTTPServerConfiguration, responder: any Responder, logger: Logger) {
+    init(configuration: HTTPServerConfiguration, responder: any Responder, hooks: [any RequestHook] = [], logger: Logger) {
         self.responder = responder
+        self.hooks = hooks
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
@@ -56,9 +58,26 @@ final class ServerCore: Sendable {
         openConnections.wrappingSubtract(1, ordering: .relaxed)
     }
 
-    /// Runs the responder; turns thrown errors into responses (the one place that does). The answer's
-    /// `routePattern` names the route for the access log.
+    /// Runs the hooks and the responder. The answer's `routePattern` names the route for the access log.
     func respond(to request: Request) async -> Response {
+        if hooks.isEmpty { return await answer(request) }
+        let start = ContinuousClock.now
+        var early: Response?
+        for hook in hooks {
+            early = hook.willRespond(to: request)
+            if early != nil { break }
+        }
+        var response: Response
+        if let early { response = early } else { response = await answer(request) }
+        let elapsed = ContinuousClock.now - start
+        for hook in hooks.reversed() {
+            hook.didRespond(to: request, response: &response, elapsed: elapsed)
+        }
+        return response
+    }
+
+    /// Runs the responder; turns thrown errors into responses (the one place that does).
+    private func answer(_ request: Request) async -> Response {
         do {
             return try await responder.respond(to: request)
         } catch let error as any HTTPResponseConvertible {

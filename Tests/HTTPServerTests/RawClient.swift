@@ -166,6 +166,7 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 /// Runs `body` against a live server on an ephemeral port, then shuts it down.
 func withServer<T>(
     _ responder: any Responder,
+    hooks: [any RequestHook] = [],
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     _ body: (Int, HTTPServer) async throws -> T
 ) async throws -> T {
@@ -174,7 +175,7 @@ func withServer<T>(
     configure(&configuration)
     var logger = Logger(label: "test.http")
     logger.logLevel = .warning
-    let server = HTTPServer(configuration: configuration, responder: responder, logger: logger)
+    let server = HTTPServer(configuration: configuration, responder: responder, hooks: hooks, logger: logger)
     let port = try server.start()
     do {
         let result = try await body(port, server)
