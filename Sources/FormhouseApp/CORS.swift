@@ -1,34 +1,33 @@
 import HTTPServer
 
 /// Cross-origin access for the configured origins only; preflights are answered here, before routing.
-struct CORS: Middleware {
+struct CORS: RequestHook {
     let origins: Set<String>
     static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
     static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id"
     static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id"
 
-    func handle(_ request: Request, next: any Responder) async throws -> Response {
-        guard let origin = request.headers["Origin"], origins.contains(origin) || origins.contains("*") else {
-            return try await next.respond(to: request)
-        }
-        if request.method == .options, request.headers["Access-Control-Request-Method"] != nil {
-            var response = Response(status: 204)
-            allow(origin, &response)
-            response.headers.set("Access-Control-Allow-Methods", Self.allowedMethods)
-            response.headers.set("Access-Control-Allow-Headers", Self.allowedHeaders)
-            response.headers.set("Access-Control-Max-Age", "600")
-            response.routePattern = "preflight"
-            return response
-        }
-        do {
-            var response = try await next.respond(to: request)
-            allow(origin, &response)
-            return response
-        } catch let problem as any HTTPResponseConvertible {
-            var response = problem.response
-            allow(origin, &response)
-            return response
-        }
+    /// Answers a preflight from an allowed origin before routing.
+    func willRespond(to request: Request) -> Response? {
+        guard request.method == .options, request.headers["Access-Control-Request-Method"] != nil,
+              allowedOrigin(of: request) != nil else { return nil }
+        var response = Response(status: 204)
+        response.headers.set("Access-Control-Allow-Methods", Self.allowedMethods)
+        response.headers.set("Access-Control-Allow-Headers", Self.allowedHeaders)
+        response.headers.set("Access-Control-Max-Age", "600")
+        response.routePattern = "preflight"
+        return response
+    }
+
+    /// Every answer to an allowed origin, problems and the preflight included, may be read by it.
+    func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
+        guard let origin = allowedOrigin(of: request) else { return }
+        allow(origin, &response)
+    }
+
+    private func allowedOrigin(of request: Request) -> String? {
+        guard let origin = request.headers["Origin"], origins.contains(origin) || origins.contains("*") else { return nil }
+        return origin
     }
 
     private func allow(_ origin: String, _ response: inout Response) {

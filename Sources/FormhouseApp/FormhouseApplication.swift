@@ -89,9 +89,9 @@ public final class FormhouseApplication: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
-        let responder = MiddlewareChain(
-            [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], responder: router)
-        server = HTTPServer(configuration: http, responder: responder, logger: Logger(label: "formhouse.http"))
+        server = HTTPServer(
+            configuration: http, responder: router,
+            hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))
 
         try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
     }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Counts every request by route pattern (never the raw path, which would explode the label set),
 /// method and status, and times it by route and method.
-struct RequestMetrics: Middleware {
+struct RequestMetrics: RequestHook {
     /// Methods are labelled as sent only when known: a client's invented methods must not grow the label set.
     static func label(_ method: HTTPMethod) -> String {
         switch method {
@@ -15,31 +15,13 @@ struct RequestMetrics: Middleware {
     }
     let handles = MetricHandles()
 
-    func handle(_ request: Request, next: any Responder) async throws -> Response {
-        let start = ContinuousClock.now
-        var status = 500
-        var route = "unmatched"
-        defer {
-            let method = Self.label(request.method)
-            let (counter, timer) = handles.for(route: route, method: method, status: status)
-            counter.increment()
-            timer.recordInterval(since: start)
-        }
-        do {
-            let response = try await next.respond(to: request)
-            status = response.status
-            route = response.routePattern ?? "unmatched"
-            return response
-        } catch let problem as any HTTPResponseConvertible {
-            status = problem.response.status
-            throw problem
-        } catch let error as RoutedError {
-            route = error.pattern
-            throw error
-        } catch {
-            status = 500
-            throw error
-        }
+    /// Sees the final response: thrown errors are already problems, and a handler's failure carries
+    /// its route, so a 500 is counted under the route that failed.
+    func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
+        let (counter, timer) = handles.for(
+            route: response.routePattern ?? "unmatched", method: Self.label(request.method), status: response.status)
+        counter.increment()
+        timer.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }
 }
 
@@ -62,12 +44,5 @@ final class MetricHandles: Sendable {
             table[key] = made
             return made
         }
-    }
-}
-
-extension Metrics.Timer {
-    func recordInterval(since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }
 }

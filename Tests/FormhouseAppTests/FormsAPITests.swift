@@ -172,6 +172,16 @@ import Testing
         #expect(other.header("Access-Control-Allow-Origin") == nil)
         let allowed = try await server.client.get("/healthz", headers: [("Origin", "https://app.example")])
         #expect(allowed.header("Access-Control-Allow-Origin") == "https://app.example")
+        // Problems too, so the page's script can read why it was refused.
+        let missing = try await server.client.get("/v1/forms/no-such-form", headers: [("Origin", "https://app.example")])
+        #expect(missing.status == 404)
+        #expect(missing.header("Access-Control-Allow-Origin") == "https://app.example")
+        #expect(missing.header("Vary") == "Origin")
+        // A preflight from elsewhere is not answered by CORS: it reaches the router.
+        let foreign = try await server.client.send("OPTIONS", "/v1/forms/x/submissions", headers: [
+            ("Origin", "https://evil.example"), ("Access-Control-Request-Method", "POST")])
+        #expect(foreign.header("Access-Control-Allow-Methods") == nil)
+        #expect(foreign.header("Access-Control-Allow-Origin") == nil)
         await server.finish()
     }
 }
