@@ -51,6 +51,11 @@ public struct Parameters: Sendable, Sequence {
         self.pairs = pairs.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Parameters from pairs already labelled, without the copy the public initializer makes.
+    init(labelled pairs: [(name: String, value: String)]) {
+        self.pairs = pairs
+    }
+
     /// The value of the named parameter, or nil.
     public subscript(name: String) -> String? {
         pairs.first { $0.name == name }?.value

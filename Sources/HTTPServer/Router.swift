@@ -102,7 +102,7 @@ public struct Router: Responder {
         }
         var request = request
         if !captures.isEmpty {
-            var parameters: [(String, String)] = []
+            var parameters: [(name: String, value: String)] = []
             parameters.reserveCapacity(captures.count)
             for (name, raw) in zip(route.parameterNames, captures) {
                 guard let value = PercentDecoding.decode(raw) else {
@@ -112,7 +112,7 @@ public struct Router: Responder {
                 }
                 parameters.append((name, value))
             }
-            request.parameters = Parameters(parameters)
+            request.parameters = Parameters(labelled: parameters)
         }
         // A thrown answer becomes a response here, so middleware outside the router (metrics, logs)
         // sees it under its route; anything else travels on with the route attached.
