@@ -124,10 +124,14 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
     }
 
     private func drain() {
-        // The queue that replaces a group taken whole, allocated here rather than under the lock.
+        // The queue that replaces a group taken whole, allocated here rather than under the lock, with
+        // room for twice the last group: the next one is often larger, and regrowing the arrays under
+        // the lock copies every queued item (1.5 % of the event loops' time in a profile).
         var spare = Group(capacity: 64)
         while let group = nextGroup(replacingWith: &spare) {
-            defer { if spare.items.capacity == 0 { spare = Group(capacity: group.items.count) } }
+            defer {
+                if spare.items.capacity == 0 { spare = Group(capacity: min(maxGroupSize, max(64, 2 * group.items.count))) }
+            }
             let started = DispatchTime.now().uptimeNanoseconds
             var results: [Result<Outcome, StoreError>]
             do {
@@ -176,8 +180,8 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
             state.taken += count
             if count == queued {
                 let group = state.queue
-                // The spare has room for a group as large as the last one, so the next callers
-                // queue without regrowing the arrays.
+                // The spare has room for twice the last group, so the next callers queue without
+                // regrowing the arrays.
                 swap(&state.queue, &spare)
                 spare = Group()
                 return group
