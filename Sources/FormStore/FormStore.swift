@@ -40,7 +40,8 @@ public protocol FormStore: Sendable {
     /// Returns only after the transaction that holds it is committed to disk. Concurrent calls share
     /// one transaction (group commit). Throws ``StoreError/unavailable(_:)`` when that transaction
     /// fails: nothing of the submission is stored then.
-    func insertSubmission(_ submission: NewSubmission) async throws -> InsertOutcome
+    /// The submission is consumed: it travels to the writer without a copy of its fields.
+    func insertSubmission(_ submission: consuming NewSubmission) async throws -> InsertOutcome
 
     /// One submission by id.
     func submission(id: String) async throws -> SubmissionRecord?

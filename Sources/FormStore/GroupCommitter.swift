@@ -73,13 +73,15 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
 
     /// Queues `item` and returns its outcome once its group is committed. (Every waiter is resumed
     /// exactly once, by the drain or by `close`, so the unchecked continuation is safe and saves an
-    /// allocation per call.)
-    func submit(_ item: Item) async throws -> Outcome {
+    /// allocation per call.) The item is moved into the queue, not copied: a copy retains each of its
+    /// fields and the caller's original then releases them all.
+    func submit(_ item: consuming Item) async throws -> Outcome {
         let itemWeight = weight(item)
+        var slot = Optional(item)
         return try await withUnsafeThrowingContinuation { continuation in
             let admission = state.withLock { state -> Admission in
                 if state.closed { return .closed }
-                state.queue.items.append(item)
+                state.queue.items.append(slot.take()!)
                 state.queue.waiters.append(continuation)
                 state.queue.weights.append(itemWeight)
                 if state.draining { return .queued }

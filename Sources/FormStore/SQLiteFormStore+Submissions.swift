@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteFormStore {
     /// Queues the submission for the next group transaction and returns once that group is durably
     /// committed (or has failed, with ``StoreError/unavailable(_:)``).
-    public func insertSubmission(_ submission: NewSubmission) async throws -> InsertOutcome {
+    public func insertSubmission(_ submission: consuming NewSubmission) async throws -> InsertOutcome {
         try await submissionCommitter.submit(submission)
     }
 

@@ -113,7 +113,7 @@ final class SubmissionService: Sendable {
         )
         let outcome: InsertOutcome
         do {
-            outcome = try await store.insertSubmission(record)
+            outcome = try await store.insertSubmission(consume record)
         } catch StoreError.unavailable {
             throw APIProblem.unavailable("The submission could not be stored; nothing was kept. Retry the request.")
         }
