@@ -339,7 +339,10 @@ final class Connection: @unchecked Sendable {
         buffer.removeAll(keepingCapacity: true)
         HTTPStatus.appendStatusLine(response.status, to: &buffer)
         var hasRequestID = false
-        for (name, value) in response.headers {
+        // By index, reading the strings in place: iterating would retain and release both per field.
+        let fields = response.headers.fields
+        for index in fields.indices {
+            let name = fields[index].name, value = fields[index].value
             guard Self.isSafe(name), Self.isSafe(value), !Self.isFramingHeader(name) else { continue }
             if !hasRequestID, HTTPHeaders.equalsIgnoringCase(name, "X-Request-Id") { hasRequestID = true }
             buffer.append(contentsOf: name.utf8)

@@ -19,8 +19,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// The first value of the named field, or nil.
     public subscript(name: String) -> String? {
-        for field in fields where Self.equalsIgnoringCase(field.name, name) {
-            return field.value
+        // By index: `for field in fields` would retain and release both strings of every field passed.
+        for index in fields.indices where Self.equalsIgnoringCase(fields[index].name, name) {
+            return fields[index].value
         }
         return nil
     }
@@ -62,20 +63,26 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 
-    /// ASCII case-insensitive comparison; header names are ASCII tokens.
+    /// ASCII case-insensitive comparison; header names are ASCII tokens. Reads both strings in place
+    /// (`withUTF8` would need mutable copies, a retain and release of each per comparison).
     @inlinable
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                for i in 0..<x.count where x[i] != y[i] {
-                    if x[i] | 0x20 != y[i] | 0x20 { return false }
-                    let lower = x[i] | 0x20
-                    if lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
-                }
-                return true
-            }
+        guard a.utf8.count == b.utf8.count else { return false }
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in equalsIgnoringCase(x, y) }
         }
+        if let inPlace, let result = inPlace { return result }
+        return equalsIgnoringCase(Array(a.utf8), Array(b.utf8))
+    }
+
+    @inlinable
+    static func equalsIgnoringCase<C: RandomAccessCollection<UInt8>>(_ x: C, _ y: C) -> Bool where C.Index == Int {
+        guard x.count == y.count else { return false }
+        for i in 0..<x.count where x[x.startIndex + i] != y[y.startIndex + i] {
+            let lower = x[x.startIndex + i] | 0x20
+            if lower != y[y.startIndex + i] | 0x20 { return false }
+            if lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
+        }
+        return true
     }
 }
