@@ -627,7 +627,9 @@ final class Connection: @unchecked Sendable {
 
     /// Header text must not carry CR, LF or NUL, or a handler could split the response.
     static func isSafe(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+        // A plain loop: `contains(where:)` on the UTF-8 view went through its generic witnesses.
+        for byte in text.utf8 where byte == 13 || byte == 10 || byte == 0 { return false }
+        return true
     }
 
     /// The server owns message framing; a handler's own copies of these would contradict it.
