@@ -10,15 +10,15 @@ struct AdminFormRoutes {
     let auth: AdminAuth
 
     func register(on router: inout Router) {
-        router.handle(.put, "/v1/admin/forms/{id}", auth.guarded { try await put($0) })
-        router.handle(.post, "/v1/admin/forms", auth.guarded { try await create($0) })
-        router.handle(.get, "/v1/admin/forms", auth.guarded { _ in try await list() })
-        router.handle(.get, "/v1/admin/forms/{id}", auth.guarded { try await get($0) })
-        router.handle(.get, "/v1/admin/forms/{id}/versions", auth.guarded { try await versions($0) })
-        router.handle(.delete, "/v1/admin/forms/{id}", auth.guarded { try await delete($0) })
-        router.handle(.get, "/v1/admin/forms/{id}/submissions", auth.guarded { try await submissions($0) })
-        router.handle(.get, "/v1/admin/submissions/{sid}", auth.guarded { try await submission($0) })
-        router.handle(.get, "/v1/admin/submissions/{sid}/raw", auth.guarded { try await rawSubmission($0) })
+        router.on(.put, "/v1/admin/forms/{id}", auth.guarded { try await put($0) })
+        router.on(.post, "/v1/admin/forms", auth.guarded { try await create($0) })
+        router.on(.get, "/v1/admin/forms", auth.guarded { _ in try await list() })
+        router.on(.get, "/v1/admin/forms/{id}", auth.guarded { try await get($0) })
+        router.on(.get, "/v1/admin/forms/{id}/versions", auth.guarded { try await versions($0) })
+        router.on(.delete, "/v1/admin/forms/{id}", auth.guarded { try await delete($0) })
+        router.on(.get, "/v1/admin/forms/{id}/submissions", auth.guarded { try await submissions($0) })
+        router.on(.get, "/v1/admin/submissions/{sid}", auth.guarded { try await submission($0) })
+        router.on(.get, "/v1/admin/submissions/{sid}/raw", auth.guarded { try await rawSubmission($0) })
     }
 
     func put(_ request: Request) async throws -> Response {

@@ -10,9 +10,9 @@ struct OperationsRoutes {
     let registry: PrometheusCollectorRegistry
 
     func register(on router: inout Router) {
-        router.handle(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
-        router.handle(.get, "/readyz") { _ in try await ready() }
-        router.handle(.get, "/metrics") { _ in metrics() }
+        router.on(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
+        router.on(.get, "/readyz") { _ in try await ready() }
+        router.on(.get, "/metrics") { _ in metrics() }
     }
 
     func ready() async throws -> Response {

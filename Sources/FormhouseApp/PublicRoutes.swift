@@ -8,10 +8,10 @@ struct PublicRoutes {
     let rateLimiter: RateLimiter
 
     func register(on router: inout Router) {
-        router.handle(.get, "/v1/forms/{id}") { try await getForm($0) }
-        router.handle(.head, "/v1/forms/{id}") { try await getForm($0) }
-        router.handle(.post, "/v1/forms/{id}/submissions") { try await submit($0) }
-        router.handle(.post, "/v1/forms/{id}/validate") { try await validate($0) }
+        router.on(.get, "/v1/forms/{id}") { try await getForm($0) }
+        router.on(.head, "/v1/forms/{id}") { try await getForm($0) }
+        router.on(.post, "/v1/forms/{id}/submissions") { try await submit($0) }
+        router.on(.post, "/v1/forms/{id}/validate") { try await validate($0) }
     }
 
     /// The current version, or `?version=n` (clients that cached a version, the web renderer).

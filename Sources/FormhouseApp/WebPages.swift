@@ -7,8 +7,8 @@ struct WebPages {
 
     func register(on router: inout Router) {
         for method in [HTTPMethod.get, .head] {
-            router.handle(method, "/f/{id}") { try await page("/form.html", $0) }
-            router.handle(method, "/admin") { try await page("/admin/index.html", $0) }
+            router.on(method, "/f/{id}") { try await page("/form.html", $0) }
+            router.on(method, "/admin") { try await page("/admin/index.html", $0) }
         }
     }
 

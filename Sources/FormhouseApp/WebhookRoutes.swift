@@ -19,13 +19,13 @@ struct WebhookRoutes {
     let notify: @Sendable () -> Void
 
     func register(on router: inout Router) {
-        router.handle(.post, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await create($0) })
-        router.handle(.get, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await list($0) })
-        router.handle(.delete, "/v1/admin/webhooks/{wid}", auth.guarded { try await delete($0) })
-        router.handle(.post, "/v1/admin/webhooks/{wid}/rotate", auth.guarded { try await rotate($0) })
-        router.handle(.get, "/v1/admin/deliveries", auth.guarded { try await deliveries($0) })
-        router.handle(.get, "/v1/admin/deliveries/{did}", auth.guarded { try await delivery($0) })
-        router.handle(.post, "/v1/admin/deliveries/{did}/redeliver", auth.guarded { try await redeliver($0) })
+        router.on(.post, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await create($0) })
+        router.on(.get, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await list($0) })
+        router.on(.delete, "/v1/admin/webhooks/{wid}", auth.guarded { try await delete($0) })
+        router.on(.post, "/v1/admin/webhooks/{wid}/rotate", auth.guarded { try await rotate($0) })
+        router.on(.get, "/v1/admin/deliveries", auth.guarded { try await deliveries($0) })
+        router.on(.get, "/v1/admin/deliveries/{did}", auth.guarded { try await delivery($0) })
+        router.on(.post, "/v1/admin/deliveries/{did}/redeliver", auth.guarded { try await redeliver($0) })
     }
 
     func create(_ request: Request) async throws -> Response {
