@@ -45,9 +45,11 @@ let package = Package(
         ),
 
         // Storage.
+        .target(name: "CSQLiteTuning", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "FormStore",
             dependencies: [
+                "CSQLiteTuning",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,6 +123,7 @@ let package = Package(
             dependencies: [
                 "FormStore", "StoreCrashWriter",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

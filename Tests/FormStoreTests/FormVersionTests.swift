@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import Testing
 
 @testable import FormStore
@@ -73,6 +74,20 @@ import Testing
         try await withStore(SQLiteStoreConfiguration(synchronous: .normal)) { store, _ in
             let setting = try await store.writerSynchronousSetting()
             #expect(setting == 1)
+        }
+    }
+
+    @Test func sqliteKeepsNoMemoryStatistics() async throws {
+        // Every SQLite open in this process comes after the store's process settings, so they apply.
+        try await withStore { store, _ in
+            #expect(SQLiteFormStore.processSettings == SQLITE_OK)
+            let before = sqlite3_memory_used()
+            try await makeForm(store)
+            for index in 0..<50 {
+                _ = try await store.insertSubmission(newSubmission(id: "sub_mem_\(index)"))
+            }
+            // Counted, SQLite's heap would have grown by at least the 50 rows' page cache.
+            #expect(sqlite3_memory_used() == before)
         }
     }
 

@@ -12,6 +12,8 @@ import Testing
         let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
         do {
             // The schema as it was before answers were rebuilt: 001 and 002, with a `response` column.
+            // (Process settings first, as the store would: this may be the test process's first open.)
+            _ = SQLiteFormStore.processSettings
             let queue = try DatabaseQueue(path: path)
             try Schema.migrator.migrate(queue, upTo: "002 webhook endpoints and deliveries")
             try await queue.write { db in
