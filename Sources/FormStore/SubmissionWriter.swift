@@ -136,7 +136,8 @@ enum SubmissionWriter {
 }
 
 extension SubmissionRecord {
-    init(_ submission: NewSubmission) {
+    /// Borrows: an initializer takes its arguments owned, which copied the whole submission for each row.
+    init(_ submission: borrowing NewSubmission) {
         self.init(
             id: submission.id, formID: submission.formID, formVersion: submission.formVersion,
             receivedAt: submission.receivedAt, values: submission.values, rawBody: submission.rawBody,
