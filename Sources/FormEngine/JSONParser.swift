@@ -33,8 +33,8 @@ struct JSONParser {
     private let maxDepth: Int
     /// Reused between strings so escapes and non-ASCII text decode without per-string allocation.
     private var scratch: [UInt8] = []
-    /// Members and elements of the containers being parsed; each container takes an exact-size copy
-    /// of its part when it closes, so no container array grows by reallocation.
+    /// Members and elements of the containers being parsed; each container moves its part into an
+    /// exact-size array when it closes, so no container array grows by reallocation.
     private var memberStack: [JSONObject.Member] = []
     /// A cheap hash of each key on `memberStack`, so duplicate checks compare integers first.
     private var keyHashStack: [UInt32] = []
@@ -105,6 +105,11 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         position += 1
+        // One allocation up front instead of regrowing through 1, 3, 6, 12 members (each a copy).
+        if memberStack.capacity == 0 {
+            memberStack.reserveCapacity(16)
+            keyHashStack.reserveCapacity(16)
+        }
         let start = memberStack.count
         var seen: Set<String>?
         skipWhitespace()
@@ -144,12 +149,23 @@ struct JSONParser {
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
-                let object = JSONObject(uniqueMembers: Array(memberStack[start...]))
-                memberStack.removeSubrange(start...)
-                keyHashStack.removeSubrange(start...)
+                let object = JSONObject(uniqueMembers: Self.popAll(from: &memberStack, downTo: start))
+                keyHashStack.removeLast(keyHashStack.count - start)
                 return .object(object)
             default: throw error("expected ',' or '}'")
             }
+        }
+    }
+
+    /// The stack's elements from `start` on, moved (not copied, which would retain each and then
+    /// release it on removal) into an array of exactly their count.
+    private static func popAll<Element>(from stack: inout [Element], downTo start: Int) -> [Element] {
+        let count = stack.count - start
+        return [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                (buffer.baseAddress! + index).initialize(to: stack.removeLast())
+            }
+            initialized = count
         }
     }
 
@@ -186,8 +202,7 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                let array = Array(elementStack[start...])
-                elementStack.removeSubrange(start...)
+                let array = Self.popAll(from: &elementStack, downTo: start)
                 return .array(array)
             default: throw error("expected ',' or ']'")
             }

@@ -15,6 +15,16 @@ import Testing
         #expect(text(try parse(source)) == #"{"z":1,"a":[true,false,null],"m":{"y":"x","b":-2.5},"e":""}"#)
     }
 
+    /// Containers close onto a shared stack; each must take exactly its own members, in order, while
+    /// its parent's are still below them, and a duplicate key only clashes within its own object.
+    @Test func nestedContainersKeepTheirOwnMembersInOrder() throws {
+        let source = #"{"a":{"b":[1,{"c":2,"d":[3,4,{}],"a":5},[]],"e":{"f":{"g":{"a":6}}},"j":7},"h":[[[8]],9],"i":{}}"#
+        #expect(text(try parse(source)) == source)
+        let wide = "{" + (0..<40).map { #""k\#($0)":{"k":[\#($0),{"k":\#($0)}]}"# }.joined(separator: ",") + "}"
+        #expect(text(try parse(wide)) == wide)
+        #expect(throws: JSONParseError.self) { try parse(#"{"a":{"b":1,"c":[{"d":1,"d":2}]}}"#) }
+    }
+
     @Test func integralNumbersPrintWithoutFraction() throws {
         #expect(text(try parse("[1.0, 0, -0, 12345678901234, 1e3, 0.1, 1e-7, 1.5e300]"))
                 == "[1,0,0,12345678901234,1000,0.1,1e-07,1.5e+300]")
