@@ -16,23 +16,26 @@ enum Timestamp {
         }
         let (year, month, day) = civil(fromDays: days)
         let secondsOfDay = msOfDay / 1000
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
-        append(year, digits: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        append(month, digits: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        append(day, digits: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        append(secondsOfDay / 3600, digits: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        append(secondsOfDay / 60 % 60, digits: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        append(secondsOfDay % 60, digits: 2, to: &out)
-        out.append(UInt8(ascii: "."))
-        append(msOfDay % 1000, digits: 3, to: &out)
-        out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
+        // Straight into the string's storage: one allocation, no intermediate array.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            var at = 0
+            func put(_ value: Int64, _ digits: Int) {
+                var rest = value
+                for index in stride(from: at + digits - 1, through: at, by: -1) {
+                    out[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+                at += digits
+            }
+            func put(_ byte: Unicode.Scalar) {
+                out[at] = UInt8(ascii: byte)
+                at += 1
+            }
+            put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+            put(secondsOfDay / 3600, 2); put(":"); put(secondsOfDay / 60 % 60, 2); put(":"); put(secondsOfDay % 60, 2)
+            put("."); put(msOfDay % 1000, 3); put("Z")
+            return at
+        }
     }
 
     /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (Howard Hinnant's
@@ -47,16 +50,5 @@ enum Timestamp {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func append(_ value: Int64, digits: Int, to out: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<digits { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 }
