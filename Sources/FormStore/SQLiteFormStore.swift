@@ -23,10 +23,14 @@ public final class SQLiteFormStore: FormStore {
     private let deliveryObserver = DeliveryObserver()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
-    /// when missing, and brings its schema up to date.
+    /// when missing, and brings its schema up to date. The first store opened in a process also turns
+    /// off SQLite's memory statistics for the whole process (see ``processSettings``).
     public init(directory: URL, configuration: SQLiteStoreConfiguration = .init()) throws {
         self.configuration = configuration
-        _ = Self.processSettings
+        if Self.processSettings != 0 {
+            logger.debug("SQLite was opened before the first store; its memory statistics stay on",
+                         metadata: ["result": "\(Self.processSettings)"])
+        }
         do {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -116,8 +120,9 @@ public final class SQLiteFormStore: FormStore {
     }
 
     /// Process-wide SQLite settings, applied before the first store opens: memory statistics off
-    /// (their global mutex on every SQLite allocation was 8 % of the group-commit writer's CPU).
-    /// `SQLITE_MISUSE` means other code in the process opened SQLite first; it then keeps them.
+    /// (their global mutex on every SQLite allocation was 8 % of the group-commit writer's CPU). Other
+    /// SQLite users in the same process then read 0 from `sqlite3_memory_used` and cannot use heap
+    /// limits. `SQLITE_MISUSE` means other code in the process opened SQLite first; it then keeps them.
     public static let processSettings: Int32 = csqlite_disable_memory_statistics()
 
     /// The `synchronous` setting of the writing connection (2 is FULL, 1 is NORMAL).

@@ -78,9 +78,11 @@ import Testing
     }
 
     @Test func sqliteKeepsNoMemoryStatistics() async throws {
-        // Every SQLite open in this process comes after the store's process settings, so they apply.
+        // Every SQLite open in this test process must come after the store's process settings (a test
+        // that opens a raw GRDB queue before any store reads `SQLiteFormStore.processSettings` first).
         try await withStore { store, _ in
             #expect(SQLiteFormStore.processSettings == SQLITE_OK)
+            #expect(sqlite3_memory_used() == 0)
             let before = sqlite3_memory_used()
             try await makeForm(store)
             for index in 0..<50 {
