@@ -114,8 +114,8 @@ public struct Router: Responder {
             }
             request.parameters = Parameters(labelled: parameters)
         }
-        // A thrown answer becomes a response here, so middleware outside the router (metrics, logs)
-        // sees it under its route; anything else travels on with the route attached.
+        // A thrown answer becomes a response here, so hooks and middleware outside the router (metrics,
+        // logs) see it under its route; anything else travels on with the route attached.
         var response: Response
         do {
             response = try await route.handler(request)
