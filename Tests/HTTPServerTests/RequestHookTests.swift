@@ -9,6 +9,7 @@ import Testing
         let name: String
         let answersPath: String?
         let seen = Mutex<[String]>([])
+        let elapsed = Mutex<[Duration]>([])
 
         init(_ name: String, answering path: String? = nil) {
             self.name = name
@@ -23,7 +24,7 @@ import Testing
 
         func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
             seen.withLock { $0.append("did \(response.status) \(response.routePattern ?? "-")") }
-            #expect(elapsed >= .zero && elapsed < .seconds(60))
+            self.elapsed.withLock { $0.append(elapsed) }
             response.headers.add("X-Order", name)
         }
     }
@@ -38,6 +39,9 @@ import Testing
         }
         #expect(outer.seen.withLock { $0 } == ["will /items/7", "did 200 /items/{id}"])
         #expect(inner.seen.withLock { $0 } == ["will /items/7", "did 200 /items/{id}"])
+        // Both measured the same span, which ran from before the first hook to after the responder.
+        let spans = outer.elapsed.withLock { $0 } + inner.elapsed.withLock { $0 }
+        #expect(spans.count == 2 && spans[0] == spans[1] && spans[0] > .zero && spans[0] < .seconds(60))
     }
 
     @Test func anEarlyAnswerSkipsTheRestButEveryHookSeesIt() async throws {
