@@ -14,6 +14,10 @@ enum Timestamp {
             days -= 1
             msOfDay += 86_400_000
         }
+        // Four digits hold years 0 to 9999; a time outside them (never the server's clock) is clamped
+        // rather than written with a wrong or negative digit.
+        if days < -719_528 { return "0000-01-01T00:00:00.000Z" }
+        if days > 2_932_896 { return "9999-12-31T23:59:59.999Z" }
         let (year, month, day) = civil(fromDays: days)
         let secondsOfDay = msOfDay / 1000
         // Straight into the string's storage: one allocation, no intermediate array.

@@ -14,6 +14,13 @@ import Testing
             // Milliseconds exactly, so both sides agree on the digit that is cut.
             dates.append(Date(timeIntervalSince1970: Double(Int64.random(in: 0...7_258_118_399_999, using: &generator)) / 1000))
         }
+        // Outside four-digit years (never the server's clock) the time is clamped, not garbled.
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: -62_167_219_200)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: -62_167_219_200.001)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: -1e12)) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 253_402_300_800)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 1e13)) == "9999-12-31T23:59:59.999Z")
         for date in dates {
             // Foundation cuts a time that lies a hair below its millisecond (x.127 is 0.12699… as a
             // double) to the millisecond before, so it is asked about the middle of the millisecond.
