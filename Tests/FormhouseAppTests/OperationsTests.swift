@@ -22,7 +22,13 @@ import Testing
         #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {}}"#).status == 422)
+        #expect(try await client.get("/v1/forms/no-such-form").status == 404)
+        #expect(try await client.get("/no/such/path").status == 404)
         let text = try await client.get("/metrics").text
+        #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}/submissions",method="POST",status="201"}"#))
+        // A problem thrown by a handler counts under its route; a path no route matches, as unmatched.
+        #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}",method="GET",status="404"}"#))
+        #expect(text.contains(#"formhouse_http_requests_total{route="unmatched",method="GET",status="404"}"#))
         #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="accepted"}"#))
         #expect(text.contains(#"formhouse_submissions_total{form="signup",outcome="rejected"}"#))
         // A thrown answer (the 422) is counted under its route, not as unmatched.

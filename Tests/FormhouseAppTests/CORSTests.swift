@@ -1,0 +1,51 @@
+import HTTPServer
+import Testing
+@testable import FormhouseApp
+
+/// The CORS hook on its own: which answers get the headers, and which preflights it answers.
+@Suite struct CORSTests {
+    let cors = CORS(origins: ["https://app.example"])
+
+    func request(_ method: HTTPMethod = .get, origin: String?, preflight: Bool = false) -> Request {
+        var headers = HTTPHeaders()
+        if let origin { headers.add("Origin", origin) }
+        if preflight { headers.add("Access-Control-Request-Method", "POST") }
+        return Request(method: method, path: "/v1/forms/x/submissions", headers: headers)
+    }
+
+    @Test func everyAnswerToAnAllowedOriginIsReadableIncludingA500() {
+        for status in [200, 201, 404, 422, 500, 503] {
+            var response = Response.problem(status: status, type: "about:blank", title: "x", detail: "x")
+            cors.didRespond(to: request(origin: "https://app.example"), response: &response, elapsed: .zero)
+            #expect(response.headers["Access-Control-Allow-Origin"] == "https://app.example", "\(status)")
+            #expect(response.headers.values("Vary") == ["Origin"], "\(status)")
+            #expect(response.headers["Access-Control-Expose-Headers"]?.contains("Idempotent-Replayed") == true)
+        }
+    }
+
+    @Test func otherOriginsAndNoOriginGetNothing() {
+        for origin in ["https://evil.example", "https://app.example.evil", nil] as [String?] {
+            var response = Response.problem(status: 500, type: "about:blank", title: "x", detail: "x")
+            cors.didRespond(to: request(origin: origin), response: &response, elapsed: .zero)
+            #expect(response.headers["Access-Control-Allow-Origin"] == nil)
+            #expect(!response.headers.contains("Vary"))
+            #expect(cors.willRespond(to: request(.options, origin: origin, preflight: true)) == nil)
+        }
+    }
+
+    @Test func answersOnlyRealPreflightsFromAllowedOrigins() throws {
+        let preflight = try #require(cors.willRespond(to: request(.options, origin: "https://app.example", preflight: true)))
+        #expect(preflight.status == 204)
+        #expect(preflight.routePattern == "preflight")
+        #expect(preflight.headers["Access-Control-Allow-Methods"]?.contains("POST") == true)
+        // A plain OPTIONS (no Access-Control-Request-Method) goes on to the router.
+        #expect(cors.willRespond(to: request(.options, origin: "https://app.example")) == nil)
+        #expect(cors.willRespond(to: request(.post, origin: "https://app.example", preflight: true)) == nil)
+    }
+
+    @Test func aWildcardAllowsEveryOrigin() {
+        var response = Response(status: 200)
+        CORS(origins: ["*"]).didRespond(to: request(origin: "https://any.example"), response: &response, elapsed: .zero)
+        #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+    }
+}
