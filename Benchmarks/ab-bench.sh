@@ -8,6 +8,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/Benchmarks/lib.sh"
 [[ $# -eq 2 && -x "$1" && -x "$2" ]] || { echo "usage: $0 A_BINARY B_BINARY (two built formhouse executables)" >&2; exit 2; }
 command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
 pairs="${PAIRS:-6}"
@@ -24,17 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
 case "$endpoint" in
     form) url="http://127.0.0.1:$port/v1/forms/$form"; script=() ;;
     submissions|validate)
         url="http://127.0.0.1:$port"
-        cat >"$work/post.lua" <<LUA
-wrk.method = "POST"
-wrk.path = "/v1/forms/$form/$endpoint"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '$body'
-LUA
+        post_script "$work/post.lua" "/v1/forms/$form/$endpoint"
         script=(-s "$work/post.lua") ;;
     *) echo "ENDPOINT is submissions, validate or form" >&2; exit 2 ;;
 esac

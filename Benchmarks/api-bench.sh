@@ -59,16 +59,11 @@ start_nginx "$work" "$nginx_port" "root $work/www; location / { default_type app
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/v1/forms/$form" -o /dev/null && break; sleep 0.1; done
 cmp -s <(curl -s "http://127.0.0.1:$nginx_port/v1/forms/$form") "$work/form.json" || { echo "nginx does not serve the form"; exit 1; }
 
-body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
+body="$bench_body"
 curl -sf -X POST "http://127.0.0.1:$port/v1/forms/$form/validate" -H 'Content-Type: application/json' -d "$body" | grep -q '"valid":true' || {
     echo "the benchmark body does not validate:"; curl -s -X POST "http://127.0.0.1:$port/v1/forms/$form/validate" -H 'Content-Type: application/json' -d "$body"; exit 1; }
 for endpoint in validate submissions; do
-    cat >"$work/$endpoint.lua" <<LUA
-wrk.method = "POST"
-wrk.path = "/v1/forms/$form/$endpoint"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '$body'
-LUA
+    post_script "$work/$endpoint.lua" "/v1/forms/$form/$endpoint"
 done
 
 # Prints "req/s p99_ms non2xx" for one wrk run.

@@ -1,4 +1,5 @@
-# Shared by the benchmark scripts: nginx as the baseline server, and wrk's latency in milliseconds.
+# Shared by the benchmark scripts: nginx as the baseline server, wrk's latency in milliseconds, and
+# the submission the API benchmarks post.
 
 # start_nginx WORK PORT LOCATIONS: one worker, no access log, unlimited keep-alive, listening on
 # 127.0.0.1:PORT with the given `location` lines; its pid lands in WORK/nginx.pid.
@@ -25,4 +26,17 @@ NGINX
 # to_ms VALUE: a wrk latency such as 850.00us, 1.20ms or 1.10s, in milliseconds.
 to_ms() {
     python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$1"
+}
+
+# A submission to the sample form `formworks-example` that validates.
+bench_body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
+
+# post_script FILE PATH: a wrk script that POSTs bench_body as JSON to PATH.
+post_script() {
+    cat >"$1" <<LUA
+wrk.method = "POST"
+wrk.path = "$2"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$bench_body'
+LUA
 }
