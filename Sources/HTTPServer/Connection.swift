@@ -262,9 +262,7 @@ final class Connection: @unchecked Sendable {
 
     /// The next request on this connection, or nil once it is closed (the pump then ends).
     private func nextRequest() async -> Request? {
-        if !loop.inLoop {
-            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
-        }
+        if !loop.inLoop { await loop.hop() }
         if state == .closed {
             pendingRequest = nil
             pump = .none
@@ -301,9 +299,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func send(_ response: Response) async {
-        if !loop.inLoop {
-            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
-        }
+        if !loop.inLoop { await loop.hop() }
         guard let head = writeHead(response), let exchange else { return }
         var bodyBytes = head.bodyBytes
         if case .stream(let produce) = response.body, head.streamsBody, state == .processing {
@@ -311,9 +307,7 @@ final class Connection: @unchecked Sendable {
             streamedBytes = 0
             do {
                 try await produce(writer)
-                if !loop.inLoop {
-                    await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
-                }
+                if !loop.inLoop { await loop.hop() }
                 if head.chunked { write(Self.lastChunk) }
                 bodyBytes = streamedBytes
             } catch {

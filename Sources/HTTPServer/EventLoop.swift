@@ -91,6 +91,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         push(.closure(body))
     }
 
+    /// Returns on the loop thread, for a task that prefers this loop but resumed elsewhere (after a
+    /// handler or body producer ran on another executor). Callers check `inLoop` first, so the usual
+    /// case costs no async frame.
+    func hop() async {
+        await withCheckedContinuation { continuation in execute { continuation.resume() } }
+    }
+
     func enqueue(_ job: consuming ExecutorJob) {
         push(.job(UnownedJob(job)))
     }

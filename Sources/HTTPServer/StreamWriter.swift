@@ -14,9 +14,7 @@ struct StreamWriter: BodyWriter {
 
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        if !loop.inLoop {
-            await withCheckedContinuation { continuation in loop.execute { continuation.resume() } }
-        }
+        if !loop.inLoop { await loop.hop() }
         guard !connection.isClosed else { throw Closed() }
         if chunked {
             var frame: [UInt8] = Array(String(bytes.count, radix: 16).utf8)
