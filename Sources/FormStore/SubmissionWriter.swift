@@ -21,13 +21,12 @@ enum SubmissionWriter {
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
             // row does not spoil it, as `SQLiteBinding` resets it before each use.
             let insertStatement = try db.cachedStatement(sql: insertSQL)
-            // By index: a `for … in` binding would copy each submission, retaining all its fields.
-            for index in group.indices {
+            for submission in group {
                 let result = try insert(
-                    group[index], with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
-                    deliveriesCreated += activeEndpoints[group[index].formID]?.count ?? 0
+                    deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
                 }
                 results.append(result)
             }
