@@ -64,9 +64,7 @@ enum SubmissionWriter {
                     }
                 }
             }
-            var record = SubmissionRecord(submission)
-            record.receivedAt = Date(storedMilliseconds: receivedAt)
-            return .success(.inserted(record))
+            return .success(.inserted)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.idempotencyKey,
@@ -135,15 +133,6 @@ enum SubmissionWriter {
 }
 
 extension SubmissionRecord {
-    /// Borrows: an initializer takes its arguments owned, which copied the whole submission for each row.
-    init(_ submission: borrowing NewSubmission) {
-        self.init(
-            id: submission.id, formID: submission.formID, formVersion: submission.formVersion,
-            receivedAt: submission.receivedAt, values: submission.values, rawBody: submission.rawBody,
-            idempotencyKey: submission.idempotencyKey, bodyHash: submission.bodyHash,
-            clientAddress: submission.clientAddress)
-    }
-
     init(row: Row) {
         self.init(
             id: row["id"], formID: row["form_id"], formVersion: row["form_version"],
