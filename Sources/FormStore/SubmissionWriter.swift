@@ -20,10 +20,10 @@ enum SubmissionWriter {
             var activeEndpoints: [String: [String]] = [:]
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
             // row does not spoil it, as `SQLiteBinding` resets it before each use.
-            let insertStatement = try db.cachedStatement(sql: insertSQL)
+            var binding = SQLiteBinding(try db.cachedStatement(sql: insertSQL), in: db)
             for submission in group {
                 let result = try insert(
-                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    submission, with: &binding, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
                     deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
@@ -37,7 +37,7 @@ enum SubmissionWriter {
     }
 
     private static func insert(
-        _ submission: NewSubmission, with insertStatement: Statement, in db: Database, now: Int64,
+        _ submission: NewSubmission, with binding: inout SQLiteBinding, in db: Database, now: Int64,
         idempotencyWindow: TimeInterval, activeEndpoints: inout [String: [String]]
     ) throws -> Result<InsertOutcome, StoreError> {
         let receivedAt = submission.receivedAt.storedMilliseconds
@@ -46,10 +46,10 @@ enum SubmissionWriter {
             if endpoints.isEmpty {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
-                try insertRow(submission, receivedAt: receivedAt, with: insertStatement, in: db)
+                try insertRow(submission, receivedAt: receivedAt, with: &binding)
             } else {
                 try inSavepoint(db) {
-                    try insertRow(submission, receivedAt: receivedAt, with: insertStatement, in: db)
+                    try insertRow(submission, receivedAt: receivedAt, with: &binding)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -75,7 +75,7 @@ enum SubmissionWriter {
                 // The key's window is over: the old submission gives the key up and the new one is stored.
                 try db.execute(sql: "UPDATE submissions SET idempotency_key = NULL WHERE id = ?", arguments: [existing.id])
                 return try insert(
-                    submission, with: insertStatement, in: db, now: now, idempotencyWindow: idempotencyWindow,
+                    submission, with: &binding, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
             }
             if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
@@ -91,8 +91,8 @@ enum SubmissionWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with statement: Statement, in db: Database) throws {
-        var binding = SQLiteBinding(statement, in: db)
+    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with binding: inout SQLiteBinding) throws {
+        binding.begin()
         binding.bind(submission.id)
         binding.bind(submission.formID)
         binding.bind(Int64(submission.formVersion))

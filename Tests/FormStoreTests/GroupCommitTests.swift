@@ -227,6 +227,40 @@ import Testing
         }
     }
 
+    /// The writer binds each row's texts and blobs from one reused buffer: rows of different sizes in one
+    /// group, with a failed row between them, must each come back exactly as given.
+    @Test func rowsOfOneGroupKeepTheirOwnBytes() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let long = [UInt8](repeating: UInt8(ascii: "x"), count: 9_000) + [0x00, 0xFF]
+            func row(_ id: String, body: [UInt8], values: String, key: String?, address: String?) -> NewSubmission {
+                NewSubmission(
+                    id: id, formID: "signup", formVersion: 1, receivedAt: Date(), values: values, rawBody: body,
+                    idempotencyKey: key, bodyHash: key.map { "hash-\($0)" }, clientAddress: address, webhookPayload: [])
+            }
+            let group = [
+                row("long", body: long, values: String(repeating: "é", count: 3_000), key: "k-long", address: "::1"),
+                row("empty", body: [], values: "", key: nil, address: nil),
+                row("long", body: [1, 2, 3], values: "clash", key: nil, address: nil),
+                row("short", body: [0x7B, 0x7D], values: #"{"a":"ü"}"#, key: "k", address: "10.0.0.1"),
+            ]
+            let (results, _) = try await store.pool.writeWithoutTransaction { db in
+                try SubmissionWriter.write(group, in: db, idempotencyWindow: 86_400, beforeCommit: nil)
+            }
+            #expect(results[0] == .success(.inserted) && results[1] == .success(.inserted) && results[3] == .success(.inserted))
+            if case .failure(let error) = results[2] { #expect(error.code == "conflict") } else {
+                Issue.record("a repeated id was accepted")
+            }
+            for (index, expected) in group.enumerated() where index != 2 {
+                let stored = try #require(try await store.submission(id: expected.id))
+                #expect(stored.rawBody == expected.rawBody && stored.values == expected.values)
+                #expect(stored.idempotencyKey == expected.idempotencyKey && stored.bodyHash == expected.bodyHash)
+                #expect(stored.clientAddress == expected.clientAddress && stored.formID == "signup")
+            }
+            #expect(try await store.submission(id: "long")?.rawBody.count == long.count)
+        }
+    }
+
     @Test func rawBodyIsKeptByteForByte() async throws {
         let directory = TemporaryDirectory()
         var body: [UInt8] = [0x00, 0xFF, 0xFE, 0x80, 0x0D, 0x0A, 0xC3, 0x28, 0x7B]
