@@ -345,10 +345,18 @@ enum HTTPParser {
 
 extension Substring {
     /// Without the spaces and tabs at either end (optional whitespace around header values and list items).
+    /// Works on bytes: optional whitespace is the bytes SP and HTAB, and stepping by `Character` paid for
+    /// grapheme breaking on every header value and media type of every request.
     public func trimmingASCIISpace() -> Substring {
-        var slice = self
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return slice
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return self[start..<end]
     }
 }

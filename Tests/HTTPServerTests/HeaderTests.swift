@@ -20,6 +20,22 @@ import Testing
         #expect(!HTTPHeaders.equalsIgnoringCase("Grüße", "GRÜSSE"))
     }
 
+    @Test func optionalWhitespaceIsTrimmedAsSpaceAndTabBytes() {
+        #expect(Substring(" \t keep-alive \t ").trimmingASCIISpace() == "keep-alive")
+        #expect(Substring("a b").trimmingASCIISpace() == "a b")
+        #expect(Substring(" \t ").trimmingASCIISpace() == "")
+        #expect(Substring("").trimmingASCIISpace() == "")
+        #expect(Substring(" Grüße\t").trimmingASCIISpace() == "Grüße")
+        // Other whitespace is not optional whitespace in HTTP.
+        #expect(Substring("\u{0B}x\u{A0}").trimmingASCIISpace() == "\u{0B}x\u{A0}")
+        // A slice of a larger string keeps its own bounds.
+        let line = "Content-Type:  application/json ;charset=utf-8"
+        let value = line[line.index(line.startIndex, offsetBy: 13)..<line.firstIndex(of: ";")!]
+        #expect(value.trimmingASCIISpace() == "application/json")
+        #expect(HTTPParser.tokens(" gzip , chunked,, ") == ["gzip", "chunked"])
+        #expect(HTTPParser.tokens(" a ,, b ", keepEmpty: true) == ["a", "", "b"])
+    }
+
     @Test func lookupSetAndRemoveUseTheSameMatch() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "Vary": "Accept"]
         headers.add("vary", "Origin")
