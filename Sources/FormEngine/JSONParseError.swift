@@ -4,9 +4,13 @@ public struct JSONParseError: Error, Sendable, Equatable {
     public var offset: Int
     /// What is wrong, for a person.
     public var message: String
+    /// The JSON nests deeper than the parser's limit: well-formed as far as read, but refused for its
+    /// size, which callers report apart from broken syntax.
+    public var isDepthLimit: Bool
 
-    public init(offset: Int, message: String) {
+    public init(offset: Int, message: String, isDepthLimit: Bool = false) {
         self.offset = offset
         self.message = message
+        self.isDepthLimit = isDepthLimit
     }
 }

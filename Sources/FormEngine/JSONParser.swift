@@ -27,18 +27,22 @@ extension JSONValue {
 
 /// A recursive-descent JSON parser over a byte buffer.
 struct JSONParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
     private let maxDepth: Int
     /// Reused between strings so escapes and non-ASCII text decode without per-string allocation.
-    private var scratch: [UInt8] = []
+    private(set) var scratch: [UInt8] = []
     /// Members and elements of the containers being parsed; each container moves its part into an
     /// exact-size array when it closes, so no container array grows by reallocation.
     private var memberStack: [JSONObject.Member] = []
     /// A cheap hash of each key on `memberStack`, so duplicate checks compare integers first.
     private var keyHashStack: [UInt32] = []
     private var elementStack: [JSONValue] = []
+    /// Keys of the objects checked but not built (skipped members, snapshot components), decoded into
+    /// one reused buffer, so their duplicates are caught without a `String` per key.
+    var checkedKeyBytes: [UInt8] = []
+    var checkedKeys: [CheckedKey] = []
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
@@ -99,7 +103,9 @@ struct JSONParser {
 
     mutating func enter() throws(JSONParseError) {
         depth += 1
-        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+        if depth > maxDepth {
+            throw JSONParseError(offset: position, message: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
+        }
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
@@ -224,11 +230,14 @@ struct JSONParser {
                 depth -= 1
                 return
             }
+            let keys = isObject ? beginKeys() : nil
+            var seen: Set<[UInt8]>?
             while true {
                 skipWhitespace()
-                if isObject {
+                if let keys {
                     guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-                    _ = try scanString()
+                    let keyOffset = position
+                    try recordKey(try scanString(), since: keys, seen: &seen, at: keyOffset)
                     skipWhitespace()
                     guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
                     position += 1
@@ -242,6 +251,7 @@ struct JSONParser {
                 } else if bytes[position] == close {
                     position += 1
                     depth -= 1
+                    if let keys { endKeys(keys) }
                     return
                 } else {
                     throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")

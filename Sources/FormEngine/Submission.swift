@@ -6,6 +6,9 @@ public struct SubmissionLimits: Sendable {
     public var maxComponents: Int = 2_000
     /// Highest repeat index a snapshot id may name (`addresses[999].x`).
     public var maxIndex: Int = 999
+    /// Most array entries snapshot ids may create in all, gaps before an index included: without it,
+    /// ids such as `a[999].b[999].c[999]...` would build millions of empty entries from a small body.
+    public var maxCreatedEntries: Int = 20_000
 
     public init() {}
 }
@@ -43,6 +46,8 @@ public struct Submission: Sendable {
                 return try parser.readSubmissionBody()
             }
             if body == nil { _ = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth)) }
+        } catch where error.isDepthLimit {
+            throw SubmissionError(code: "tooLarge", message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
         } catch {
             throw SubmissionError(code: "malformedJSON", message: "The body is not valid JSON: \(error.message).", offset: error.offset)
         }
@@ -93,20 +98,32 @@ public struct Submission: Sendable {
     /// `addresses[0].postcode`), as the formworks profile serves them.
     private static func values(fromSnapshot items: [SubmissionBody.Item], limits: SubmissionLimits) throws(SubmissionError) -> JSONObject {
         var root = JSONObject()
+        var entryBudget = limits.maxCreatedEntries
         for (i, item) in items.enumerated() {
             guard item.isObject, case .string(let id)? = item.id else {
                 throw shape("Component \(i) of the snapshot needs a string \"id\".")
             }
             let content = item.content ?? .null
             let plain = !id.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "[") }
-            guard !plain, let path = KeyPath(parsing: id, maxIndex: limits.maxIndex), path.segments.count > 1 else {
+            var path: KeyPath?
+            if !plain {
+                switch KeyPath.parse(id, limits: limits) {
+                case .path(let parsed): path = parsed
+                case .notAPath: break
+                case .tooLarge(let reason): throw SubmissionError(code: "tooLarge", message: "The id \"\(id.prefix(100))\" \(reason).")
+                }
+            }
+            guard let path, path.segments.count > 1 else {
                 if root[id] != nil { throw shape("The id \"\(id)\" appears twice in the snapshot.") }
                 root.append(id, content)
                 continue
             }
             var node = JSONValue.object(root)
             root = JSONObject()
-            guard insert(content, at: path.segments[...], into: &node), case .object(let updated) = node else {
+            guard insert(content, at: path.segments[...], into: &node, budget: &entryBudget), case .object(let updated) = node else {
+                if entryBudget < 0 {
+                    throw SubmissionError(code: "tooLarge", message: "The snapshot's ids name more than \(limits.maxCreatedEntries) repeat entries in all.")
+                }
                 throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
             }
             root = updated
@@ -114,8 +131,12 @@ public struct Submission: Sendable {
         return root
     }
 
-    /// Puts `content` at `path` inside `node`, creating objects and arrays on the way; false on a clash.
-    private static func insert(_ content: JSONValue, at path: ArraySlice<KeyPath.Segment>, into node: inout JSONValue) -> Bool {
+    /// Puts `content` at `path` inside `node`, creating objects and arrays on the way; false on a clash
+    /// or when the entries created would overdraw `budget` (left negative then). Recursion is as deep
+    /// as the path, which `KeyPath.parse` bounds.
+    private static func insert(
+        _ content: JSONValue, at path: ArraySlice<KeyPath.Segment>, into node: inout JSONValue, budget: inout Int
+    ) -> Bool {
         guard let first = path.first else {
             if case .null = node { node = content; return true }
             return false
@@ -130,16 +151,21 @@ public struct Submission: Sendable {
             if rest.isEmpty, existing != nil { return false }
             var child = existing ?? emptyContainer(for: rest.first)
             object[key] = .null
-            guard insert(content, at: rest, into: &child) else { return false }
+            guard insert(content, at: rest, into: &child, budget: &budget) else { return false }
             object[key] = child
             node = .object(object)
             return true
         case (.index(let index), .array(var array)):
             node = .null
-            while array.count <= index { array.append(.object(JSONObject())) }
+            if array.count <= index {
+                budget -= index + 1 - array.count
+                if budget < 0 { return false }
+                array.reserveCapacity(index + 1)
+                while array.count <= index { array.append(.object(JSONObject())) }
+            }
             var child = array[index]
             array[index] = .null
-            guard insert(content, at: rest, into: &child) else { return false }
+            guard insert(content, at: rest, into: &child, budget: &budget) else { return false }
             array[index] = child
             node = .array(array)
             return true
@@ -165,29 +191,50 @@ struct KeyPath: Sendable {
         case index(Int)
     }
 
+    /// What an id with `.` or `[` in it is.
+    enum Parsed {
+        case path(KeyPath)
+        /// Not key-path syntax (`a..b`, `x[y]`): kept as a plain id, which the form will not know.
+        case notAPath
+        /// Key-path syntax past the limits: more segments than nesting allows, or an index too high.
+        case tooLarge(String)
+    }
+
     var segments: [Segment]
 
-    init?(parsing text: String, maxIndex: Int) {
+    static func parse(_ text: String, limits: SubmissionLimits) -> Parsed {
         var segments: [Segment] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            // Checked before each segment is built, so a very long id stops early.
+            guard segments.count < limits.maxDepth else {
+                return .tooLarge("nests deeper than \(limits.maxDepth) levels")
+            }
             var rest = part[...]
             guard let bracket = rest.firstIndex(of: "[") else {
-                guard !rest.isEmpty else { return nil }
+                guard !rest.isEmpty else { return .notAPath }
                 segments.append(.key(String(rest)))
                 continue
             }
             let key = rest[..<bracket]
-            guard !key.isEmpty else { return nil }
+            guard !key.isEmpty else { return .notAPath }
             segments.append(.key(String(key)))
             rest = rest[bracket...]
             while !rest.isEmpty {
-                guard rest.first == "[", let close = rest.firstIndex(of: "]"),
-                      let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
-                      index >= 0, index <= maxIndex else { return nil }
+                guard rest.first == "[", let close = rest.firstIndex(of: "]") else { return .notAPath }
+                let digits = rest[rest.index(after: rest.startIndex)..<close]
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                    return .notAPath
+                }
+                guard let index = Int(digits), index <= limits.maxIndex else {
+                    return .tooLarge("names a repeat index over \(limits.maxIndex)")
+                }
+                guard segments.count < limits.maxDepth else {
+                    return .tooLarge("nests deeper than \(limits.maxDepth) levels")
+                }
                 segments.append(.index(index))
                 rest = rest[rest.index(after: close)...]
             }
         }
-        self.segments = segments
+        return .path(KeyPath(segments: segments))
     }
 }

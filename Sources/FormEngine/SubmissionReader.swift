@@ -107,6 +107,8 @@ extension JSONParser {
             leave()
             return item
         }
+        let keys = beginKeys()
+        var seen: Set<[UInt8]>?
         repeat {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -115,19 +117,19 @@ extension JSONParser {
             let key = try scanString()
             let isID = scanned(key, equals: "id")
             let isContent = !isID && scanned(key, equals: "content")
+            try recordKey(key, since: keys, seen: &seen, at: keyOffset)
             try expect(UInt8(ascii: ":"), "expected ':'")
             skipWhitespace()
             if isID {
-                if item.id != nil { throw error("duplicate key \"id\"", at: keyOffset) }
                 item.id = try parseValue()
             } else if isContent {
-                if item.content != nil { throw error("duplicate key \"content\"", at: keyOffset) }
                 item.content = try parseValue()
             } else {
                 try skipValue()
             }
         } while consume(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"), "expected ',' or '}'")
+        endKeys(keys)
         leave()
         return item
     }

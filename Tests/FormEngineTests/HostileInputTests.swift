@@ -29,16 +29,97 @@ import Testing
     }
 
     @Test func deepOrHugeSubmissionsAreRefused() {
+        // Nesting past the limit is refused for its size, not reported as broken JSON.
         let deep = #"{"values": "# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"
-        #expect(throws: SubmissionError.self) { try Fixtures.submission(deep) }
+        #expect(throwsCode("tooLarge") { try Fixtures.submission(deep) })
         var limits = SubmissionLimits()
         limits.maxComponents = 2
         let three = #"{"components": [{"id": "a"}, {"id": "b"}, {"id": "c"}]}"#
         #expect(throws: SubmissionError(code: "tooLarge", message: "A snapshot may hold at most 2 components.")) {
             try Submission(json: Array(three.utf8), limits: limits)
         }
-        // An index past the limit is not expanded into an array; the id stays opaque and is unknown.
-        let far = try? Fixtures.submission(#"{"components": [{"id": "k[100000].a"}]}"#)
-        #expect(far?.values.keys == ["k[100000].a"])
+        // An index past the limit is refused, not expanded into an array.
+        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "k[1000].a"}]}"#) })
+        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "k[99999999999999999999999].a"}]}"#) })
+        let highest = try? Fixtures.submission(#"{"components": [{"id": "k[999].a", "content": 1}]}"#)
+        #expect(highest?.values["k"]?.arrayValue?.count == 1_000)
+        // What is not key-path syntax stays an opaque id, which no form has.
+        let odd = try? Fixtures.submission(#"{"components": [{"id": "k[x].a"}, {"id": "a..b"}, {"id": "k[+1].a"}]}"#)
+        #expect(odd?.values.keys == ["k[x].a", "a..b", "k[+1].a"])
+    }
+
+    /// An id of very many parts once recursed once per part and overflowed the stack; it is refused
+    /// at the nesting limit, after reading only that far.
+    @Test func keyPathIDsDeeperThanTheLimitAreRefused() {
+        let parts = Array(repeating: "x", count: 50_000).joined(separator: ".")
+        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "\#(parts)", "content": "v"}]}"#) })
+        let indexed = Array(repeating: "x[0]", count: 40).joined(separator: ".")
+        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "\#(indexed)"}]}"#) })
+        // Up to the limit, an id nests.
+        let limit = Array(repeating: "x", count: SubmissionLimits().maxDepth).joined(separator: ".")
+        #expect((try? Fixtures.submission(#"{"components": [{"id": "\#(limit)", "content": "v"}]}"#)) != nil)
+    }
+
+    /// Sparse indexes in ids (`a[999].b[999]...`) would build a thousand entries per level from a few
+    /// bytes; the entries ids may create in all are bounded.
+    @Test func entriesCreatedBySnapshotIDsAreBounded() throws {
+        let sparse = Array(repeating: "x[999]", count: 16).joined(separator: ".") + ".y"
+        #expect(throwsCode("tooLarge") {
+            try Fixtures.submission(#"{"components": [{"id": "\#(sparse)"}, {"id": "z[999].\#(sparse)"}]}"#)
+        })
+        var limits = SubmissionLimits()
+        limits.maxCreatedEntries = 1_500
+        let two = #"{"components": [{"id": "a[999].x"}, {"id": "b[499].x"}]}"#
+        #expect((try? Submission(json: Array(two.utf8), limits: limits)) != nil)
+        let three = #"{"components": [{"id": "a[999].x"}, {"id": "b[499].x"}, {"id": "c[0].x"}]}"#
+        #expect(throws: SubmissionError(code: "tooLarge", message: "The snapshot's ids name more than 1500 repeat entries in all.")) {
+            try Submission(json: Array(three.utf8), limits: limits)
+        }
+        // Entries that exist already cost nothing: many fields of one dense repeat fit easily.
+        let dense = (0..<1_000).flatMap { i in ["{\"id\": \"kids[\(i)].name\"}", "{\"id\": \"kids[\(i)].age\"}"] }
+        let body = #"{"components": ["# + dense.joined(separator: ",") + "]}"
+        limits.maxCreatedEntries = 1_000
+        #expect(try Submission(json: Array(body.utf8), limits: limits).values["kids"]?.arrayValue?.count == 1_000)
+    }
+
+    /// Members the reader skips (everything but `id` and `content` of a component, and unknown
+    /// top-level members) are checked for duplicate keys like everything it builds.
+    @Test func duplicateKeysInSkippedMembersAreRefused() {
+        let refused = [
+            #"{"values": {}, "meta": {"k": 1, "k": 2}}"#,
+            #"{"components": [{"id": "a", "title": "A", "title": "B"}]}"#,
+            #"{"components": [{"id": "a", "content": 1, "content": 2}]}"#,
+            #"{"components": [{"id": "a", "id": "b"}]}"#,
+            #"{"components": [{"id": "a", "extra": [{"x": 1, "y": {}, "x": 2}]}]}"#,
+            #"{"components": [{"id": "a", "t\u0069tle": 1, "title": 2}]}"#,
+        ]
+        for body in refused {
+            #expect(throwsCode("malformedJSON") { try Fixtures.submission(body) }, "\(body)")
+        }
+        // The same key in different objects, or nested under itself, is fine.
+        let accepted = [
+            #"{"values": {}, "meta": {"k": {"k": 1}, "j": {"k": 2}}}"#,
+            #"{"components": [{"id": "a", "title": "A"}, {"id": "b", "title": "A"}]}"#,
+        ]
+        for body in accepted {
+            #expect((try? Fixtures.submission(body)) != nil, "\(body)")
+        }
+        // Past 64 keys the check moves to a set; a repeat there is still found.
+        let many = (0..<300).map { "\"k\($0)\": \($0)" }
+        #expect((try? Fixtures.submission(#"{"values": {}, "meta": {"# + many.joined(separator: ",") + "}}")) != nil)
+        #expect(throwsCode("malformedJSON") {
+            try Fixtures.submission(#"{"values": {}, "meta": {"# + (many + ["\"k7\": 0"]).joined(separator: ",") + "}}")
+        })
+    }
+
+    private func throwsCode(_ code: String, _ body: () throws -> Submission) -> Bool {
+        do {
+            _ = try body()
+            return false
+        } catch let error as SubmissionError {
+            return error.code == code
+        } catch {
+            return false
+        }
     }
 }
