@@ -34,10 +34,13 @@ extension JSONValue {
         }
     }
 
-    /// The number as JSON text: integral values without a fraction, others in shortest round-trip form.
+    /// The number as JSON text: integral values without a fraction or exponent (as JavaScript prints
+    /// them below 1e21, so `1e15` stays `1000000000000000` and counts no decimal places), others in
+    /// shortest round-trip form.
     static func numberText(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
-        if n == n.rounded(.towardZero), abs(n) < 1e15 {
+        // 2^63 is exactly representable, so the bound itself never traps the conversion.
+        if n == n.rounded(.towardZero), abs(n) < 9.223_372_036_854_775_808e18 {
             return String(Int64(n))
         }
         return n.description

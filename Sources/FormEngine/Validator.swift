@@ -176,14 +176,24 @@ struct ValidationRun {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
             return checkText(rule, raw)
         case .integer, .count:
+            // Whole numbers are stored as JSON numbers, which stay exact only up to 2^53 (a double's
+            // mantissa); past that, as number or as text, they are refused rather than rounded.
             let n: Double
             switch raw {
-            case .number(let v) where v == v.rounded() && abs(v) <= 9.007_199_254_740_992e15: n = v
+            case .number(let v) where v == v.rounded(): n = v
             case .string(let s) where s.utf8.count <= 20:
                 guard let i = ValueRules.integer(s) else { fallthrough }
                 n = Double(i)
+                guard i.magnitude <= 1 << 53 else {
+                    fail("integer", Self.integerRangeMessage, rule)
+                    return nil
+                }
             default:
                 fail("integer", "Please enter a whole number.", rule)
+                return nil
+            }
+            guard abs(n) <= 9.007_199_254_740_992e15 else {
+                fail("integer", Self.integerRangeMessage, rule)
                 return nil
             }
             return checkBounds(rule, n)
@@ -240,6 +250,8 @@ struct ValidationRun {
             return .bool(b)
         }
     }
+
+    private static let integerRangeMessage = "Please enter a whole number between -9007199254740992 and 9007199254740992."
 
     private mutating func checkText(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let s: String

@@ -22,6 +22,23 @@ import Testing
         #expect(try Fixtures.codes(form, #""99999999999999999999""#) == ["integer"])
     }
 
+    /// Whole numbers stay exact to 2^53 whether sent as numbers or text; past that both are refused
+    /// (text once came back rounded: "9007199254740993" was stored as 9007199254740992).
+    @Test func integersBeyondTwoToThe53AreRefusedNotRounded() throws {
+        let form = try Fixtures.single("integer")
+        #expect(try stored(form, "1000000000000000") == .number(1e15))
+        #expect(try stored(form, #""9007199254740992""#) == .number(9_007_199_254_740_992))
+        #expect(try stored(form, #""-9007199254740992""#) == .number(-9_007_199_254_740_992))
+        for bad in [#""9007199254740993""#, #""9223372036854775807""#, #""-9007199254740993""#, "123456789012345678", "1e300"] {
+            #expect(try Fixtures.codes(form, bad) == ["integer"], "\(bad)")
+        }
+        let result = try Fixtures.validate(form, #"{"values": {"f": "9007199254740993"}}"#)
+        #expect(result.errors.first?.message.contains("9007199254740992") == true)
+        // Stored as written, without a fraction or an exponent.
+        let values = try Fixtures.validate(form, #"{"values": {"f": 1000000000000000}}"#).values
+        #expect(String(decoding: values.serialized(), as: UTF8.self) == #"{"f":1000000000000000}"#)
+    }
+
     @Test func countIsAnInteger() throws {
         let form = try Fixtures.single("count", #""minValue": 0, "maxValue": 10"#)
         #expect(try stored(form, "3") == .number(3))
@@ -45,6 +62,15 @@ import Testing
         let whole = try Fixtures.single("decimal", #""maxDecimalPlaces": 0"#)
         #expect(try Fixtures.codes(whole, #""2.0""#) == ["decimalPlaces"])
         #expect(try Fixtures.codes(whole, "2") == [])
+        // Large whole numbers have no decimal places either way they are sent (1e15 was once printed
+        // as "1e+15" and counted one).
+        for big in ["1000000000000000", #""1000000000000000""#, "1e15", "12345678901234567"] {
+            #expect(try Fixtures.codes(whole, big) == [], "\(big)")
+        }
+        #expect(JSONValue.numberText(1e15) == "1000000000000000")
+        #expect(JSONValue.numberText(-4e18) == "-4000000000000000000")
+        #expect(JSONValue.numberText(1e19) == "1e+19")
+        #expect(JSONValue.numberText(0.5) == "0.5")
     }
 
     @Test func dateFormatCalendarAndBounds() throws {
