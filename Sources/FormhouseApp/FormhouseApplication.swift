@@ -89,6 +89,7 @@ public final class FormhouseApplication: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
+        http.problemTypeBase = APIProblem.typeBase
         server = HTTPServer(
             configuration: http, responder: router,
             hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))

@@ -436,7 +436,8 @@ final class Connection: @unchecked Sendable {
     }
 
     private func writeFinal(status: Int, detail: String) {
-        let response = Response.standardProblem(status: status, detail: detail)
+        let response = Response.problem(
+            status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
         var buffer: [UInt8] = []
         HTTPStatus.appendStatusLine(status, to: &buffer)
         buffer.append(contentsOf: Self.problemType)

@@ -34,6 +34,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// `add_header … always`); encoded once at start, so they cost nothing per request. Handlers should
     /// not set the same names. Fields with CR, LF or NUL are dropped.
     public var headers: [(String, String)] = []
+    /// When set, the server's own problems (unknown path 404, 405, malformed request 400, 413, 414,
+    /// 431, 500, ...) get `type` = this base + the status's reason as a slug (`not-found`,
+    /// `method-not-allowed`, `content-too-large`), so an API's errors share one namespace; nil keeps
+    /// RFC 9457's `about:blank`.
+    public var problemTypeBase: String?
     /// The listen(2) backlog.
     public var backlog: Int32 = 1024
     /// Connection tasks each loop keeps between requests (6–13 KiB each); internal so tests can

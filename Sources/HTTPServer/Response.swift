@@ -29,6 +29,9 @@ public struct Response: Sendable {
     public var body: ResponseBody
     /// The route pattern that produced this response (set by `Router`), for logs and metrics.
     public var routePattern: String?
+    /// Set on the server's own problems (`standardProblem`): their detail, so the server can give them
+    /// the configured problem type (`HTTPServerConfiguration.problemTypeBase`) before sending.
+    var serverProblemDetail: String?
 
     /// A response with the given status, headers and body.
     public init(status: Int = 200, headers: HTTPHeaders = .init(), body: ResponseBody = .empty) {
@@ -47,6 +50,11 @@ public struct Response: Sendable {
 
     /// An RFC 9457 problem details response (`application/problem+json`); `extra` adds string members.
     public static func problem(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/problem+json"],
+                 body: .bytes(problemBody(status: status, type: type, title: title, detail: detail, extra: extra)))
+    }
+
+    static func problemBody(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> [UInt8] {
         var json = Array(#"{"type":"#.utf8)
         JSONString.append(type, to: &json)
         json += Array(#","title":"#.utf8)
@@ -62,12 +70,15 @@ public struct Response: Sendable {
             JSONString.append(value, to: &json)
         }
         json.append(UInt8(ascii: "}"))
-        return Response(status: status, headers: ["Content-Type": "application/problem+json"], body: .bytes(json))
+        return json
     }
 
-    /// The problem the server itself answers with for a status (refusals, 404, 405, 500).
+    /// The problem the server itself answers with for a status (refusals, 404, 405, 500): type
+    /// `about:blank` (RFC 9457 §4.2.1) until the server gives it the configured one.
     static func standardProblem(status: Int, detail: String) -> Response {
-        problem(status: status, type: "about:blank", title: HTTPStatus.reason(status), detail: detail)
+        var response = problem(status: status, type: "about:blank", title: HTTPStatus.reason(status), detail: detail)
+        response.serverProblemDetail = detail
+        return response
     }
 }
 

@@ -18,6 +18,8 @@ final class ServerCore: Sendable {
     let maxParkedTasks: Int
     /// `HTTPServerConfiguration.headers`, encoded once.
     let fixedHeaders: [UInt8]
+    /// `HTTPServerConfiguration.problemTypeBase`.
+    let problemTypeBase: String?
     private let openConnections = Atomic<Int>(0)
     /// Connection tasks started and still running (parked ones included); counted once per task,
     /// not per request, so tests can see that tasks are kept and that they end.
@@ -36,6 +38,7 @@ final class ServerCore: Sendable {
         writeTimeout = configuration.writeTimeout.nanoseconds
         handlersOnEventLoop = configuration.handlersOnEventLoop
         maxParkedTasks = configuration.maxParkedTasksPerLoop
+        problemTypeBase = configuration.problemTypeBase
         var encoded: [UInt8] = []
         for (name, value) in configuration.headers where !name.isEmpty && Connection.isSafe(name) && Connection.isSafe(value) {
             encoded += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [13, 10]
@@ -77,6 +80,11 @@ final class ServerCore: Sendable {
                 response = problem(for: error, request: request)
             }
         }
+        if problemTypeBase != nil, let detail = response.serverProblemDetail {
+            response.body = .bytes(Response.problemBody(
+                status: response.status, type: problemType(for: response.status),
+                title: HTTPStatus.reason(response.status), detail: detail))
+        }
         if let start {
             let elapsed = ContinuousClock.now - start
             for index in hooks.indices.reversed() {
@@ -84,6 +92,12 @@ final class ServerCore: Sendable {
             }
         }
         return response
+    }
+
+    /// The `type` of the server's own problem for `status`.
+    func problemType(for status: Int) -> String {
+        guard let base = problemTypeBase else { return "about:blank" }
+        return base + String(HTTPStatus.reason(status).lowercased().map { $0 == " " ? "-" : $0 })
     }
 
     /// A thrown error as a response (the one place that turns them into responses): its own answer

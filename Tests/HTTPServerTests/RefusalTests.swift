@@ -53,6 +53,35 @@ import Testing
         }
     }
 
+    /// The server's own problems are `about:blank` by default and take the configured base when one
+    /// is set: refusals from the parser, the router's 404, 405 and bad percent-encoding, and a 500.
+    @Test func serverProblemsTakeTheConfiguredType() async throws {
+        let requests: [(String, Int, String)] = [
+            ("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not-found"),
+            ("DELETE /hello HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method-not-allowed"),
+            ("GET /items/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"),
+            ("GET /fail HTTP/1.1\r\nHost: x\r\n\r\n", 500, "internal-server-error"),
+            ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n", 413, "content-too-large"),
+            ("GET /hello HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http-version-not-supported"),
+        ]
+        for base in [nil, "https://example.test/problems/"] {
+            try await withServer(testRouter(), configure: { $0.problemTypeBase = base }) { port, _ in
+                for (request, status, slug) in requests {
+                    let reply = try RawClient(port: port).exchange(request)
+                    #expect(reply.status == status, "\(request)")
+                    let body = String(decoding: reply.body, as: UTF8.self)
+                    let type = base.map { $0 + slug } ?? "about:blank"
+                    #expect(body.hasPrefix(#"{"type":"\#(type)","#), "\(body)")
+                    #expect(body.contains(#""status":\#(status),"#), "\(body)")
+                }
+                // Allow survives the new body.
+                let reply = try RawClient(port: port).exchange("DELETE /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(reply.headers["Allow"] == "GET, HEAD")
+                #expect(reply.headers["Content-Length"] == String(reply.body.count))
+            }
+        }
+    }
+
     @Test func refusesABigBodyWithoutReadingIt() async throws {
         try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1000 }) { port, _ in
             let client = try RawClient(port: port)
