@@ -50,17 +50,22 @@ struct APIProblem: Error, HTTPResponseConvertible {
     /// make an answer many times its own size.
     static let maxListedErrors = 1_000
 
-    /// 422 for a submission, with every field error in form order (up to ``maxListedErrors``;
-    /// `errorCount` always gives the total).
-    static func validationFailed(_ errors: [FieldError]) -> APIProblem {
-        var extra: [(String, JSONValue)] = [("errors", .array(errors.prefix(maxListedErrors).map(\.json)))]
+    /// `errors` in form order, up to ``maxListedErrors``; past that also `errorCount` (the total) and
+    /// `"truncated": true`. Shared by the 422 and the `/validate` answer.
+    static func errorMembers(_ errors: [FieldError]) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("errors", .array(errors.prefix(maxListedErrors).map(\.json)))]
         if errors.count > maxListedErrors {
-            extra.append(("errorCount", .number(Double(errors.count))))
-            extra.append(("truncated", .bool(true)))
+            members.append(("errorCount", .number(Double(errors.count))))
+            members.append(("truncated", .bool(true)))
         }
-        return APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
-                          detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
-                          extra: extra)
+        return members
+    }
+
+    /// 422 for a submission, with its field errors (see ``errorMembers(_:)``).
+    static func validationFailed(_ errors: [FieldError]) -> APIProblem {
+        APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
+                   detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
+                   extra: errorMembers(errors))
     }
 
     /// 422 for a form definition, with every problem and its JSON Pointer into the upload.

@@ -46,9 +46,14 @@ struct PublicRoutes {
     func submit(_ request: Request) async throws -> Response {
         try request.requireJSON()
         try rateLimiter.admit(request.remoteAddress)
+        let key = request.headers["Idempotency-Key"]
+        // Which of two keys counts is anyone's guess; neither is taken.
+        if key != nil, request.headers.values("Idempotency-Key").count > 1 {
+            throw APIProblem.badRequest("invalid-idempotency-key", "Send one Idempotency-Key header, not several.")
+        }
         let outcome = try await submissions.submit(.init(
             formID: try request.formID(), body: request.body,
-            idempotencyKey: request.headers["Idempotency-Key"], clientAddress: request.remoteAddress))
+            idempotencyKey: key, clientAddress: request.remoteAddress))
         switch outcome {
         case .accepted(let body):
             return .json(body, status: 201)
@@ -62,7 +67,7 @@ struct PublicRoutes {
     func validate(_ request: Request) async throws -> Response {
         try request.requireJSON()
         let result = try await submissions.validate(formID: try request.formID(), body: request.body)
-        let body = JSONValue.members([("valid", .bool(result.isValid)), ("errors", .array(result.errors.map(\.json)))])
+        let body = JSONValue.members([("valid", .bool(result.isValid))] + APIProblem.errorMembers(result.errors))
         return .json(body.serialized())
     }
 }

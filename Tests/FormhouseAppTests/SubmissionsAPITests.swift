@@ -62,6 +62,15 @@ import Testing
         let shape = try await client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#)
         #expect(shape.status == 400)
         #expect(shape.object["type"] as? String == "https://formhouse.dev/problems/invalid-submission-shape")
+        // Past the engine's limits (nesting, an id's depth or repeat index) is 400 submission-too-large.
+        let deepID = Array(repeating: "x", count: 2_000).joined(separator: ".")
+        for body in [#"{"values": "# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}",
+                     #"{"components": [{"id": "\#(deepID)", "content": "v"}]}"#,
+                     #"{"components": [{"id": "kids[1000].name", "content": "v"}]}"#] {
+            let refused = try await client.postJSON("/v1/forms/signup/submissions", body)
+            #expect(refused.status == 400)
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/submission-too-large")
+        }
         let unknown = (0..<1_500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
         let flood = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {\#(unknown)}}"#)
         #expect(flood.status == 422)
@@ -73,6 +82,14 @@ import Testing
         #expect(wrongType.status == 415)
         let tooLarge = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 40_000) + #""}}"#)
         #expect(tooLarge.status == 413)
+        // The HTTP layer's own refusals share the API's problem namespace.
+        #expect(tooLarge.object["type"] as? String == "https://formhouse.dev/problems/content-too-large")
+        let wrongMethod = try await client.send("DELETE", "/v1/forms/signup/submissions")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.object["type"] as? String == "https://formhouse.dev/problems/method-not-allowed")
+        let noRoute = try await client.send("GET", "/v1/forms/")
+        #expect(noRoute.status == 404)
+        #expect(noRoute.object["type"] as? String == "https://formhouse.dev/problems/not-found")
         let unknownVersion = try await client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 7, "values": {}}"#)
         #expect(unknownVersion.status == 409)
         // The server keeps serving after every refusal.
@@ -104,6 +121,13 @@ import Testing
         #expect(bad.status == 200)
         #expect(bad.object["valid"] as? Bool == false)
         #expect((bad.object["errors"] as? [Any])?.count ?? 0 >= 2)
+        // The same cap on listed errors as a 422.
+        let unknown = (0..<1_500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
+        let flood = try await client.postJSON("/v1/forms/signup/validate", #"{"values": {\#(unknown)}}"#)
+        #expect(flood.status == 200)
+        #expect((flood.object["errors"] as? [Any])?.count == 1_000)
+        #expect(flood.object["errorCount"] as? Int ?? 0 >= 1_500)
+        #expect(flood.object["truncated"] as? Bool == true)
         let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect((page.object["items"] as? [Any])?.isEmpty == true)
         await server.finish()
@@ -123,6 +147,12 @@ import Testing
         let reused = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Other"), headers: key)
         #expect(reused.status == 422)
         #expect(reused.object["type"] as? String == "https://formhouse.dev/problems/idempotency-key-reused")
+        // Two keys on one request: neither is taken, nothing is stored.
+        let twoKeys = try await client.postJSON(
+            "/v1/forms/signup/submissions", Fixtures.values(name: "Two"),
+            headers: [("Idempotency-Key", "key-a-\(UUID().uuidString)"), ("Idempotency-Key", "key-b-\(UUID().uuidString)")])
+        #expect(twoKeys.status == 400)
+        #expect(twoKeys.object["type"] as? String == "https://formhouse.dev/problems/invalid-idempotency-key")
         let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect((page.object["items"] as? [Any])?.count == 1)
         await server.finish()
