@@ -37,9 +37,12 @@ struct APIProblem: Error, HTTPResponseConvertible {
         APIProblem(status: 415, slug: "unsupported-media-type", title: "Unsupported media type",
                    detail: "Send the body as JSON with 'Content-Type: application/json'.")
     }
-    static func unauthorized(_ detail: String) -> APIProblem {
-        APIProblem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail,
-                   headers: [("WWW-Authenticate", "Bearer realm=\"formhouse\"")])
+    /// `invalidToken` when a token was sent and refused: RFC 6750 §3.1 tells the client so in
+    /// `WWW-Authenticate`, apart from a request that sent none.
+    static func unauthorized(_ detail: String, invalidToken: Bool = false) -> APIProblem {
+        let challenge = invalidToken ? "Bearer realm=\"formhouse\", error=\"invalid_token\"" : "Bearer realm=\"formhouse\""
+        return APIProblem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail,
+                          headers: [("WWW-Authenticate", challenge)])
     }
     static func unavailable(_ detail: String, retryAfter: Int = 1) -> APIProblem {
         APIProblem(status: 503, slug: "unavailable", title: "Service unavailable", detail: detail,

@@ -38,6 +38,6 @@ struct AdminAuth: Sendable {
             for i in 0..<digest.count { difference |= digest[i] ^ presented[i] }
             matched |= difference == 0 ? 1 : 0
         }
-        guard matched == 1 else { throw APIProblem.unauthorized("The token is not valid.") }
+        guard matched == 1 else { throw APIProblem.unauthorized("The token is not valid.", invalidToken: true) }
     }
 }

@@ -47,7 +47,9 @@ final class PublishedForm: Sendable {
 /// every admin write invalidates the entry it changes.
 final class FormCatalog: Sendable {
     private let store: any FormStore
-    private let current = Mutex<[String: PublishedForm]>([:])
+    /// The current versions, and a count of invalidations: a read that started before a write must
+    /// not cache what it read after that write's invalidation (it would serve the old version on).
+    private let current = Mutex<(forms: [String: PublishedForm], generation: Int)>(([:], 0))
     private let versions = Mutex<[VersionKey: PublishedForm]>([:])
 
     private struct VersionKey: Hashable { var id: String; var version: Int }
@@ -56,10 +58,13 @@ final class FormCatalog: Sendable {
 
     /// The form's current version, or nil when it does not exist or was deleted.
     func current(id: String) async throws -> PublishedForm? {
-        if let cached = current.withLock({ $0[id] }) { return cached }
+        let (cached, generation) = current.withLock { ($0.forms[id], $0.generation) }
+        if let cached { return cached }
         guard let record = try await store.currentForm(id: id) else { return nil }
         let form = try publish(record)
-        current.withLock { $0[id] = form }
+        current.withLock { state in
+            if state.generation == generation { state.forms[id] = form }
+        }
         return form
     }
 
@@ -73,14 +78,17 @@ final class FormCatalog: Sendable {
         return form
     }
 
-    /// Normalizes and stores a definition; an identical one keeps its version.
+    /// Normalizes and stores a definition; an identical one keeps its version. The answer is the
+    /// version this call saved, even when another save has made a later one current since.
     func save(id: String, definition: FormDefinition) async throws -> (form: PublishedForm, created: Bool) {
         let normalized = definition.normalizedJSON().withMember("id", .string(id))
         let text = String(decoding: normalized.serialized(), as: UTF8.self)
-        let hash = SubmissionService.hash(Array(text.utf8))
+        // Hashed with keys sorted: the same definition with members in another order, or `id` given
+        // in the body or only in the path, is the same content.
+        let hash = SubmissionService.hash(normalized.sortingKeys().serialized())
         let saved = try await store.saveFormVersion(formID: id, definition: text, title: definition.title, contentHash: hash)
         invalidate(id: id)
-        guard let form = try await current(id: id), form.version == saved.version else {
+        guard let form = try await version(id: id, version: saved.version) else {
             throw APIProblem.unavailable("The form was saved but could not be read back; retry the request.")
         }
         return (form, saved.createdForm)
@@ -93,7 +101,10 @@ final class FormCatalog: Sendable {
     }
 
     func invalidate(id: String) {
-        current.withLock { _ = $0.removeValue(forKey: id) }
+        current.withLock { state in
+            state.forms.removeValue(forKey: id)
+            state.generation += 1
+        }
     }
 
     private func publish(_ record: FormVersionRecord) throws -> PublishedForm {

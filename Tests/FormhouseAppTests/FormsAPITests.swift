@@ -12,8 +12,11 @@ import Testing
         #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(missing.header("Content-Type") == "application/problem+json")
         #expect(missing.object["type"] as? String == "https://formhouse.dev/problems/unauthorized")
+        #expect(missing.header("WWW-Authenticate")?.contains("error=") == false)
         anonymous.token = "wrong-token-wrong-token"
-        #expect(try await anonymous.admin("GET", "/v1/admin/forms").status == 401)
+        let wrong = try await anonymous.admin("GET", "/v1/admin/forms")
+        #expect(wrong.status == 401)
+        #expect(wrong.header("WWW-Authenticate") == #"Bearer realm="formhouse", error="invalid_token""#)
         #expect(try await anonymous.admin("PUT", "/v1/admin/forms/x", json: Fixtures.signup).status == 401)
         #expect(try await server.client.admin("GET", "/v1/admin/forms").status == 200)
         await server.finish()
@@ -67,6 +70,45 @@ import Testing
         #expect(item?["version"] as? Int == 2)
         #expect(item?["submissionCount"] as? Int == 0)
         #expect(item?["updatedAt"] is String)
+        await server.finish()
+    }
+
+    /// The same content is the same version whatever the member order, and whether the body names
+    /// its id or leaves it to the path.
+    @Test func identicalContentKeepsItsVersion() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        let plain = #"{"title": "Same", "components": [{"text": {"id": "a", "title": "A", "required": true}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/same", json: plain).object["version"] as? Int == 1)
+        let withID = #"{"id": "same", "title": "Same", "components": [{"text": {"id": "a", "title": "A", "required": true}}]}"#
+        let reordered = #"{"components": [{"text": {"required": true, "title": "A", "id": "a"}}], "title": "Same"}"#
+        for body in [withID, reordered, plain] {
+            let again = try await client.admin("PUT", "/v1/admin/forms/same", json: body)
+            #expect(again.status == 200)
+            #expect(again.object["version"] as? Int == 1, "\(body)")
+        }
+        let changed = #"{"title": "Same", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/same", json: changed).object["version"] as? Int == 2)
+        await server.finish()
+    }
+
+    /// Saves racing on one form each get their own version back; none is told the save failed.
+    @Test func concurrentSavesEachAnswerTheirOwnVersion() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        let answers = try await withThrowingTaskGroup(of: (Int, Int?).self) { group in
+            for i in 0..<12 {
+                group.addTask {
+                    let body = #"{"title": "R\#(i)", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+                    let response = try await client.admin("PUT", "/v1/admin/forms/race", json: body)
+                    return (response.status, response.object["version"] as? Int)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.0 == 200 || $0.0 == 201 }, "\(answers)")
+        #expect(answers.filter { $0.0 == 201 }.count == 1)
+        #expect(Set(answers.compactMap(\.1)) == Set(1...12))
         await server.finish()
     }
 
