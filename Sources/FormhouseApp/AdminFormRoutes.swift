@@ -8,6 +8,7 @@ struct AdminFormRoutes {
     let catalog: FormCatalog
     let store: any FormStore
     let auth: AdminAuth
+    let cursors: CursorSeal
 
     func register(on router: inout Router) {
         router.on(.put, "/v1/admin/forms/{id}", auth.guarded { try await put($0) })
@@ -145,24 +146,32 @@ struct AdminFormRoutes {
             limit = value
         }
         var cursor: SubmissionCursor?
+        let scope = "submissions:" + formID
         if let raw = request.query["cursor"] {
-            guard let decoded = SubmissionCursor(token: raw) else {
+            guard let inner = cursors.open(raw, scope: scope), let decoded = SubmissionCursor(token: inner) else {
                 throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
             }
             cursor = decoded
         }
         let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
         let items = page.items.map { SubmissionJSON.summary($0) }
-        let next: JSONValue = page.nextCursor.map { .string($0.token) } ?? .null
+        let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0.token, scope: scope)) } ?? .null
         return .json(JSONValue.members([("items", .array(items)), ("nextCursor", next)]).serialized())
     }
 
-    /// CSV columns: every input of the current definition (or the latest stored one for a deleted form).
+    /// CSV columns: every input of every stored version, the latest version's first and in its order,
+    /// then what only older versions had (newest first), so submissions to an earlier version keep all
+    /// their values. Definitions are parsed here rather than through the catalog, whose cache would
+    /// otherwise keep every version of the form.
     private func exportColumns(formID: String) async throws -> [String] {
-        if let form = try await catalog.current(id: formID) { return form.definition.inputPaths }
-        guard let latest = try await store.formVersions(id: formID).map(\.version).max(),
-              let form = try await catalog.version(id: formID, version: latest) else { return [] }
-        return form.definition.inputPaths
+        var columns: [String] = []
+        var seen = Set<String>()
+        for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
+            guard let record = try await store.formVersion(id: formID, version: version) else { continue }
+            let definition = try FormDefinition(json: Array(record.definition.utf8))
+            for path in definition.inputPaths where seen.insert(path).inserted { columns.append(path) }
+        }
+        return columns
     }
 
     func submission(_ request: Request) async throws -> Response {

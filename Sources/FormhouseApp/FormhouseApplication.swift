@@ -74,8 +74,9 @@ public final class FormhouseApplication: Sendable {
         PublicRoutes(catalog: catalog, submissions: submissions,
                      rateLimiter: RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond))
             .register(on: &router)
-        AdminFormRoutes(catalog: catalog, store: store, auth: auth).register(on: &router)
-        WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy,
+        let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
+        AdminFormRoutes(catalog: catalog, store: store, auth: auth, cursors: cursors).register(on: &router)
+        WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy, cursors: cursors,
                       notify: { worker.notify() }).register(on: &router)
         OperationsRoutes(store: store, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))

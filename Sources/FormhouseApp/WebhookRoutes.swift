@@ -16,6 +16,7 @@ struct WebhookRoutes {
     let auth: AdminAuth
     let secrets: SecretBox
     let policy: AddressPolicy
+    let cursors: CursorSeal
     let notify: @Sendable () -> Void
 
     func register(on router: inout Router) {
@@ -111,15 +112,25 @@ struct WebhookRoutes {
             }
             limit = value
         }
+        // A cursor belongs to the list it pages: the same filters.
+        let scope = "deliveries:" + (statuses?.joined(separator: ",") ?? "*") + ":" + (request.query["formId"] ?? "*")
+        var cursor: String?
+        if let raw = request.query["cursor"] {
+            guard let inner = cursors.open(raw, scope: scope) else { throw Self.invalidCursor }
+            cursor = inner
+        }
         let page: DeliveryPage
         do {
-            page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: request.query["cursor"])
+            page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: cursor)
         } catch StoreError.invalidCursor {
-            throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
+            throw Self.invalidCursor
         }
-        let next: JSONValue = page.nextCursor.map { .string($0) } ?? .null
+        let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0, scope: scope)) } ?? .null
         return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
     }
+
+    private static let invalidCursor = APIProblem.badRequest(
+        "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
 
     func delivery(_ request: Request) async throws -> Response {
         let id = request.parameters["did"] ?? ""

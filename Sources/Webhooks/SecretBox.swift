@@ -57,6 +57,12 @@ public struct SecretBox: Sendable {
         return try SecretBox(base64Key: contents)
     }
 
+    /// A key for another purpose (HKDF-SHA256 over this one with `purpose` as its info), so the one
+    /// stored key serves several uses without any two sharing a key.
+    public func derivedKey(for purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(purpose.utf8), outputByteCount: 32)
+    }
+
     /// Encrypts a secret; `context` (such as the endpoint id) must be given again to open it.
     public func seal(_ secret: WebhookSecret, context: String = "") throws(WebhookError) -> String {
         guard let box = try? ChaChaPoly.seal(secret.keyBytes, using: key, authenticating: Array(context.utf8)) else {

@@ -191,6 +191,20 @@ import Testing
         #expect(seen.count == 25)
         #expect(Set(seen) == Set(ids))
         #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?cursor=garbage").status == 400)
+        // Only cursors this server handed out for this list are taken: not one cut short, made up
+        // (the store's own encoding without its seal) or from another form.
+        let first = try await client.admin("GET", "/v1/admin/forms/signup/submissions?limit=10")
+        let token = first.object["nextCursor"] as? String ?? ""
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?limit=10&cursor=\(token)").status == 200)
+        let forged = Data("0:sub_x".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let inner = String(token.prefix { $0 != "." })
+        #expect(try await client.admin("PUT", "/v1/admin/forms/other", json: #"{"title": "Other", "components": []}"#).status == 201)
+        for (path, bad) in [("signup", String(token.dropLast(2))), ("signup", forged), ("signup", inner),
+                            ("signup", inner + "." + String(repeating: "0", count: 32)), ("other", token)] {
+            let refused = try await client.admin("GET", "/v1/admin/forms/\(path)/submissions?cursor=\(bad)")
+            #expect(refused.status == 400, "\(bad)")
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-cursor")
+        }
         #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?limit=0").status == 400)
 
         let csv = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=csv")
@@ -207,6 +221,17 @@ import Testing
         let ndjson = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
         #expect(ndjson.status == 200)
         #expect(ndjson.text.split(separator: "\n").count == 25)
+
+        // A new version without `age` and with `phone`: the export keeps the old submissions' ages.
+        let v2 = #"{"title": "Sign up", "components": [{"text": {"id": "name", "title": "Name"}}, {"text": {"id": "phone", "title": "Phone"}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: v2).object["version"] as? Int == 2)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "New", "phone": "555"}}"#).status == 201)
+        let mixed = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=csv")
+        let rows = mixed.text.split(separator: "\r\n")
+        #expect(rows.first == "id,formVersion,receivedAt,name,phone,mail,age,address.line1")
+        #expect(rows.count == 27)
+        #expect(rows.filter { $0.hasSuffix(",ana@example.org,30,\"Rua A, 1\"") }.count == 25)
+        #expect(rows.contains { $0.hasSuffix(",New,555,,,") })
 
         let one = try await client.admin("GET", "/v1/admin/submissions/\(ids[3])")
         #expect(one.status == 200)

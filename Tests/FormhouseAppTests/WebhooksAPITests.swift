@@ -62,6 +62,23 @@ import Webhooks
         let attempts = detail.object["attemptLog"] as? [[String: Any]] ?? []
         #expect(attempts.count == 1)
         #expect(attempts.first?["statusCode"] as? Int == 204)
+
+        // Paging: a cursor continues its own list (same filters) and no other.
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.values(name: "Second")).status == 201)
+        try await Self.wait("the second delivery") {
+            let all = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded")
+            return (all.object["items"] as? [Any])?.count == 2
+        }
+        let first = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded&limit=1")
+        let cursor = try #require(first.object["nextCursor"] as? String)
+        let second = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded&limit=1&cursor=\(cursor)")
+        #expect(second.status == 200)
+        #expect((second.object["items"] as? [[String: Any]])?.first?["id"] as? String
+                != (first.object["items"] as? [[String: Any]])?.first?["id"] as? String)
+        for other in ["status=dead&limit=1", "limit=1", "status=succeeded&formId=nope&limit=1"] {
+            let refused = try await client.admin("GET", "/v1/admin/deliveries?\(other)&cursor=\(cursor)")
+            #expect(refused.status == 400, "\(other)")
+        }
         await server.finish()
     }
 
