@@ -165,7 +165,7 @@ struct DefinitionDecoder {
                     do {
                         spec.pattern = try Pattern(source)
                     } catch {
-                        problem(pointer + "/regex", "badRegex", "The regex does not compile (at \(error.offset)): \(error.message).")
+                        problem(pointer + "/regex", "badRegex", "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
                     }
                 }
             } else {

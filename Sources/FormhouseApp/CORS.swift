@@ -5,7 +5,7 @@ struct CORS: RequestHook {
     let origins: Set<String>
     static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
     static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id"
-    static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id"
+    static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition"
 
     /// Answers a preflight from an allowed origin before routing.
     func willRespond(to request: Request) -> Response? {
@@ -21,9 +21,16 @@ struct CORS: RequestHook {
 
     /// Every answer to an allowed origin, problems and the preflight included, may be read by it.
     func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
-        guard let origin = allowedOrigin(of: request) else { return }
-        allow(origin, &response)
+        if let origin = allowedOrigin(of: request) {
+            allow(origin, &response)
+        } else if variesByOrigin {
+            // Answers to other origins (or none) differ too, so a shared cache must key on Origin.
+            response.headers.add("Vary", "Origin")
+        }
     }
+
+    /// Whether answers differ by `Origin`: only with a list of origins (`*` answers everyone alike).
+    private var variesByOrigin: Bool { !origins.isEmpty && !origins.contains("*") }
 
     private func allowedOrigin(of request: Request) -> String? {
         guard let origin = request.headers["Origin"], origins.contains(origin) || origins.contains("*") else { return nil }
@@ -33,6 +40,6 @@ struct CORS: RequestHook {
     private func allow(_ origin: String, _ response: inout Response) {
         response.headers.set("Access-Control-Allow-Origin", origins.contains("*") ? "*" : origin)
         response.headers.set("Access-Control-Expose-Headers", Self.exposedHeaders)
-        response.headers.add("Vary", "Origin")
+        if variesByOrigin { response.headers.add("Vary", "Origin") }
     }
 }

@@ -74,6 +74,7 @@ import Testing
             "/components/13/text/visibleWhen/field conditionInRepeat",
         ], "\(found)")
         #expect(problems.allSatisfy { !$0.message.isEmpty })
+        #expect(problems.allSatisfy { !$0.message.hasSuffix("..") }, "\(problems.map(\.message))")
     }
 
     @Test func rejectsBadTopLevel() {

@@ -23,12 +23,13 @@ import Testing
         }
     }
 
-    @Test func otherOriginsAndNoOriginGetNothing() {
+    @Test func otherOriginsAndNoOriginGetNothingButVary() {
         for origin in ["https://evil.example", "https://app.example.evil", nil] as [String?] {
             var response = Response.problem(status: 500, type: "about:blank", title: "x", detail: "x")
             cors.didRespond(to: request(origin: origin), response: &response, elapsed: .zero)
             #expect(response.headers["Access-Control-Allow-Origin"] == nil)
-            #expect(!response.headers.contains("Vary"))
+            // Their answer differs from an allowed origin's, so caches must key on Origin.
+            #expect(response.headers.values("Vary") == ["Origin"])
             #expect(cors.willRespond(to: request(.options, origin: origin, preflight: true)) == nil)
         }
     }
@@ -47,5 +48,10 @@ import Testing
         var response = Response(status: 200)
         CORS(origins: ["*"]).didRespond(to: request(origin: "https://any.example"), response: &response, elapsed: .zero)
         #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(!response.headers.contains("Vary"))
+        // Without CORS configured nothing varies either.
+        var plain = Response(status: 200)
+        CORS(origins: []).didRespond(to: request(origin: "https://any.example"), response: &plain, elapsed: .zero)
+        #expect(!plain.headers.contains("Vary") && !plain.headers.contains("Access-Control-Allow-Origin"))
     }
 }
