@@ -10,14 +10,14 @@ struct CursorSeal: Sendable {
     init(key: SymmetricKey) { self.key = key }
 
     func seal(_ inner: String, scope: String) -> String {
-        inner + "." + Self.hex(tag(inner, scope))
+        inner + "." + Hex.encode(tag(inner, scope))
     }
 
     /// The store's cursor inside `token`, or nil when the token was not sealed here for `scope`.
     func open(_ token: String, scope: String) -> String? {
         guard token.utf8.count <= 2_048, let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
         let inner = String(token[..<dot])
-        guard let given = Self.bytes(fromHex: token.utf8[token.utf8.index(after: dot)...]), given.count == 16 else {
+        guard let given = Hex.decode(token.utf8[token.utf8.index(after: dot)...]), given.count == 16 else {
             return nil
         }
         // Every byte is compared, so the time taken says nothing about how much of a guess was right.
@@ -30,27 +30,5 @@ struct CursorSeal: Sendable {
         var mac = HMAC<SHA256>(key: key)
         mac.update(data: Array(scope.utf8) + [0] + Array(inner.utf8))
         return Array(Array(mac.finalize()).prefix(16))
-    }
-
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-    }
-
-    private static func bytes(fromHex text: Substring.UTF8View) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var high: UInt8?
-        for byte in text {
-            guard let nibble = digits.firstIndex(of: byte).map(UInt8.init) else { return nil }
-            if let h = high {
-                out.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return out
     }
 }

@@ -177,13 +177,6 @@ final class SubmissionService: Sendable {
 
     /// Lowercase hex SHA-256, for idempotency body checks and definition content hashes.
     static func hash(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in SHA256.hash(data: bytes) {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.encode(SHA256.hash(data: bytes))
     }
 }
