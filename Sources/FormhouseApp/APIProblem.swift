@@ -30,6 +30,18 @@ struct APIProblem: Error, HTTPResponseConvertible {
     static func badRequest(_ slug: String, _ detail: String) -> APIProblem {
         APIProblem(status: 400, slug: slug, title: "Bad request", detail: detail)
     }
+    /// A paging cursor this server did not hand out for the list being paged (see `CursorSeal`).
+    static let invalidCursor = badRequest(
+        "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
+
+    /// `limit` of a paged list: 50 when absent, otherwise a whole number from 1 to 500.
+    static func pageLimit(_ raw: String?) throws -> Int {
+        guard let raw else { return 50 }
+        guard let value = Int(raw), (1...500).contains(value) else {
+            throw badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
+        }
+        return value
+    }
     static func notFound(_ what: String) -> APIProblem {
         APIProblem(status: 404, slug: "not-found", title: "Not found", detail: what)
     }

@@ -138,18 +138,12 @@ struct AdminFormRoutes {
     }
 
     private func page(formID: String, request: Request) async throws -> Response {
-        var limit = 50
-        if let raw = request.query["limit"] {
-            guard let value = Int(raw), (1...500).contains(value) else {
-                throw APIProblem.badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
-            }
-            limit = value
-        }
+        let limit = try APIProblem.pageLimit(request.query["limit"])
         var cursor: SubmissionCursor?
         let scope = "submissions:" + formID
         if let raw = request.query["cursor"] {
             guard let inner = cursors.open(raw, scope: scope), let decoded = SubmissionCursor(token: inner) else {
-                throw APIProblem.badRequest("invalid-cursor", "'cursor' is not one this server handed out; start again without it.")
+                throw APIProblem.invalidCursor
             }
             cursor = decoded
         }

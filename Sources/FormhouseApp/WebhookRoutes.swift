@@ -105,32 +105,23 @@ struct WebhookRoutes {
             }
             statuses = list
         }
-        var limit = 50
-        if let raw = request.query["limit"] {
-            guard let value = Int(raw), (1...500).contains(value) else {
-                throw APIProblem.badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
-            }
-            limit = value
-        }
+        let limit = try APIProblem.pageLimit(request.query["limit"])
         // A cursor belongs to the list it pages: the same filters.
         let scope = "deliveries:" + (statuses?.joined(separator: ",") ?? "*") + ":" + (request.query["formId"] ?? "*")
         var cursor: String?
         if let raw = request.query["cursor"] {
-            guard let inner = cursors.open(raw, scope: scope) else { throw Self.invalidCursor }
+            guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
             cursor = inner
         }
         let page: DeliveryPage
         do {
             page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: cursor)
         } catch StoreError.invalidCursor {
-            throw Self.invalidCursor
+            throw APIProblem.invalidCursor
         }
         let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0, scope: scope)) } ?? .null
         return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
     }
-
-    private static let invalidCursor = APIProblem.badRequest(
-        "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
 
     func delivery(_ request: Request) async throws -> Response {
         let id = request.parameters["did"] ?? ""

@@ -436,19 +436,17 @@ final class Connection: @unchecked Sendable {
     }
 
     private func writeFinal(status: Int, detail: String) {
-        let response = Response.problem(
+        let body = Response.problemBody(
             status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
         var buffer: [UInt8] = []
         HTTPStatus.appendStatusLine(status, to: &buffer)
         buffer.append(contentsOf: Self.problemType)
         buffer.append(contentsOf: loop.dateLine)
         buffer.append(contentsOf: loop.server.fixedHeaders)
-        if case .bytes(let bytes) = response.body {
-            Self.appendContentLength(bytes.count, to: &buffer)
-            buffer.append(contentsOf: Self.closeHeader)
-            buffer.append(contentsOf: [13, 10])
-            buffer.append(contentsOf: bytes)
-        }
+        Self.appendContentLength(body.count, to: &buffer)
+        buffer.append(contentsOf: Self.closeHeader)
+        buffer.append(contentsOf: [13, 10])
+        buffer.append(contentsOf: body)
         closeWhenFlushed = true
         lingerAfterFlush = true
         state = .writing
