@@ -61,9 +61,22 @@ public struct AppConfiguration: Sendable {
             ).prefixKeys(with: "formhouse")
         )
         if let file {
-            providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
+            } catch {
+                throw ConfigurationError(key: file, message: "the file cannot be read as a JSON object (\(error))")
+            }
         }
-        return try AppConfiguration(reader: ConfigReader(providers: providers))
+        let problems = UnreadableSettings()
+        let settings = try AppConfiguration(reader: ConfigReader(providers: providers, accessReporter: problems))
+        // A value that is set but cannot be read as its type would otherwise fall back to the default
+        // without a word (a port of "abc" served on 8080).
+        if let (key, type, secret) = problems.first {
+            throw ConfigurationError(key: key, message: secret
+                ? "is set but is not a valid \(type)"
+                : "is set to something that is not a valid \(type)")
+        }
+        return settings
     }
 
     /// `rateLimit.perSecond` → `FORMHOUSE_RATE_LIMIT_PER_SECOND`, as swift-configuration names variables.
@@ -103,25 +116,39 @@ public struct AppConfiguration: Sendable {
         webhookLeaseSeconds = config.double(forKey: "webhooks.leaseSeconds", default: d.webhookLeaseSeconds)
         storeMaxGroupSize = config.int(forKey: "store.maxGroupSize", default: d.storeMaxGroupSize)
         secretKey = config.string(forKey: "secretKey", isSecret: true)
-        logLevel = config.string(forKey: "logLevel", default: d.logLevel)
+        logLevel = config.string(forKey: "logLevel", default: d.logLevel).lowercased()
         try validate()
     }
 
-    /// Refuses settings that would make the server unsafe or unusable, with the key to fix.
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// Refuses settings that would make the server unsafe or unusable, with the key to fix. Every
+    /// number has an upper bound too: durations become integers (milliseconds, seconds) further on,
+    /// where NaN, infinity or 1e300 would trap.
     func validate() throws {
         func fail(_ key: String, _ why: String) throws -> Never { throw ConfigurationError(key: key, message: why) }
         if !(0...65_535).contains(port) { try fail("port", "must be 0–65535 (0 picks a free port)") }
         if !(0...256).contains(eventLoops) { try fail("eventLoops", "must be 0–256 (0 means one per core)") }
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
-        if maxValueLength < 1 { try fail("maxValueLength", "must be at least 1") }
-        if rateLimitBurst < 1 || rateLimitPerSecond <= 0 { try fail("rateLimit", "burst must be ≥ 1 and perSecond > 0") }
-        if !["FULL", "NORMAL"].contains(synchronous) { try fail("synchronous", "must be FULL or NORMAL") }
-        if webhookRetrySchedule.isEmpty || webhookRetrySchedule.contains(where: { $0 < 0 }) {
-            try fail("webhooks.retrySchedule", "must list one or more non-negative delays in seconds")
+        if !(1...(64 << 20)).contains(maxValueLength) { try fail("maxValueLength", "must be between 1 and 67108864") }
+        if !(1...1_000_000_000).contains(rateLimitBurst) { try fail("rateLimit.burst", "must be between 1 and 1000000000") }
+        if !(0.001...1_000_000_000).contains(rateLimitPerSecond) {
+            try fail("rateLimit.perSecond", "must be a number between 0.001 and 1000000000")
         }
-        if webhookConcurrency < 1 { try fail("webhooks.concurrency", "must be at least 1") }
-        if webhookLeaseSeconds < 1 { try fail("webhooks.leaseSeconds", "must be at least 1 second") }
-        if storeMaxGroupSize < 1 { try fail("store.maxGroupSize", "must be at least 1") }
+        if !["FULL", "NORMAL"].contains(synchronous) { try fail("synchronous", "must be FULL or NORMAL") }
+        if webhookRetrySchedule.isEmpty || webhookRetrySchedule.count > 100
+            || !webhookRetrySchedule.allSatisfy({ (0...2_592_000).contains($0) }) {
+            try fail("webhooks.retrySchedule", "must list 1 to 100 delays, each 0 to 2592000 seconds (30 days)")
+        }
+        if !(1...10_000).contains(webhookConcurrency) { try fail("webhooks.concurrency", "must be between 1 and 10000") }
+        if !(0.001...3_600).contains(webhookTimeoutSeconds) {
+            try fail("webhooks.timeoutSeconds", "must be a number of seconds between 0.001 and 3600")
+        }
+        if !(1...86_400).contains(webhookLeaseSeconds) {
+            try fail("webhooks.leaseSeconds", "must be a number of seconds between 1 and 86400")
+        }
+        if !(1...100_000).contains(storeMaxGroupSize) { try fail("store.maxGroupSize", "must be between 1 and 100000") }
+        if !Self.logLevels.contains(logLevel) { try fail("logLevel", "must be one of " + Self.logLevels.joined(separator: ", ")) }
         if adminTokens.contains(where: { $0.count < 16 }) {
             try fail("adminTokens", "every admin token must be at least 16 characters")
         }
@@ -133,4 +160,35 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     public var key: String
     public var message: String
     public var description: String { "configuration '\(key)': \(message)" }
+}
+
+/// Collects the settings that were present but could not be read as their type; swift-configuration's
+/// reads with a default report these only to an access reporter.
+final class UnreadableSettings: AccessReporter, @unchecked Sendable {
+    private let lock = NSLock()
+    private var found: [(key: String, type: String, secret: Bool)] = []
+
+    func report(_ event: AccessEvent) {
+        let lookupFailed = event.providerResults.contains { if case .failure = $0.result { true } else { false } }
+        guard event.conversionError != nil || lookupFailed else { return }
+        let key = event.metadata.key.components.joined(separator: ".")
+        let secret = (try? event.result.get())??.isSecret ?? false
+            || ["adminTokens", "secretKey"].contains(key)
+        lock.withLock { found.append((key, Self.describe(event.metadata.valueType), secret)) }
+    }
+
+    var first: (key: String, type: String, secret: Bool)? { lock.withLock { found.first } }
+
+    private static func describe(_ type: ConfigType) -> String {
+        switch type {
+        case .int: "whole number"
+        case .double: "number"
+        case .bool: "boolean (true or false)"
+        case .stringArray: "list of strings"
+        case .doubleArray: "list of numbers"
+        case .intArray: "list of whole numbers"
+        case .boolArray: "list of booleans"
+        default: "\(type)"
+        }
+    }
 }

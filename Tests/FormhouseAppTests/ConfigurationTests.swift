@@ -59,6 +59,69 @@ struct ConfigurationTests {
         }
     }
 
+    /// The key a configuration error names, or nil when the settings were accepted.
+    private func refusedKey(file: String? = nil, _ environment: [String: String]) async -> String? {
+        do {
+            _ = try await AppConfiguration.load(file: file, environment: environment)
+            return nil
+        } catch let error as ConfigurationError {
+            return error.key
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
+
+    @Test func valuesThatAreSetButUnreadableAreRefusedNotDefaulted() async throws {
+        #expect(await refusedKey(["FORMHOUSE_PORT": "abc"]) == "port")
+        #expect(await refusedKey(["FORMHOUSE_MAX_BODY_BYTES": "12abc"]) == "maxBodyBytes")
+        #expect(await refusedKey(["FORMHOUSE_RATE_LIMIT_PER_SECOND": "fast"]) == "rateLimit.perSecond")
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_ALLOW_PRIVATE": "maybe"]) == "webhooks.allowPrivate")
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "5,abc"]) == "webhooks.retrySchedule")
+        #expect(await refusedKey(["FORMHOUSE_LOG_LEVEL": "verbose"]) == "logLevel")
+
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/formhouse.json"
+        for (json, key) in [(#"{"port": "18651"}"#, "port"), (#"{"port": 18652.7}"#, "port"),
+                            (#"{"adminTokens": "file-token-aaaaaaaaaaaaaaaa"}"#, "adminTokens")] {
+            try json.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(await refusedKey(file: file, [:]) == key, "\(json)")
+        }
+        // A secret's text never appears in the message.
+        do {
+            _ = try await AppConfiguration.load(file: file, environment: [:])
+        } catch {
+            #expect(!"\(error)".contains("file-token"))
+        }
+        try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await refusedKey(file: file, [:]) == file)
+    }
+
+    @Test func numbersThatWouldTrapLaterAreRefused() async {
+        for value in ["nan", "inf", "1e300", "0", "-1"] {
+            #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": value]) == "webhooks.timeoutSeconds", "\(value)")
+            #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_LEASE_SECONDS": value]) == "webhooks.leaseSeconds", "\(value)")
+            #expect(await refusedKey(["FORMHOUSE_RATE_LIMIT_PER_SECOND": value]) == "rateLimit.perSecond", "\(value)")
+        }
+        for value in ["nan", "inf", "1e300", "-1", "5,inf"] {
+            #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": value]) == "webhooks.retrySchedule", "\(value)")
+        }
+        #expect(await refusedKey(["FORMHOUSE_RATE_LIMIT_PER_SECOND": "1e-20"]) == "rateLimit.perSecond")
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "0.5", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "0.01"]) == nil)
+    }
+
+    @Test func aTinyRateWaitsAtMostADayInsteadOfTrapping() throws {
+        let limiter = RateLimiter(burst: 1, perSecond: 1e-20)
+        try limiter.admit("client", now: 0)
+        do {
+            try limiter.admit("client", now: 0)
+            Issue.record("the second submission was admitted")
+        } catch let problem as APIProblem {
+            #expect(problem.status == 429)
+            #expect(problem.headers.first { $0.0 == "Retry-After" }?.1 == "86400")
+        }
+    }
+
     @Test func environmentNames() {
         #expect(AppConfiguration.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
         #expect(AppConfiguration.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
