@@ -21,6 +21,7 @@ public final class SQLiteFormStore: FormStore {
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
+    let files: DatabaseFiles
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
     /// when missing, and brings its schema up to date. The first store opened in a process also turns
@@ -46,10 +47,12 @@ public final class SQLiteFormStore: FormStore {
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             }
+            files = DatabaseFiles(databasePath: path)
         } catch {
             throw Self.storeError(error)
         }
         let pool = self.pool
+        let files = self.files
         let beforeCommit = configuration.beforeGroupCommit
         let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
@@ -59,6 +62,7 @@ public final class SQLiteFormStore: FormStore {
             weight: { $0.rawBody.count + 2 * $0.values.utf8.count },
             logger: logger
         ) { group in
+            try files.check()
             let (results, deliveriesCreated) = try pool.writeWithoutTransaction { db in
                 try SubmissionWriter.write(
                     group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
@@ -69,7 +73,8 @@ public final class SQLiteFormStore: FormStore {
         attemptCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
         ) { group in
-            try pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+            try files.check()
+            return try pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
         }
     }
 
@@ -96,6 +101,7 @@ public final class SQLiteFormStore: FormStore {
     }
 
     public func ping() async throws {
+        try files.check()
         try await read { db in
             _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
         }
@@ -112,6 +118,7 @@ public final class SQLiteFormStore: FormStore {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try files.check()
         do {
             return try await pool.write(body)
         } catch {

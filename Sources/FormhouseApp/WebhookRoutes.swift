@@ -113,12 +113,7 @@ struct WebhookRoutes {
             guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
             cursor = inner
         }
-        let page: DeliveryPage
-        do {
-            page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: cursor)
-        } catch StoreError.invalidCursor {
-            throw APIProblem.invalidCursor
-        }
+        let page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: cursor)
         let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0, scope: scope)) } ?? .null
         return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
     }

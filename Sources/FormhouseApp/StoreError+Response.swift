@@ -1,0 +1,25 @@
+import FormStore
+import HTTPServer
+import Logging
+
+/// A store error that no handler answered itself. Any read or write can meet an unusable database,
+/// and the answer the README promises for that is 503 with `Retry-After`, not a 500; the store's own
+/// detail (SQLite's message, file paths) goes to the log only.
+extension StoreError: HTTPResponseConvertible {
+    private static let logger = Logger(label: "formhouse.api")
+
+    public var response: Response {
+        switch self {
+        case .unavailable, .leaseLost:
+            Self.logger.error("storage unavailable", metadata: ["error": "\(self)"])
+            return APIProblem.unavailable("Storage cannot be used right now; nothing was changed. Retry the request.").response
+        case .notFound:
+            return APIProblem.notFound("The requested resource does not exist.").response
+        case .conflict:
+            return APIProblem(status: 409, slug: "conflict", title: "Conflict",
+                              detail: "The request conflicts with what is stored; read it again and retry.").response
+        case .invalidCursor:
+            return APIProblem.invalidCursor.response
+        }
+    }
+}
