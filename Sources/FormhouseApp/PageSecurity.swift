@@ -6,17 +6,15 @@ enum SecurityHeaders {
     static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 }
 
-/// Serves `Public/` and gives its HTML pages the strict Content-Security-Policy; only the pages
-/// pay for the check, not the API.
+/// Serves `Public/` with the strict Content-Security-Policy on every answer, not only on HTML: an
+/// SVG or XML file opened directly runs its scripts too. Only the files pay for it, not the API.
 struct PageFiles: Responder {
     let files: StaticFiles
 
     func respond(to request: Request) async throws -> Response {
         var response = try await files.respond(to: request)
-        if let type = response.headers["Content-Type"], type.hasPrefix("text/html") {
-            response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy)
-            response.headers.set("X-Frame-Options", "DENY")
-        }
+        response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy)
+        response.headers.set("X-Frame-Options", "DENY")
         return response
     }
 }

@@ -16,35 +16,39 @@ public struct StaticFiles: Responder {
     }
 
     public func respond(to request: Request) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
-            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
-        }
-        guard let relative = Self.safeRelativePath(request.path) else {
-            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        let relative: String
+        switch Self.relativePath(request.path) {
+        case .malformed:
+            return .standardProblem(status: 400, detail: "The path's percent-encoding is malformed.")
+        case .outside:
+            return Self.notFound(request)
+        case .inside(let path):
+            relative = path
         }
         var path = root + "/" + relative
         var info = stat()
-        guard stat(path, &info) == 0 else {
-            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
-        }
+        guard stat(path, &info) == 0 else { return Self.notFound(request) }
         if info.st_mode & S_IFMT == S_IFDIR {
             guard request.path.hasSuffix("/") else {
-                // Relative links in the index only work below a trailing slash.
-                return Response(status: 301, headers: ["Location": request.path + "/"])
+                // Relative links in the index only work below a trailing slash. Built from one leading
+                // slash: "//admin/" would send a browser to the host "admin".
+                let location = "/" + request.path.drop { $0 == "/" } + "/"
+                return Response(status: 301, headers: ["Location": location])
             }
             path += (path.hasSuffix("/") ? "" : "/") + "index.html"
-            guard stat(path, &info) == 0 else {
-                return .standardProblem(status: 404, detail: "No resource at \(request.path).")
-            }
+            guard stat(path, &info) == 0 else { return Self.notFound(request) }
         }
         // Symlinks may point anywhere; only what resolves inside the root is served.
         guard info.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
-            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+            return Self.notFound(request)
         }
         let real = String(cString: resolved)
         free(resolved)
-        guard real.hasPrefix(root + "/") else {
-            return .standardProblem(status: 404, detail: "No resource at \(request.path).")
+        guard real.hasPrefix(root + "/") else { return Self.notFound(request) }
+        guard request.method == .get || request.method == .head else {
+            var response = Response.standardProblem(status: 405, detail: "\(request.path) can only be read (GET or HEAD).")
+            response.headers.set("Allow", "GET, HEAD")
+            return response
         }
         let modified = Int(info.st_mtim.tv_sec)
         let etag = "\"\(String(Int(info.st_size), radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
@@ -68,16 +72,30 @@ public struct StaticFiles: Responder {
         return Response(status: 200, headers: headers, body: .bytes(bytes))
     }
 
-    /// The decoded path below the root, or nil if it could step outside it.
-    static func safeRelativePath(_ path: String) -> String? {
-        guard path.hasPrefix("/"), let decoded = PercentDecoding.decode(path.utf8, plusAsSpace: false),
-              !decoded.utf8.contains(0), !decoded.contains("\\") else { return nil }
+    private static func notFound(_ request: Request) -> Response {
+        .standardProblem(status: 404, detail: "No resource at \(request.path).")
+    }
+
+    enum RelativePath: Equatable {
+        /// Decoded, below the root.
+        case inside(String)
+        /// `..`, `.`, a backslash or NUL: it could step outside the root or mean another file.
+        case outside
+        /// Percent-encoding that does not decode (`%ZZ`, a cut `%4`, invalid UTF-8).
+        case malformed
+    }
+
+    /// The decoded path below the root.
+    static func relativePath(_ path: String) -> RelativePath {
+        guard path.hasPrefix("/") else { return .outside }
+        guard let decoded = PercentDecoding.decode(path.utf8, plusAsSpace: false) else { return .malformed }
+        guard !decoded.utf8.contains(0), !decoded.contains("\\") else { return .outside }
         var parts: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment == ".." || segment == "." { return nil }
+            if segment == ".." || segment == "." { return .outside }
             parts.append(segment)
         }
-        return parts.joined(separator: "/")
+        return .inside(parts.joined(separator: "/"))
     }
 
     private static func read(_ path: String) -> [UInt8]? {

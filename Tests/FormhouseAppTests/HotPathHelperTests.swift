@@ -61,7 +61,8 @@ import Testing
         let notModified = try await server.client.get("/v1/forms/formworks-example", headers: [("If-None-Match", #""1""#)])
         #expect(notModified.status == 304)
         #expect(notModified.header("ETag") == #""1""# && notModified.header("Content-Type") == nil)
-        for path in ["/", "/admin", "/f/formworks-example"] {
+        // Every file of the public directory, not only HTML: an SVG opened directly runs its scripts.
+        for path in ["/", "/admin", "/f/formworks-example", "/openapi.json"] {
             let page = try await server.client.get(path)
             #expect(page.status == 200, "\(path)")
             #expect(page.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy, "\(path)")

@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    @Test func redirectsStayOnThisHostAndStatusesSayWhatWentWrong() async throws {
+        let site = try Self.makeSite()
+        defer { try? FileManager.default.removeItem(at: site.base) }
+        var router = Router()
+        router.fallback = StaticFiles(root: site.root.path)
+        try await withServer(router) { port, _ in
+            let client = try RawClient(port: port)
+            // "//sub/" would be a link to the host "sub".
+            #expect(try client.exchange("GET //sub HTTP/1.1\r\nHost: x\r\n\r\n").headers["Location"] == "/sub/")
+            #expect(try client.exchange("GET ///sub HTTP/1.1\r\nHost: x\r\n\r\n").headers["Location"] == "/sub/")
+            // Percent-encoding that does not decode is a bad request, not a missing file.
+            #expect(try client.exchange("GET /%ZZ HTTP/1.1\r\nHost: x\r\n\r\n").status == 400)
+            // Other methods on a file that exists: 405 with Allow; on one that does not, 404.
+            let post = try client.exchange("POST /app.css HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            #expect(post.status == 405)
+            #expect(post.headers["Allow"] == "GET, HEAD")
+            #expect(try client.exchange("DELETE /missing.css HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+        }
+    }
+
     @Test(arguments: ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%5c..%5csecret.txt", "/..\\secret.txt", "/escape", "/sub/../../secret.txt"])
     func neverEscapesTheRoot(_ path: String) async throws {
         let site = try Self.makeSite()
