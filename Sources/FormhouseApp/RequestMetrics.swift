@@ -23,6 +23,12 @@ struct RequestMetrics: RequestHook {
         counter.increment()
         timer.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }
+
+    /// What the HTTP layer refused (413, 414, 431, 400, 408) is counted too, under the route
+    /// `refused`: no request was parsed to give a route or a method.
+    func didRefuse(status: Int) {
+        handles.for(route: "refused", method: "unknown", status: status).0.increment()
+    }
 }
 
 /// Metric handles made once per label set: making one asks the backend's registry under a lock, which

@@ -436,6 +436,7 @@ final class Connection: @unchecked Sendable {
     }
 
     private func writeFinal(status: Int, detail: String) {
+        for hook in loop.server.hooks { hook.didRefuse(status: status) }
         let body = Response.problemBody(
             status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
         var buffer: [UInt8] = []

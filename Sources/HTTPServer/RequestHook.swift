@@ -13,8 +13,14 @@ public protocol RequestHook: Sendable {
     /// already become responses, early answers included. `elapsed` runs from just before the first
     /// `willRespond`.
     func didRespond(to request: Request, response: inout Response, elapsed: Duration)
+
+    /// Runs, for every hook, when the server answered by itself with `status` and closed the
+    /// connection before any request reached the hooks: malformed HTTP, a body or head over its
+    /// limit, a request not received in time.
+    func didRefuse(status: Int)
 }
 
 extension RequestHook {
     public func willRespond(to request: Request) -> Response? { nil }
+    public func didRefuse(status: Int) {}
 }
