@@ -34,9 +34,7 @@ struct AdminFormRoutes {
         let definition = try parseDefinition(request.body, pathID: nil)
         let id = definition.id ?? RandomID.make(prefix: "form_")
         guard FormIdentifier.isValid(id) else {
-            throw APIProblem.invalidDefinition([DefinitionProblem(
-                pointer: "/id", code: "invalidFormId",
-                message: "A form id is 1–64 letters, digits, '-' or '_', starting with a letter or digit.")])
+            throw APIProblem.invalidDefinition([FormIdentifier.problem])
         }
         return try await save(id: id, definition: definition)
     }

@@ -126,8 +126,14 @@ enum MediaType {
 }
 
 /// Form ids appear in URLs and file names: 1–64 of letters, digits, `-` and `_`, starting alphanumeric.
-enum FormIdentifier {
-    static func isValid(_ id: String) -> Bool {
+/// The ids forms may have: they appear in URL paths, file names and metric labels.
+public enum FormIdentifier {
+    /// What a definition with a bad `id` is told, at `/id`.
+    public static let problem = DefinitionProblem(
+        pointer: "/id", code: "invalidFormId",
+        message: "A form id is 1–64 letters, digits, '-' or '_', starting with a letter or digit.")
+
+    public static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
         guard (1...64).contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }
         return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }

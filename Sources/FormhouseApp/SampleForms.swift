@@ -14,7 +14,14 @@ enum SampleForms {
         }
         for name in names.sorted() where name.hasSuffix(".json") {
             let file = url.appendingPathComponent(name)
-            let bytes = try [UInt8](Data(contentsOf: file))
+            // One unreadable entry (a directory, a dangling link) is skipped like a broken file;
+            // thrown, it would stop every start of the server.
+            let kind = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.type] as? FileAttributeType
+            guard kind == .typeRegular || kind == .typeSymbolicLink, let data = FileManager.default.contents(atPath: file.path) else {
+                logger.error("sample form cannot be read", metadata: ["file": "\(name)"])
+                continue
+            }
+            let bytes = [UInt8](data)
             let definition: FormDefinition
             do {
                 definition = try FormDefinition(json: bytes)

@@ -80,8 +80,12 @@ struct Check: ParsableCommand {
                 failed = true
                 continue
             }
-            do {
+            do throws(DefinitionErrors) {
                 let definition = try FormDefinition(json: [UInt8](data))
+                // The server refuses such an id on upload; a check that passed it would mislead.
+                if let id = definition.id, !FormIdentifier.isValid(id) {
+                    throw DefinitionErrors(problems: [FormIdentifier.problem])
+                }
                 print("\(file): ok (\(definition.inputPaths.count) inputs)")
             } catch {
                 failed = true

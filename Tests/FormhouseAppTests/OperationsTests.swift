@@ -16,6 +16,43 @@ import Testing
         await server.finish()
     }
 
+    /// SQLite keeps writing to a database file deleted under it, so a 201 would name a row no restart
+    /// finds. The store notices the file is gone: not ready, and submissions are refused, not lost.
+    @Test func aDeletedDatabaseIsNotReadyAndTakesNoSubmissions() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: server.data.path + "/formhouse.sqlite" + suffix)
+        }
+        let ready = try await client.get("/readyz")
+        #expect(ready.status == 503)
+        let refused = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") != nil)
+        #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/unavailable")
+        // Other writes too, and through the shared mapping, with no SQLite detail in the answer.
+        let save = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signupV2)
+        #expect(save.status == 503)
+        #expect(save.header("Retry-After") != nil)
+        #expect(!save.text.contains("formhouse.sqlite"))
+        await server.finish()
+    }
+
+    /// A directory or a dangling link named `*.json` among the sample forms is skipped with a log
+    /// line, like a broken file; the server still starts and loads the rest.
+    @Test func unreadableSampleEntriesAreSkipped() async throws {
+        let forms = try TemporaryDirectory()
+        defer { forms.remove() }
+        try FileManager.default.createDirectory(atPath: forms.path + "/a-directory.json", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: forms.path + "/b-dangling.json", withDestinationPath: forms.path + "/nowhere")
+        try FileManager.default.copyItem(atPath: Repo.forms + "/account.json", toPath: forms.path + "/c-account.json")
+        let server = try await InProcessServer { $0.formsDirectory = forms.path }
+        #expect(try await server.client.get("/v1/forms/account").status == 200)
+        await server.finish()
+    }
+
     @Test func metricsCoverSubmissionsAndTheStore() async throws {
         let server = try await InProcessServer()
         let client = server.client
@@ -37,6 +74,11 @@ import Testing
         #expect(text.contains("formhouse_store_commit_seconds"))
         #expect(text.contains("formhouse_store_group_size"))
         #expect(text.contains("formhouse_webhook_queue_depth") || text.contains("formhouse_webhook_deliveries_total"))
+        // What the HTTP layer refuses before any route (here a body over the limit) is counted too.
+        let oversized = try client.rawExchange(Array("POST /v1/forms/signup/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n".utf8))
+        #expect(String(decoding: oversized, as: UTF8.self).hasPrefix("HTTP/1.1 413"))
+        let after = try await client.get("/metrics").text
+        #expect(after.contains(#"formhouse_http_requests_total{route="refused",method="unknown",status="413"}"#))
         await server.finish()
     }
 
@@ -86,6 +128,14 @@ import Testing
         #expect(failed.output.contains("/components/0"))
         #expect(failed.output.contains("/components/1/text/regex"))
         #expect(failed.output.contains("account.json: ok"))
+        // The id the server would refuse on upload is refused here too.
+        let badID = dir.path + "/bad-id.json"
+        try #"{"id": "bad id!", "title": "x", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+            .write(toFile: badID, atomically: true, encoding: .utf8)
+        let refused = try await Offload.run { try Self.run(["check", badID]) }
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("bad-id.json: /id:"))
+        #expect(refused.output.contains("[invalidFormId]"))
         let version = try await Offload.run { try Self.run(["version"]) }
         #expect(version.status == 0 && version.output.hasPrefix("formhouse "))
     }
