@@ -52,11 +52,15 @@ public protocol FormStore: Sendable {
     /// A page of a form's submissions, newest first; pass the page's `nextCursor` to get the next one.
     func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage
 
-    /// Every submission of a form, oldest first, in batches; no read transaction is held while
-    /// `body` runs, so a slow consumer does not hold the database.
+    /// Every submission of a form, oldest first, in batches of at most `batchSize` rows and, past the
+    /// first row, about `maxBatchBytes` of values, so a batch of large submissions stays small in
+    /// memory. Rows come without their raw body (`rawBody` is empty): exports never need it, and it is
+    /// as large as the values. No read transaction is held while `body` runs, so a slow consumer does
+    /// not hold the database.
     func forEachSubmission(
         formID: String,
         batchSize: Int,
+        maxBatchBytes: Int,
         _ body: @Sendable ([SubmissionRecord]) async throws -> Void
     ) async throws
 

@@ -34,18 +34,18 @@ extension SQLiteFormStore {
 
     /// Batches are oldest first; each is read in its own short read transaction.
     public func forEachSubmission(
-        formID: String, batchSize: Int, _ body: @Sendable ([SubmissionRecord]) async throws -> Void
+        formID: String, batchSize: Int, maxBatchBytes: Int, _ body: @Sendable ([SubmissionRecord]) async throws -> Void
     ) async throws {
         let batchSize = max(batchSize, 1)
         var cursor: SubmissionCursor?
         while true {
             let after = cursor
-            let batch = try await read { db in
-                try SubmissionQueries.batch(formID: formID, after: after, limit: batchSize, in: db)
+            let (batch, more) = try await read { db in
+                try SubmissionQueries.batch(formID: formID, after: after, limit: batchSize, maxBytes: maxBatchBytes, in: db)
             }
             if batch.isEmpty { return }
             try await body(batch)
-            if batch.count < batchSize { return }
+            if !more { return }
             let last = batch[batch.count - 1]
             cursor = SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id)
         }

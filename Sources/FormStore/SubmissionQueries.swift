@@ -37,20 +37,37 @@ enum SubmissionQueries {
     }
 
     /// Oldest first, strictly after `cursor`.
-    static func batch(formID: String, after cursor: SubmissionCursor?, limit: Int, in db: Database) throws -> [SubmissionRecord] {
-        let rows: [Row]
+    /// The export's columns: the raw body is left out (read as an empty blob).
+    static let columnsWithoutRawBody = """
+        id, form_id, form_version, received_at, "values", x'' AS raw_body, idempotency_key, body_hash, client_address
+        """
+
+    /// Oldest first, strictly after `cursor`: up to `limit` rows, ending early once the values read
+    /// reach `maxBytes` (always at least one row). `more` is false when the form has no rows after.
+    static func batch(
+        formID: String, after cursor: SubmissionCursor?, limit: Int, maxBytes: Int, in db: Database
+    ) throws -> (records: [SubmissionRecord], more: Bool) {
+        let rows: RowCursor
         if let cursor {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT \(columns) FROM submissions
+            rows = try Row.fetchCursor(db, sql: """
+                SELECT \(columnsWithoutRawBody) FROM submissions
                 WHERE form_id = ? AND (received_at, id) > (?, ?)
                 ORDER BY received_at, id LIMIT ?
                 """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit])
         } else {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT \(columns) FROM submissions WHERE form_id = ?
+            rows = try Row.fetchCursor(db, sql: """
+                SELECT \(columnsWithoutRawBody) FROM submissions WHERE form_id = ?
                 ORDER BY received_at, id LIMIT ?
                 """, arguments: [formID, limit])
         }
-        return rows.map(SubmissionRecord.init(row:))
+        var records: [SubmissionRecord] = []
+        var bytes = 0
+        while let row = try rows.next() {
+            let record = SubmissionRecord(row: row)
+            bytes += record.values.utf8.count
+            records.append(record)
+            if bytes >= maxBytes { return (records, true) }
+        }
+        return (records, records.count == limit)
     }
 }

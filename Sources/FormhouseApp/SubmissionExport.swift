@@ -3,17 +3,24 @@ import FormStore
 import HTTPServer
 
 /// Streams every submission of a form as CSV or NDJSON, a batch at a time, so an export of any size
-/// is never held in memory.
+/// is never held in memory: a batch is at most 500 rows or about 1 MiB of values, and output goes
+/// out in pieces of about 64 KiB, each waiting for a slow reader (see `StreamWriter`).
 enum SubmissionExport {
     static let batchSize = 500
+    static let maxBatchBytes = 1 << 20
+    static let chunkBytes = 64 * 1024
 
     static func ndjson(store: any FormStore, formID: String) -> Response {
         var response = Response(status: 200, body: .stream { writer in
-            try await store.forEachSubmission(formID: formID, batchSize: batchSize) { batch in
+            try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
                 var chunk: [UInt8] = []
                 for record in batch {
                     chunk += SubmissionJSON.summary(record).serialized()
                     chunk.append(UInt8(ascii: "\n"))
+                    if chunk.count >= chunkBytes {
+                        try await writer.write(chunk)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
                 }
                 try await writer.write(chunk)
             }
@@ -28,7 +35,7 @@ enum SubmissionExport {
     static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns))
-            try await store.forEachSubmission(formID: formID, batchSize: batchSize) { batch in
+            try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
                 var chunk: [UInt8] = []
                 for record in batch {
                     let values = SubmissionJSON.values(record)
@@ -38,6 +45,10 @@ enum SubmissionExport {
                         cells.append(CSV.cell(column.contains("[]") ? .array(found) : found.first))
                     }
                     chunk += CSV.row(cells)
+                    if chunk.count >= chunkBytes {
+                        try await writer.write(chunk)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
                 }
                 try await writer.write(chunk)
             }

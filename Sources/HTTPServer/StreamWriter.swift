@@ -12,8 +12,19 @@ struct StreamWriter: BodyWriter {
 
     static let highWaterMark = 64 * 1024
 
+    /// Larger writes go out in pieces of at most the high-water mark, each waiting for the client, so
+    /// the connection never queues more than about twice the mark, whatever the caller passes.
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + Self.highWaterMark, bytes.count)
+            try await writePiece(bytes[start..<end])
+            start = end
+        }
+    }
+
+    private func writePiece(_ bytes: ArraySlice<UInt8>) async throws {
         if !loop.inLoop { await loop.hop() }
         guard !connection.isClosed else { throw Closed() }
         if chunked {
@@ -24,7 +35,7 @@ struct StreamWriter: BodyWriter {
             frame += [13, 10]
             connection.write(frame)
         } else {
-            connection.write(bytes)
+            connection.write(Array(bytes))
         }
         connection.streamedBytes += bytes.count
         if connection.queuedBytes > Self.highWaterMark {

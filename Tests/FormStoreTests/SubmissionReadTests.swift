@@ -66,7 +66,7 @@ import Testing
         try await withStore { store, _ in
             let ids = try await fill(store)
             let batches = Mutex<[[SubmissionRecord]]>([])
-            try await store.forEachSubmission(formID: "signup", batchSize: 40) { batch in
+            try await store.forEachSubmission(formID: "signup", batchSize: 40, maxBatchBytes: 1 << 20) { batch in
                 batches.withLock { $0.append(batch) }
             }
             let all = batches.withLock { $0 }
@@ -75,6 +75,30 @@ import Testing
             #expect(Set(rows.map(\.id)) == Set(ids) && rows.count == 250)
             let keys = rows.map { ($0.receivedAt.storedMilliseconds, $0.id) }
             #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
+            // The export never reads the raw bodies (as large as the values).
+            #expect(rows.allSatisfy { $0.rawBody.isEmpty && !$0.values.isEmpty })
+        }
+    }
+
+    /// Large submissions make small batches: the byte budget ends a batch before its row count does,
+    /// and a row larger than the whole budget still comes, alone.
+    @Test func exportBatchesAreBoundedByBytes() async throws {
+        try await withStore { store, _ in
+            _ = try await fill(store)
+            let one = try #require(try await store.submissions(formID: "signup", after: nil, limit: 1).items.first)
+            let rowBytes = one.values.utf8.count
+            let sizes = Mutex<[Int]>([])
+            try await store.forEachSubmission(formID: "signup", batchSize: 100, maxBatchBytes: rowBytes * 30) { batch in
+                sizes.withLock { $0.append(batch.count) }
+            }
+            let counts = sizes.withLock { $0 }
+            #expect(counts.reduce(0, +) == 250)
+            #expect(counts.dropLast().allSatisfy { $0 <= 30 } && counts.count >= 9)
+            sizes.withLock { $0.removeAll() }
+            try await store.forEachSubmission(formID: "signup", batchSize: 100, maxBatchBytes: 1) { batch in
+                sizes.withLock { $0.append(batch.count) }
+            }
+            #expect(sizes.withLock { $0 }.allSatisfy { $0 == 1 } && sizes.withLock { $0 }.count == 250)
         }
     }
 
@@ -84,7 +108,7 @@ import Testing
             _ = try await fill(store)
             let calls = Mutex(0)
             await #expect(throws: Stop.self) {
-                try await store.forEachSubmission(formID: "signup", batchSize: 100) { _ in
+                try await store.forEachSubmission(formID: "signup", batchSize: 100, maxBatchBytes: 1 << 20) { _ in
                     calls.withLock { $0 += 1 }
                     throw Stop()
                 }

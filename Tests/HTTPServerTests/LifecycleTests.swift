@@ -127,6 +127,33 @@ import Testing
         }
     }
 
+    /// One write far over the high-water mark goes out in pieces, each waiting for the reader; it used
+    /// to be queued whole, so a caller's large chunk sat in memory for as long as the client dawdled.
+    @Test func oneLargeWriteWaitsForASlowReaderToo() async throws {
+        let total = 32 * 1024 * 1024
+        let returned = Atomic<Bool>(false)
+        var router = Router()
+        router.on(.get, "/big") { _ in
+            Response(body: .stream { writer in
+                try await writer.write([UInt8](repeating: UInt8(ascii: "y"), count: total))
+                returned.store(true, ordering: .relaxed)
+            })
+        }
+        try await withServer(router) { port, _ in
+            let client = try RawClient(port: port)
+            var small: Int32 = 64 * 1024
+            setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(300))
+            let returnedEarly = returned.load(ordering: .relaxed)
+            #expect(!returnedEarly)
+            let reply = try client.readReply()
+            #expect(reply.body.count == total && reply.body.allSatisfy { $0 == UInt8(ascii: "y") })
+            let returnedAtEnd = returned.load(ordering: .relaxed)
+            #expect(returnedAtEnd)
+        }
+    }
+
     @Test func dropsAStreamWhoseClientStopsReading() async throws {
         let failed = Atomic<Bool>(false)
         var router = Router()
