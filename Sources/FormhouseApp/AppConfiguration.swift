@@ -147,6 +147,11 @@ public struct AppConfiguration: Sendable {
         if !(1...86_400).contains(webhookLeaseSeconds) {
             try fail("webhooks.leaseSeconds", "must be a number of seconds between 1 and 86400")
         }
+        // Nothing renews a lease while a send is in flight: a shorter lease lets another claim send
+        // the same delivery again while the first is still waiting for its answer.
+        if webhookLeaseSeconds < webhookTimeoutSeconds + 1 {
+            try fail("webhooks.leaseSeconds", "must be at least webhooks.timeoutSeconds + 1 (\(webhookTimeoutSeconds + 1) seconds)")
+        }
         if !(1...100_000).contains(storeMaxGroupSize) { try fail("store.maxGroupSize", "must be between 1 and 100000") }
         if !Self.logLevels.contains(logLevel) { try fail("logLevel", "must be one of " + Self.logLevels.joined(separator: ", ")) }
         if adminTokens.contains(where: { $0.count < 16 }) {

@@ -18,16 +18,26 @@ struct StoreDeliveryQueue: DeliveryQueue {
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
         let claimed = try await store.claimDueDeliveries(
             owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints)
-        return try claimed.map { row in
+        // Each row on its own: these rows are already leased, so one secret that does not open must
+        // not throw the whole claim away (its rows would wait out the lease, again and again).
+        return claimed.map { row in
             // Sealed with the endpoint id as context: a ciphertext moved to another row does not open.
-            var keys = [try secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self), context: row.endpointID)]
-            if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now {
-                keys.append(try secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID))
+            guard let current = try? secrets.open(String(decoding: row.secretCiphertext, as: UTF8.self), context: row.endpointID) else {
+                return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
+                                   payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadableSecret)
+            }
+            var keys = [current]
+            if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now,
+               let old = try? secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID) {
+                keys.append(old)
             }
             return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: keys,
                                payload: row.payload, attempt: row.attempts + 1)
         }
     }
+
+    static let unreadableSecret = "The endpoint's signing secret does not decrypt with this server's key "
+        + "(was secret.key or FORMHOUSE_SECRET_KEY changed?); restore that key, or rotate the endpoint's secret."
 
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: Webhooks.DeliveryOutcome) async throws {
         let record = AttemptRecord(

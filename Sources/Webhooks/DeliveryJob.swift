@@ -12,14 +12,20 @@ public struct DeliveryJob: Sendable, Hashable {
     public var payload: [UInt8]
     /// The number of the attempt about to be made, from 1.
     public var attempt: Int
+    /// Why the job cannot be signed (its secret does not decrypt), if so: the worker then records a
+    /// failed attempt with this error instead of sending, and the retry schedule goes on as for any
+    /// failure, so the row is neither sent unsigned nor stuck.
+    public var signingProblem: String?
 
     /// Creates a job.
-    public init(id: String, endpointID: String, url: String, secrets: [WebhookSecret], payload: [UInt8], attempt: Int) {
+    public init(id: String, endpointID: String, url: String, secrets: [WebhookSecret], payload: [UInt8], attempt: Int,
+                signingProblem: String? = nil) {
         self.id = id
         self.endpointID = endpointID
         self.url = url
         self.secrets = secrets
         self.payload = payload
         self.attempt = attempt
+        self.signingProblem = signingProblem
     }
 }

@@ -234,6 +234,11 @@ public final class DeliveryWorker: Service, Sendable {
         }
         let startedAt = Date()
         let timestamp = Int64(startedAt.timeIntervalSince1970)
+        if let problem = job.signingProblem {
+            logger.error("Webhook delivery cannot be signed", metadata: ["delivery": "\(job.id)", "endpoint": "\(job.endpointID)"])
+            await record(job, result: TransferResult(status: nil, error: TransferError(.signing, problem)), startedAt: startedAt)
+            return
+        }
         let request = OutgoingRequest(
             url: job.url,
             headers: [
@@ -251,7 +256,11 @@ public final class DeliveryWorker: Service, Sendable {
         } else if result.status != nil {
             speed = .fast
         }
+        await record(job, result: result, startedAt: startedAt)
+    }
 
+    /// Records an attempt's outcome under the retry schedule.
+    private func record(_ job: DeliveryJob, result: TransferResult, startedAt: Date) async {
         let outcome = schedule.decide(attempt: job.attempt, result: result, now: Date())
         let attempt = DeliveryAttempt(
             number: job.attempt,
@@ -263,10 +272,12 @@ public final class DeliveryWorker: Service, Sendable {
         )
         attemptDuration.record(duration: result.duration)
         do {
+            // The attempt first: disabling ends the endpoint's open deliveries, this one included,
+            // and its status (the 410) would then not be kept as its last.
+            try await queue.record(job, attempt: attempt, outcome: outcome)
             if outcome == .endpointDisabled {
                 try await queue.disableEndpoint(id: job.endpointID, reason: "The endpoint answered 410 Gone.")
             }
-            try await queue.record(job, attempt: attempt, outcome: outcome)
             outcomes[outcome.name]?.increment()
         } catch {
             // The lease runs out and the delivery is claimed again: at least once, never lost.

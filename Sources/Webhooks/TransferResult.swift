@@ -42,6 +42,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         case send
         case receive
         case cancelled
+        /// Nothing was sent: the request could not be signed (see `DeliveryJob.signingProblem`).
+        case signing
         case other
     }
 

@@ -107,6 +107,10 @@ struct ConfigurationTests {
             #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": value]) == "webhooks.retrySchedule", "\(value)")
         }
         #expect(await refusedKey(["FORMHOUSE_RATE_LIMIT_PER_SECOND": "1e-20"]) == "rateLimit.perSecond")
+        // A lease that can run out while a send still waits for its answer would send it twice.
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "3"]) == "webhooks.leaseSeconds")
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "120"]) == "webhooks.leaseSeconds")
+        #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "3", "FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "2"]) == nil)
         #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "0.5", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "0.01"]) == nil)
     }
 

@@ -38,7 +38,7 @@ import Webhooks
         let environment = [
             "FORMHOUSE_RATE_LIMIT_BURST": "100000", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "100000",
             "FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "0.2,0.2,0.3,0.5,1,1,1,1,1,1",
-            "FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "2",
+            "FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "2", "FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "1",
         ]
         func launch() throws -> ServerProcess {
             try ServerProcess(dataDirectory: data.path, extraArguments: ["--allow-private-webhooks"], environment: environment)

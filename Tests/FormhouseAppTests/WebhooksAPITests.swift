@@ -114,6 +114,62 @@ import Webhooks
         await server.finish()
     }
 
+    /// After a restart with another secret key, an old endpoint's secret does not open. Its deliveries
+    /// fail as attempts that say why (never sent unsigned), and deliveries to other endpoints claimed
+    /// in the same batch still go out; they used to wait out the lease again and again.
+    @Test func aSecretThatDoesNotOpenFailsItsOwnDeliveriesOnly() async throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let keyA = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        let keyB = Data((0..<32).map { UInt8(255 - $0) }).base64EncodedString()
+        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
+        defer { receiver.stop() }
+        let first = try await InProcessServer(dataDirectory: data) { $0.secretKey = keyA }
+        #expect(try await first.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        #expect(try await first.client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)/old"}"#).status == 201)
+        await first.stop()
+
+        let second = try await InProcessServer(dataDirectory: data) { $0.secretKey = keyB; $0.webhookRetrySchedule = [0.1] }
+        let client = second.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/second", json: Fixtures.signup.replacingOccurrences(of: "\"signup\"", with: "\"second\"")).status == 201)
+        #expect(try await client.admin("POST", "/v1/admin/forms/second/webhooks", json: #"{"url": "\#(receiver.url)/new"}"#).status == 201)
+        for _ in 0..<5 {
+            #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+            #expect(try await client.postJSON("/v1/forms/second/submissions", Fixtures.validValues).status == 201)
+        }
+        try await Self.wait("the healthy endpoint's deliveries", seconds: 20) {
+            let done = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded&formId=second")
+            return (done.object["items"] as? [Any])?.count == 5
+        }
+        try await Self.wait("the unsignable deliveries to die", seconds: 20) {
+            let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead&formId=signup")
+            return (dead.object["items"] as? [Any])?.count == 5
+        }
+        #expect(receiver.requests.allSatisfy { $0.path == "/new" })
+        let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead&formId=signup")
+        let item = try #require((dead.object["items"] as? [[String: Any]])?.first)
+        #expect((item["lastError"] as? String)?.contains("signing") == true)
+        await second.finish()
+    }
+
+    /// A 410 disables the endpoint, and the delivery keeps that 410 as its last status.
+    @Test func goneIsKeptAsTheLastStatus() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 410) }
+        defer { receiver.stop() }
+        #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        try await Self.wait("the delivery to die") {
+            let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead")
+            return (dead.object["items"] as? [Any])?.count == 1
+        }
+        let item = try #require((try await client.admin("GET", "/v1/admin/deliveries?status=dead").object["items"] as? [[String: Any]])?.first)
+        #expect(item["lastStatusCode"] as? Int == 410)
+        await server.finish()
+    }
+
     @Test func rotationSignsWithBothSecrets() async throws {
         let server = try await InProcessServer()
         let client = server.client
