@@ -1,15 +1,20 @@
 /// The decoded `name=value` pairs of a query string, in order (`+` means space, `%XX` is decoded).
 public struct QueryParameters: Sendable, Sequence {
     private var pairs: [(name: String, value: String)]
+    /// Some pair's percent-encoding did not decode (`%ZZ`, a cut `%4`, invalid UTF-8); that pair is
+    /// left out. The router answers such a request 400 rather than act without, say, its filter.
+    public private(set) var isMalformed = false
 
     /// No parameters.
     public init() {
         pairs = []
     }
 
-    /// Parses a raw query string (the part after `?`); malformed pairs are skipped.
+    /// Parses a raw query string (the part after `?`); malformed pairs are left out and set `isMalformed`.
     public init(query: String) {
         pairs = []
+        var malformed = false
+        defer { isMalformed = malformed }
         var query = query
         query.withUTF8 { bytes in
             for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
@@ -24,6 +29,8 @@ public struct QueryParameters: Sendable, Sequence {
                 }
                 if let name, let value {
                     pairs.append((name: name, value: value))
+                } else {
+                    malformed = true
                 }
             }
         }

@@ -40,7 +40,11 @@ struct RequestDecoder: Sendable {
         case .failed:
             return (0, .failure(.init(status: 400, reason: "connection already failed")))
         case .head(let scanned):
-            guard let end = HTTPParser.findHeadEnd(input, from: max(0, scanned - 2)) else {
+            // Empty lines before the request line are ignored (RFC 9112 §2.2; `parseHead` skips them
+            // too), so they must not read as the empty line that ends the head.
+            var leading = 0
+            while leading + 1 < input.count, input[leading] == 13, input[leading + 1] == 10 { leading += 2 }
+            guard let end = HTTPParser.findHeadEnd(input, from: max(leading, scanned - 2)) else {
                 if let error = oversizedHead(input) {
                     state = .failed
                     return (0, .failure(error))

@@ -80,6 +80,13 @@ public struct Router: Responder {
     public func respond(to request: Request) async throws -> Response {
         var captures: [Substring] = []
         let path = request.path
+        if path == "*", request.method == .options {
+            // The server as a whole (RFC 9110 §9.3.7): every method some route takes.
+            var allowed = Set(nodes.flatMap { $0.routes.map(\.method.rawValue) })
+            if allowed.contains("GET") { allowed.insert("HEAD") }
+            allowed.insert("OPTIONS")
+            return Response(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")])
+        }
         guard path.utf8.first == UInt8(ascii: "/"),
               let node = match(path[path.utf8.index(after: path.startIndex)...], from: 0, captures: &captures) else {
             if let fallback {
@@ -98,6 +105,11 @@ public struct Router: Responder {
             var response = Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
             response.headers.add("Allow", allow)
             response.routePattern = routes.first?.route.pattern
+            return response
+        }
+        if request.query.isMalformed {
+            var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the query.")
+            response.routePattern = route.pattern
             return response
         }
         var request = request

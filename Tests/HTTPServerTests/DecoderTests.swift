@@ -75,12 +75,24 @@ import Testing
         #expect(Self.decode([raw], limits: limits).failure?.status == 413)
     }
 
+    /// Any number of empty lines before a request line are skipped (RFC 9112 §2.2), wherever the
+    /// bytes are split; two used to read as the end of an empty head.
+    @Test func skipsEmptyLinesBeforeTheRequestLine() {
+        let bytes = Array("\r\n\r\n\r\nGET /x HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        for split in 0...bytes.count {
+            let (requests, failure) = Self.decode([Array(bytes[..<split]), Array(bytes[split...])])
+            #expect(failure == nil && requests.map(\.0.path) == ["/x"], "split at \(split)")
+        }
+    }
+
     @Test func parsesQueriesAndPercentEncoding() {
         let query = QueryParameters(query: "a=1&b=x+y%21&bad=%zz&flag&a=2&=v")
         #expect(query["a"] == "1")
         #expect(query.values("a") == ["1", "2"])
         #expect(query["b"] == "x y!")
         #expect(query["bad"] == nil)
+        #expect(query.isMalformed)
+        #expect(!QueryParameters(query: "a=1&b=%21").isMalformed)
         #expect(query["flag"] == "")
         #expect(PercentDecoding.decode("%e2%82%ac".utf8, plusAsSpace: false) == "\u{20ac}")
         #expect(PercentDecoding.decode("%ff".utf8, plusAsSpace: false) == nil)

@@ -39,6 +39,11 @@ import Testing
         #expect(Self.body(response) == "a/b@\u{e9}")
         let bad = try await Self.router.respond(to: Request(method: .get, path: "/v1/forms/%zz"))
         #expect(bad.status == 400)
+        // A query pair that does not decode is refused too, not dropped (a filter would vanish).
+        let badQuery = try await Self.router.respond(
+            to: Request(method: .get, path: "/v1/forms/a", query: QueryParameters(query: "status=dead%")))
+        #expect(badQuery.status == 400)
+        #expect(badQuery.routePattern == "/v1/forms/{id}")
     }
 
     @Test func answers404405AndOptions() async throws {
@@ -53,6 +58,10 @@ import Testing
         let options = try await Self.router.respond(to: Request(method: .options, path: "/v1/forms/x/submissions"))
         #expect(options.status == 204)
         #expect(options.headers["Allow"] == "POST")
+        // OPTIONS * asks about the server as a whole.
+        let server = try await Self.router.respond(to: Request(method: .options, path: "*"))
+        #expect(server.status == 204)
+        #expect(server.headers["Allow"] == "GET, HEAD, OPTIONS, POST")
     }
 
     @Test func answersHeadWithTheGetHandler() async throws {
