@@ -73,6 +73,23 @@ extension SQLiteFormStore {
 
     // MARK: Delivery queue
 
+    /// Per usable endpoint, at most `limit` of its oldest due rows (an index range each), then the
+    /// oldest `limit` of those: skipped endpoints' backlogs are never read, and a large backlog costs
+    /// `limit` rows, not a walk of every due row inside the write transaction. Arguments: now, now,
+    /// limit, the excluded endpoint ids as a JSON array, limit.
+    static let claimDueSQL = """
+        SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
+            e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
+        FROM webhook_endpoints e JOIN deliveries d ON d.id IN (
+            SELECT due.id FROM deliveries due INDEXED BY deliveries_due_by_endpoint
+            WHERE due.endpoint_id = e.id AND due.status IN ('pending', 'failed') AND due.next_attempt_at <= ?
+                AND (due.lease_expires_at IS NULL OR due.lease_expires_at <= ?)
+            ORDER BY due.next_attempt_at LIMIT ?)
+        WHERE e.deleted_at IS NULL AND e.disabled_at IS NULL
+            AND e.id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY d.next_attempt_at LIMIT ?
+        """
+
     /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in
     /// flight and a row whose worker died becomes due again exactly when its lease expires. The index
     /// is forced: without statistics SQLite would pick the status index and sort every open row.
@@ -86,16 +103,7 @@ extension SQLiteFormStore {
         // One statement text whatever the set's size: the ids travel as a JSON array.
         let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingEndpoints.sorted()), as: UTF8.self)
         return try await write { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
-                    e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
-                FROM deliveries d INDEXED BY deliveries_due JOIN webhook_endpoints e ON e.id = d.endpoint_id
-                WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?
-                    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
-                    AND e.deleted_at IS NULL AND e.disabled_at IS NULL
-                    AND d.endpoint_id NOT IN (SELECT value FROM json_each(?))
-                ORDER BY d.next_attempt_at LIMIT ?
-                """), arguments: [nowMilliseconds, nowMilliseconds, excluded, limit])
+            let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimDueSQL), arguments: [nowMilliseconds, nowMilliseconds, limit, excluded, limit])
             let lease = try db.cachedStatement(sql: """
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """)

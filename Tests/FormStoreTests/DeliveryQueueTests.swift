@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import FormStore
@@ -67,6 +68,34 @@ import Testing
             #expect(claimed.map(\.endpointID) == [fast.id])
             let rest = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [])
             #expect(rest.map(\.endpointID) == [slow.id])
+        }
+    }
+
+    /// Claims take the oldest due rows across endpoints, reading each endpoint's rows through its own
+    /// index range, so an excluded endpoint's backlog is never walked.
+    @Test func claimsMergeEndpointsOldestFirstWithoutWalkingSkippedBacklogs() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let a = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
+            let b = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://b.test/", secretCiphertext: secret))
+            let base = Date().addingTimeInterval(-100)
+            for index in 0..<30 {
+                _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index))))
+            }
+            let now = Date().addingTimeInterval(1)
+            let first = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [])
+            // Both endpoints' deliveries of the five oldest submissions.
+            #expect(Set(first.map(\.submissionID)) == Set((0..<5).map { "sub_\($0)" }))
+            #expect(first.filter { $0.endpointID == a.id }.count == 5)
+            let onlyB = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [a.id])
+            #expect(onlyB.allSatisfy { $0.endpointID == b.id } && onlyB.map(\.submissionID) == (5..<15).map { "sub_\($0)" })
+
+            let planRows = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteFormStore.claimDueSQL, arguments: [0, 0, 10, "[]", 10])
+                    .map { $0["detail"] as String }
+            }
+            #expect(planRows.contains { $0.contains("SEARCH due USING INDEX deliveries_due_by_endpoint (endpoint_id=? AND next_attempt_at<?)") })
+            #expect(!planRows.contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN due") })
         }
     }
 
