@@ -15,6 +15,11 @@ import Webhooks
         }
     }
 
+    /// The items of `GET /v1/admin/deliveries?<query>`.
+    static func deliveries(_ client: TestHTTPClient, _ query: String) async throws -> [[String: Any]] {
+        try await client.admin("GET", "/v1/admin/deliveries?" + query).object["items"] as? [[String: Any]] ?? []
+    }
+
     static func verify(_ request: ReceivedRequest, secrets: [String]) -> Bool {
         guard let id = request.header("webhook-id"), let ts = request.header("webhook-timestamp").flatMap({ Int64($0) }),
               let header = request.header("webhook-signature") else { return false }
@@ -138,16 +143,13 @@ import Webhooks
             #expect(try await client.postJSON("/v1/forms/second/submissions", Fixtures.validValues).status == 201)
         }
         try await Self.wait("the healthy endpoint's deliveries", seconds: 20) {
-            let done = try await client.admin("GET", "/v1/admin/deliveries?status=succeeded&formId=second")
-            return (done.object["items"] as? [Any])?.count == 5
+            try await Self.deliveries(client, "status=succeeded&formId=second").count == 5
         }
         try await Self.wait("the unsignable deliveries to die", seconds: 20) {
-            let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead&formId=signup")
-            return (dead.object["items"] as? [Any])?.count == 5
+            try await Self.deliveries(client, "status=dead&formId=signup").count == 5
         }
         #expect(receiver.requests.allSatisfy { $0.path == "/new" })
-        let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead&formId=signup")
-        let item = try #require((dead.object["items"] as? [[String: Any]])?.first)
+        let item = try #require(try await Self.deliveries(client, "status=dead&formId=signup").first)
         #expect((item["lastError"] as? String)?.contains("signing") == true)
         await second.finish()
     }
@@ -161,11 +163,8 @@ import Webhooks
         defer { receiver.stop() }
         #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
-        try await Self.wait("the delivery to die") {
-            let dead = try await client.admin("GET", "/v1/admin/deliveries?status=dead")
-            return (dead.object["items"] as? [Any])?.count == 1
-        }
-        let item = try #require((try await client.admin("GET", "/v1/admin/deliveries?status=dead").object["items"] as? [[String: Any]])?.first)
+        try await Self.wait("the delivery to die") { try await Self.deliveries(client, "status=dead").count == 1 }
+        let item = try #require(try await Self.deliveries(client, "status=dead").first)
         #expect(item["lastStatusCode"] as? Int == 410)
         await server.finish()
     }

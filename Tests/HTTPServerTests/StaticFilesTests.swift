@@ -16,13 +16,17 @@ import Testing
         return (base, root)
     }
 
-    @Test func servesFilesWithTypesAndValidators() async throws {
-        let site = try Self.makeSite()
+    /// Serves a fresh `makeSite()` and hands `body` a client connected to it.
+    static func withSite(_ body: (RawClient) async throws -> Void) async throws {
+        let site = try makeSite()
         defer { try? FileManager.default.removeItem(at: site.base) }
         var router = Router()
         router.fallback = StaticFiles(root: site.root.path)
-        try await withServer(router) { port, _ in
-            let client = try RawClient(port: port)
+        try await withServer(router) { port, _ in try await body(try RawClient(port: port)) }
+    }
+
+    @Test func servesFilesWithTypesAndValidators() async throws {
+        try await Self.withSite { client in
             let css = try client.exchange("GET /app.css HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(css.status == 200)
             #expect(css.text == "body{}")
@@ -44,12 +48,7 @@ import Testing
     }
 
     @Test func redirectsStayOnThisHostAndStatusesSayWhatWentWrong() async throws {
-        let site = try Self.makeSite()
-        defer { try? FileManager.default.removeItem(at: site.base) }
-        var router = Router()
-        router.fallback = StaticFiles(root: site.root.path)
-        try await withServer(router) { port, _ in
-            let client = try RawClient(port: port)
+        try await Self.withSite { client in
             // "//sub/" would be a link to the host "sub".
             #expect(try client.exchange("GET //sub HTTP/1.1\r\nHost: x\r\n\r\n").headers["Location"] == "/sub/")
             #expect(try client.exchange("GET ///sub HTTP/1.1\r\nHost: x\r\n\r\n").headers["Location"] == "/sub/")
@@ -65,12 +64,8 @@ import Testing
 
     @Test(arguments: ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%5c..%5csecret.txt", "/..\\secret.txt", "/escape", "/sub/../../secret.txt"])
     func neverEscapesTheRoot(_ path: String) async throws {
-        let site = try Self.makeSite()
-        defer { try? FileManager.default.removeItem(at: site.base) }
-        var router = Router()
-        router.fallback = StaticFiles(root: site.root.path)
-        try await withServer(router) { port, _ in
-            let reply = try RawClient(port: port).exchange("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Self.withSite { client in
+            let reply = try client.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(reply.status == 404)
             #expect(!reply.text.contains("top secret"))
         }
