@@ -73,13 +73,38 @@ extension SQLiteFormStore {
 
     // MARK: Delivery queue
 
-    /// Per usable endpoint, at most `limit` of its oldest due rows (an index range each), then the
-    /// oldest `limit` of those: skipped endpoints' backlogs are never read, and a large backlog costs
-    /// `limit` rows, not a walk of every due row inside the write transaction. Arguments: now, now,
-    /// limit, the excluded endpoint ids as a JSON array, limit.
-    static let claimDueSQL = """
-        SELECT d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
+    /// The columns a claim reads, for the two claim statements below.
+    private static let claimColumns = """
+        d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload, d.attempts, d.created_at,
             e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at
+        """
+
+    /// The usual claim: the oldest `cap` entries of the due index (index only), then of those the
+    /// oldest `limit` whose endpoint is usable and not excluded. Arguments: now, cap, now, the
+    /// excluded endpoint ids as a JSON array, limit.
+    static let claimHeadSQL = """
+        SELECT \(claimColumns)
+        FROM (SELECT id FROM deliveries INDEXED BY deliveries_due
+              WHERE status IN ('pending', 'failed') AND next_attempt_at <= ?
+              ORDER BY next_attempt_at LIMIT ?) AS head
+        JOIN deliveries d ON d.id = head.id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
+            AND e.deleted_at IS NULL AND e.disabled_at IS NULL
+            AND d.endpoint_id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY d.next_attempt_at LIMIT ?
+        """
+
+    /// How many of the head's `cap` entries exist (index only). Arguments: now, cap.
+    static let claimHeadCountSQL = """
+        SELECT COUNT(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_due
+            WHERE status IN ('pending', 'failed') AND next_attempt_at <= ? LIMIT ?)
+        """
+
+    /// When excluded endpoints fill the head: per usable endpoint, at most `limit` of its oldest due
+    /// rows (an index range each), then the oldest `limit` of those, so a skipped endpoint's backlog
+    /// is never walked. Arguments: now, now, limit, the excluded ids as a JSON array, limit.
+    static let claimPerEndpointSQL = """
+        SELECT \(claimColumns)
         FROM webhook_endpoints e JOIN deliveries d ON d.id IN (
             SELECT due.id FROM deliveries due INDEXED BY deliveries_due_by_endpoint
             WHERE due.endpoint_id = e.id AND due.status IN ('pending', 'failed') AND due.next_attempt_at <= ?
@@ -103,7 +128,18 @@ extension SQLiteFormStore {
         // One statement text whatever the set's size: the ids travel as a JSON array.
         let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingEndpoints.sorted()), as: UTF8.self)
         return try await write { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimDueSQL), arguments: [nowMilliseconds, nowMilliseconds, limit, excluded, limit])
+            // The head of the due index serves almost every claim for a few `limit` of index entries.
+            // Only excluded endpoints' rows are dropped from it (rows of disabled endpoints are ended,
+            // leased ones are not due), so a short answer from a full head means a skipped endpoint's
+            // backlog sits in front: then each usable endpoint is read on its own instead of walking it.
+            let cap = limit * 4
+            var rows = try Row.fetchAll(
+                db.cachedStatement(sql: Self.claimHeadSQL), arguments: [nowMilliseconds, cap, nowMilliseconds, excluded, limit])
+            if rows.count < limit, !excludingEndpoints.isEmpty,
+               try Int.fetchOne(db.cachedStatement(sql: Self.claimHeadCountSQL), arguments: [nowMilliseconds, cap]) == cap {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(sql: Self.claimPerEndpointSQL), arguments: [nowMilliseconds, nowMilliseconds, limit, excluded, limit])
+            }
             let lease = try db.cachedStatement(sql: """
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """)

@@ -34,6 +34,15 @@ struct APIProblem: Error, HTTPResponseConvertible {
     static let invalidCursor = badRequest(
         "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
 
+    /// The query parameter `name` of `request`; 400 `invalid-parameter` when its value was sent with
+    /// percent-encoding that does not decode, so a filter or a version cannot silently vanish.
+    static func query(_ request: Request, _ name: String) throws -> String? {
+        if request.query.isMalformed(name) {
+            throw badRequest("invalid-parameter", "'\(name)' has malformed percent-encoding.")
+        }
+        return request.query[name]
+    }
+
     /// `limit` of a paged list: 50 when absent, otherwise a whole number from 1 to 500.
     static func pageLimit(_ raw: String?) throws -> Int {
         guard let raw else { return 50 }

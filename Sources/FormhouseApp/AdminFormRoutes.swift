@@ -84,7 +84,7 @@ struct AdminFormRoutes {
     func get(_ request: Request) async throws -> Response {
         let id = try request.formID()
         let form: PublishedForm?
-        if let raw = request.query["version"] {
+        if let raw = try APIProblem.query(request, "version") {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
@@ -122,7 +122,7 @@ struct AdminFormRoutes {
         guard try await store.formExists(id: id, includingDeleted: true) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
-        switch request.query["format"] {
+        switch try APIProblem.query(request, "format") {
         case nil, "json":
             return try await page(formID: id, request: request)
         case "csv":
@@ -136,10 +136,10 @@ struct AdminFormRoutes {
     }
 
     private func page(formID: String, request: Request) async throws -> Response {
-        let limit = try APIProblem.pageLimit(request.query["limit"])
+        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
         var cursor: SubmissionCursor?
         let scope = "submissions:" + formID
-        if let raw = request.query["cursor"] {
+        if let raw = try APIProblem.query(request, "cursor") {
             guard let inner = cursors.open(raw, scope: scope), let decoded = SubmissionCursor(token: inner) else {
                 throw APIProblem.invalidCursor
             }

@@ -54,6 +54,8 @@ public struct AppConfiguration: Sendable {
         if !flags.isEmpty {
             providers.append(EnvironmentVariablesProvider(environmentVariables: flags).prefixKeys(with: "formhouse"))
         }
+        // An empty variable (`FORMHOUSE_EVENT_LOOPS=` in a templated env file) means "not set".
+        let environment = environment.filter { !$0.value.trimmingCharacters(in: .whitespaces).isEmpty }
         providers.append(
             EnvironmentVariablesProvider(
                 environmentVariables: environment,

@@ -22,7 +22,7 @@ struct PublicRoutes {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
         var form = current
-        if let raw = request.query["version"] {
+        if let raw = try APIProblem.query(request, "version") {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
@@ -31,7 +31,7 @@ struct PublicRoutes {
             }
             form = old
         }
-        let profile = request.query["profile"]
+        let profile = try APIProblem.query(request, "profile")
         if let profile, profile != "formworks" {
             throw APIProblem.badRequest("unknown-profile", "Unknown profile '\(profile)'; the only profile is 'formworks'.")
         }

@@ -98,22 +98,23 @@ struct WebhookRoutes {
 
     func deliveries(_ request: Request) async throws -> Response {
         var statuses: [String]?
-        if let raw = request.query["status"] {
+        if let raw = try APIProblem.query(request, "status") {
             let list = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard !list.isEmpty, list.allSatisfy(Self.deliveryStatuses.contains) else {
                 throw APIProblem.badRequest("invalid-parameter", "'status' is a comma-separated list of pending, succeeded, failed, dead.")
             }
             statuses = list
         }
-        let limit = try APIProblem.pageLimit(request.query["limit"])
+        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
         // A cursor belongs to the list it pages: the same filters.
-        let scope = "deliveries:" + (statuses?.joined(separator: ",") ?? "*") + ":" + (request.query["formId"] ?? "*")
+        let formID = try APIProblem.query(request, "formId")
+        let scope = "deliveries:" + (statuses?.joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
         var cursor: String?
-        if let raw = request.query["cursor"] {
+        if let raw = try APIProblem.query(request, "cursor") {
             guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
             cursor = inner
         }
-        let page = try await store.deliveries(status: statuses, formID: request.query["formId"], limit: limit, cursor: cursor)
+        let page = try await store.deliveries(status: statuses, formID: formID, limit: limit, cursor: cursor)
         let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0, scope: scope)) } ?? .null
         return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
     }

@@ -2,8 +2,11 @@
 public struct QueryParameters: Sendable, Sequence {
     private var pairs: [(name: String, value: String)]
     /// Some pair's percent-encoding did not decode (`%ZZ`, a cut `%4`, invalid UTF-8); that pair is
-    /// left out. The router answers such a request 400 rather than act without, say, its filter.
+    /// left out.
     public private(set) var isMalformed = false
+    /// Names whose value did not decode: a handler that reads one should refuse the request rather
+    /// than act without, say, its filter. Other parameters' junk (`utm=50%off`) harms no one.
+    private var malformedNames: Set<String> = []
 
     /// No parameters.
     public init() {
@@ -14,7 +17,11 @@ public struct QueryParameters: Sendable, Sequence {
     public init(query: String) {
         pairs = []
         var malformed = false
-        defer { isMalformed = malformed }
+        var malformedNames: Set<String> = []
+        defer {
+            isMalformed = malformed
+            self.malformedNames = malformedNames
+        }
         var query = query
         query.withUTF8 { bytes in
             for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
@@ -31,9 +38,15 @@ public struct QueryParameters: Sendable, Sequence {
                     pairs.append((name: name, value: value))
                 } else {
                     malformed = true
+                    if let name { malformedNames.insert(name) }
                 }
             }
         }
+    }
+
+    /// Whether `name` was sent with a value whose percent-encoding did not decode.
+    public func isMalformed(_ name: String) -> Bool {
+        malformedNames.contains(name)
     }
 
     /// The first value for `name`, or nil.

@@ -107,11 +107,6 @@ public struct Router: Responder {
             response.routePattern = routes.first?.route.pattern
             return response
         }
-        if request.query.isMalformed {
-            var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the query.")
-            response.routePattern = route.pattern
-            return response
-        }
         var request = request
         if !captures.isEmpty {
             var parameters: [(name: String, value: String)] = []

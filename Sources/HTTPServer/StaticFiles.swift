@@ -27,7 +27,14 @@ public struct StaticFiles: Responder {
         }
         var path = root + "/" + relative
         var info = stat()
-        guard stat(path, &info) == 0 else { return Self.notFound(request) }
+        // Symlinks may point anywhere; only what resolves inside the root exists here, for every
+        // method (a 405 must not confirm a file outside).
+        guard stat(path, &info) == 0, resolvedInside(path) != nil else { return Self.notFound(request) }
+        guard request.method == .get || request.method == .head else {
+            var response = Response.standardProblem(status: 405, detail: "\(request.path) can only be read (GET or HEAD).")
+            response.headers.set("Allow", "GET, HEAD")
+            return response
+        }
         if info.st_mode & S_IFMT == S_IFDIR {
             guard request.path.hasSuffix("/") else {
                 // Relative links in the index only work below a trailing slash. Built from one leading
@@ -38,17 +45,8 @@ public struct StaticFiles: Responder {
             path += (path.hasSuffix("/") ? "" : "/") + "index.html"
             guard stat(path, &info) == 0 else { return Self.notFound(request) }
         }
-        // Symlinks may point anywhere; only what resolves inside the root is served.
-        guard info.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
+        guard info.st_mode & S_IFMT == S_IFREG, let real = resolvedInside(path) else {
             return Self.notFound(request)
-        }
-        let real = String(cString: resolved)
-        free(resolved)
-        guard real.hasPrefix(root + "/") else { return Self.notFound(request) }
-        guard request.method == .get || request.method == .head else {
-            var response = Response.standardProblem(status: 405, detail: "\(request.path) can only be read (GET or HEAD).")
-            response.headers.set("Allow", "GET, HEAD")
-            return response
         }
         let modified = Int(info.st_mtim.tv_sec)
         let etag = "\"\(String(Int(info.st_size), radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
@@ -70,6 +68,14 @@ public struct StaticFiles: Responder {
             return .standardProblem(status: 404, detail: "No resource at \(request.path).")
         }
         return Response(status: 200, headers: headers, body: .bytes(bytes))
+    }
+
+    /// `path` with its symlinks resolved, if that is the root or below it.
+    private func resolvedInside(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        let real = String(cString: resolved)
+        free(resolved)
+        return real == root || real.hasPrefix(root + "/") ? real : nil
     }
 
     private static func notFound(_ request: Request) -> Response {

@@ -75,6 +75,8 @@ public final class DeliveryWorker: Service, Sendable {
         var stopping = false
         /// The last claim filled its limit: more rows are probably due, so a freed slot is worth a claim.
         var backlog = false
+        /// The last claim failed: a store that stays unusable is logged once, not on every poll.
+        var claimFailing = false
         var lanes: DeliveryLanes
     }
 
@@ -196,6 +198,7 @@ public final class DeliveryWorker: Service, Sendable {
         let limit = min(free, configuration.claimBatch)
         var jobs: [DeliveryJob] = []
         var full = false
+        var failed = false
         do {
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
                                             excludingEndpoints: busy.union(slow))
@@ -209,8 +212,16 @@ public final class DeliveryWorker: Service, Sendable {
             }
         } catch {
             // Jobs of a first claim that succeeded are still delivered.
-            logger.error("Could not claim due deliveries", metadata: ["error": "\(error)"])
+            let first = state.withLock { state in
+                defer { state.claimFailing = true }
+                return !state.claimFailing
+            }
+            logger.log(level: first ? .error : .debug, "Could not claim due deliveries", metadata: ["error": "\(error)"])
             full = false
+            failed = true
+        }
+        if !failed, state.withLock({ state in defer { state.claimFailing = false }; return state.claimFailing }) {
+            logger.notice("Claiming due deliveries works again")
         }
         let (claimed, inFlight) = state.withLock { [jobs, full] state in
             state.backlog = full
@@ -282,6 +293,10 @@ public final class DeliveryWorker: Service, Sendable {
         } catch {
             // The lease runs out and the delivery is claimed again: at least once, never lost.
             logger.error("Could not record a delivery attempt", metadata: ["delivery": "\(job.id)", "error": "\(error)"])
+            // The 410 still stands, recorded or not.
+            if outcome == .endpointDisabled {
+                try? await queue.disableEndpoint(id: job.endpointID, reason: "The endpoint answered 410 Gone.")
+            }
         }
         if outcome != .succeeded {
             logger.debug("Webhook delivery attempt failed", metadata: [

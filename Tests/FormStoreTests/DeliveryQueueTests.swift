@@ -90,12 +90,36 @@ import Testing
             let onlyB = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [a.id])
             #expect(onlyB.allSatisfy { $0.endpointID == b.id } && onlyB.map(\.submissionID) == (5..<15).map { "sub_\($0)" })
 
-            let planRows = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteFormStore.claimDueSQL, arguments: [0, 0, 10, "[]", 10])
-                    .map { $0["detail"] as String }
+            func plan(_ sql: String) async throws -> [String] {
+                try await store.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [0, 40, 0, "[]", 10]).map { $0["detail"] as String }
+                }
             }
-            #expect(planRows.contains { $0.contains("SEARCH due USING INDEX deliveries_due_by_endpoint (endpoint_id=? AND next_attempt_at<?)") })
-            #expect(!planRows.contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN due") })
+            let head = try await plan(SQLiteFormStore.claimHeadSQL)
+            #expect(head.contains { $0.contains("USING INDEX deliveries_due (next_attempt_at<?)") })
+            let perEndpoint = try await plan(SQLiteFormStore.claimPerEndpointSQL)
+            #expect(perEndpoint.contains { $0.contains("SEARCH due USING INDEX deliveries_due_by_endpoint (endpoint_id=? AND next_attempt_at<?)") })
+            #expect(!(head + perEndpoint).contains { $0.hasPrefix("SCAN d") || $0.hasPrefix("SCAN due") })
+        }
+    }
+
+    /// A skipped endpoint's backlog at the head of the due index does not hide the rows behind it.
+    @Test func aSkippedBacklogInFrontDoesNotHideOtherEndpoints() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            try await makeForm(store, id: "other")
+            let slow = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://slow.test/", secretCiphertext: secret))
+            let fast = try await store.createEndpoint(NewEndpoint(formID: "other", url: "https://fast.test/", secretCiphertext: secret))
+            let base = Date().addingTimeInterval(-100)
+            for index in 0..<60 {
+                _ = try await store.insertSubmission(newSubmission(id: "sub_s\(index)", receivedAt: base.addingTimeInterval(Double(index) / 10)))
+            }
+            for index in 0..<5 {
+                _ = try await store.insertSubmission(newSubmission(id: "sub_f\(index)", formID: "other", receivedAt: base.addingTimeInterval(50 + Double(index))))
+            }
+            let claimed = try await store.claimDueDeliveries(owner: "w", limit: 10, now: Date(), lease: 30, excludingEndpoints: [slow.id])
+            #expect(claimed.map(\.endpointID) == Array(repeating: fast.id, count: 5))
+            #expect(claimed.map(\.submissionID) == (0..<5).map { "sub_f\($0)" })
         }
     }
 

@@ -78,6 +78,8 @@ struct ConfigurationTests {
         #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_ALLOW_PRIVATE": "maybe"]) == "webhooks.allowPrivate")
         #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "5,abc"]) == "webhooks.retrySchedule")
         #expect(await refusedKey(["FORMHOUSE_LOG_LEVEL": "verbose"]) == "logLevel")
+        // An empty variable is not set, rather than unreadable.
+        #expect(await refusedKey(["FORMHOUSE_EVENT_LOOPS": "", "FORMHOUSE_PORT": " "]) == nil)
 
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -53,6 +53,20 @@ import Testing
         await server.finish()
     }
 
+    /// A parameter a route reads, sent with percent-encoding that does not decode, is refused (a
+    /// filter must not silently vanish); junk in parameters no one reads, like a campaign tag, is not.
+    @Test func malformedQueryValuesAreRefusedOnlyWhereRead() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        let filtered = try await client.admin("GET", "/v1/admin/deliveries?status=dead%")
+        #expect(filtered.status == 400)
+        #expect(filtered.object["type"] as? String == "https://formhouse.dev/problems/invalid-parameter")
+        #expect(try await client.get("/v1/forms/account?version=%ZZ").status == 400)
+        #expect(try await client.get("/v1/forms/account?utm=50%off").status == 200)
+        #expect(try await client.get("/f/account?ref=caf%E9").status == 200)
+        await server.finish()
+    }
+
     @Test func metricsCoverSubmissionsAndTheStore() async throws {
         let server = try await InProcessServer()
         let client = server.client

@@ -127,8 +127,9 @@ import Testing
         }
     }
 
-    /// One write far over the high-water mark goes out in pieces, each waiting for the reader; it used
-    /// to be queued whole, so a caller's large chunk sat in memory for as long as the client dawdled.
+    /// One write far over the high-water mark goes out in pieces of at most the mark, each waiting for
+    /// the reader; it used to be queued whole (one 32 MiB chunk), so a caller's large write sat in
+    /// memory for as long as the client dawdled.
     @Test func oneLargeWriteWaitsForASlowReaderToo() async throws {
         let total = 32 * 1024 * 1024
         let returned = Atomic<Bool>(false)
@@ -149,6 +150,8 @@ import Testing
             #expect(!returnedEarly)
             let reply = try client.readReply()
             #expect(reply.body.count == total && reply.body.allSatisfy { $0 == UInt8(ascii: "y") })
+            #expect(reply.chunkSizes.count == total / (64 * 1024))  // StreamWriter.highWaterMark
+            #expect(reply.chunkSizes.allSatisfy { $0 <= 64 * 1024 })
             let returnedAtEnd = returned.load(ordering: .relaxed)
             #expect(returnedAtEnd)
         }

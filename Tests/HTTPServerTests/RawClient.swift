@@ -10,6 +10,8 @@ final class RawClient: @unchecked Sendable {
         var statusLine: String
         var headers: HTTPHeaders
         var body: [UInt8]
+        /// The size of each chunk of a chunked body, in order.
+        var chunkSizes: [Int] = []
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -113,6 +115,7 @@ final class RawClient: @unchecked Sendable {
             headers.add(String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
         }
         var body: [UInt8] = []
+        var chunkSizes: [Int] = []
         if head || status < 200 || status == 204 || status == 304 {
             return Reply(status: status, statusLine: statusLine, headers: headers, body: body)
         }
@@ -127,6 +130,7 @@ final class RawClient: @unchecked Sendable {
                     break
                 }
                 body += try readExactly(size)
+                chunkSizes.append(size)
                 _ = try readLine()
             }
         } else {
@@ -134,7 +138,7 @@ final class RawClient: @unchecked Sendable {
             body = buffer
             buffer = []
         }
-        return Reply(status: status, statusLine: statusLine, headers: headers, body: body)
+        return Reply(status: status, statusLine: statusLine, headers: headers, body: body, chunkSizes: chunkSizes)
     }
 
     /// True when the server has closed the connection (after any bytes still unread).

@@ -59,6 +59,10 @@ import Testing
             #expect(post.status == 405)
             #expect(post.headers["Allow"] == "GET, HEAD")
             #expect(try client.exchange("DELETE /missing.css HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            // A directory too: not a redirect a browser would follow with GET.
+            #expect(try client.exchange("POST /sub HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").status == 405)
+            // Nor does a 405 confirm a file outside the root.
+            #expect(try client.exchange("POST /escape HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").status == 404)
         }
     }
 
