@@ -3,8 +3,11 @@ FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libcurl4-openssl-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+# The manifest declares the benchmark and test targets too, and SwiftPM checks every target's folder.
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Benchmarks ./Benchmarks
+COPY Tests ./Tests
 RUN swift build -c release --product formhouse --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/formhouse" /out/formhouse
 

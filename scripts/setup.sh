@@ -4,13 +4,18 @@
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev)
 if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver openssl); fi
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-if [ "${1:-}" = "--test" ]; then
-  python3 -c 'import selenium, pytest' 2>/dev/null || python3 -m pip install -q selenium pytest
+if [ "${1:-}" = "--test" ] && ! python3 -c 'import selenium, pytest' 2>/dev/null; then
+  # A pyenv or venv python takes pip installs; Debian's own refuses them (PEP 668) or has no pip,
+  # and then its packages are the way.
+  python3 -m pip install -q selenium pytest 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages selenium pytest 2>/dev/null \
+    || { $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-selenium python3-pytest; }
+  python3 -c 'import selenium, pytest'
 fi

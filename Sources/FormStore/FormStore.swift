@@ -46,7 +46,8 @@ public protocol FormStore: Sendable {
     /// One submission by id.
     func submission(id: String) async throws -> SubmissionRecord?
 
-    /// The submission stored under an idempotency key of a form.
+    /// The submission stored under an idempotency key of a form within the store's idempotency window
+    /// (24 hours by default); an older one has given the key up, and nil comes back.
     func submission(formID: String, idempotencyKey: String) async throws -> SubmissionRecord?
 
     /// A page of a form's submissions, newest first; pass the page's `nextCursor` to get the next one.

@@ -13,9 +13,12 @@ extension SQLiteFormStore {
     }
 
     public func submission(formID: String, idempotencyKey: String) async throws -> SubmissionRecord? {
-        try await read { db in
+        // The writer takes the key from a row older than the window when it is reused; a lookup
+        // that found such a row would replay (or refuse) what the insert would have replaced.
+        let oldest = Date().addingTimeInterval(-configuration.idempotencyWindow)
+        return try await read { db in
             try SubmissionQueries.submission(formID: formID, idempotencyKey: idempotencyKey, in: db)
-        }
+        }.flatMap { $0.receivedAt >= oldest ? $0 : nil }
     }
 
     /// Pages are newest first (received time, then id, descending); `limit` is clamped to 1...1000.

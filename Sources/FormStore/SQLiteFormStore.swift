@@ -78,10 +78,19 @@ public final class SQLiteFormStore: FormStore {
         }
     }
 
-    /// Fails queued submissions, lets a group being written finish, and closes every connection.
+    /// Fails queued submissions, lets a group being written finish, moves the WAL into the database
+    /// file, and closes every connection.
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()
+        do {
+            // The pool closes its writer before its readers, and a reader closing last cannot
+            // checkpoint: without this the WAL would keep recent rows and `formhouse.sqlite` alone would
+            // miss them (SQLite recovers them at the next open, but a copied file would not).
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch {
+            logger.warning("the WAL could not be checkpointed at close; the next open recovers it", metadata: ["error": "\(error)"])
+        }
         do {
             try pool.close()
         } catch {

@@ -46,8 +46,8 @@ final class SubmissionService: Sendable {
     }
 
     func submit(_ input: Input) async throws -> Outcome {
-        let (submission, form) = try await prepare(formID: input.formID, body: input.body)
         guard let key = input.idempotencyKey else {
+            let (submission, form) = try await prepare(formID: input.formID, body: input.body)
             return try await accept(input, submission: submission, form: form, bodyHash: nil)
         }
         try Self.checkIdempotencyKey(key)
@@ -59,9 +59,12 @@ final class SubmissionService: Sendable {
         }
         defer { _ = inFlight.withLock { $0.remove(slot) } }
         let hash = Self.hash(input.body)
+        // Before the form is looked up: a retry of an acknowledged submission gets its answer even
+        // if the form was deleted or changed since.
         if let earlier = try await store.submission(formID: input.formID, idempotencyKey: key) {
             return try Self.replay(earlier, bodyHash: hash)
         }
+        let (submission, form) = try await prepare(formID: input.formID, body: input.body)
         return try await accept(input, submission: submission, form: form, bodyHash: hash)
     }
 

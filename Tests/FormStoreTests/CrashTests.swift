@@ -38,6 +38,20 @@ import Testing
         return acknowledged
     }
 
+    /// After a clean close the database file alone holds every row: a copy of `formhouse.sqlite`
+    /// (a backup taken while stopped) misses nothing that was only in the WAL.
+    @Test func aCleanCloseLeavesEverythingInTheDatabaseFile() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteFormStore(directory: directory.url)
+        try await makeForm(store)
+        for index in 0..<20 { _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)")) }
+        store.close()
+        let copy = directory.url.deletingLastPathComponent().appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: directory.url.appendingPathComponent("formhouse.sqlite"), to: copy)
+        let queue = try DatabaseQueue(path: copy.path)
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM submissions") } == 20)
+    }
+
     @Test func everyAcknowledgedSubmissionSurvivesSIGKILLWithItsDelivery() async throws {
         let directory = TemporaryDirectory()
         var acknowledged = Set<String>()

@@ -118,7 +118,8 @@ import Testing
     }
 
     @Test func storedRowMirrorsTheNewSubmission() async throws {
-        try await withStore { store, _ in
+        // A window reaching back to the fixed date, so the lookup by key finds the row.
+        try await withStore(SQLiteStoreConfiguration(idempotencyWindow: 100 * 365 * 86_400)) { store, _ in
             try await makeForm(store)
             let new = newSubmission(id: "s1", receivedAt: Date(timeIntervalSince1970: 1_700_000_000.1239), idempotencyKey: "k")
             #expect(try await store.insertSubmission(new) == .inserted)
@@ -139,8 +140,10 @@ import Testing
     @Test func aKeyRepeatedAfterItsWindowStoresANewSubmission() async throws {
         try await withStore(SQLiteStoreConfiguration(idempotencyWindow: 3600)) { store, _ in
             try await makeForm(store)
-            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let start = Date().addingTimeInterval(-3_611)
             _ = try await store.insertSubmission(newSubmission(id: "old", receivedAt: start, idempotencyKey: "k"))
+            // Looked up now, past its window, the old row has given the key up.
+            #expect(try await store.submission(formID: "signup", idempotencyKey: "k") == nil)
             let within = try await store.insertSubmission(
                 newSubmission(id: "within", receivedAt: start.addingTimeInterval(3599), idempotencyKey: "k"))
             if case .duplicate(let existing) = within { #expect(existing.id == "old") } else {

@@ -145,6 +145,12 @@ import Testing
         #expect(twoKeys.object["type"] as? String == "https://formhouse.dev/problems/invalid-idempotency-key")
         let page = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect((page.object["items"] as? [Any])?.count == 1)
+        // A client retrying after its form was deleted still learns its submission was accepted.
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/signup").status == 204)
+        let afterDelete = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
+        #expect(afterDelete.status == 201)
+        #expect(afterDelete.body == first.body)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 404)
         await server.finish()
     }
 
