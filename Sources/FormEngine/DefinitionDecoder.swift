@@ -57,9 +57,11 @@ struct DefinitionDecoder {
         switch typeKey {
         case "section":
             checkStrings(props, ["title", "description"], at: propsPointer)
+            notApplicable(props, Self.inputOnly + ["id", "repeat"], to: "a \"section\"", at: propsPointer)
             kind = .section(children: decodeComponents(props["components"], at: propsPointer + "/components"))
         case "group":
             checkStrings(props, ["title", "description"], at: propsPointer)
+            notApplicable(props, Self.inputOnly, to: "a \"group\"", at: propsPointer)
             let id = decodeID(props, at: propsPointer)
             let bounds = decodeRepeat(props["repeat"], at: propsPointer + "/repeat")
             let children = decodeComponents(props["components"], at: propsPointer + "/components")
@@ -143,13 +145,22 @@ struct DefinitionDecoder {
     }
 
     private mutating func notApplicable(_ props: JSONObject, _ keys: [String], _ type: InputType, at pointer: String) {
+        notApplicable(props, keys, to: "a \"\(type.rawValue)\" input", at: pointer)
+    }
+
+    private mutating func notApplicable(_ props: JSONObject, _ keys: [String], to what: String, at pointer: String) {
         for key in keys where props[key] != nil {
-            problem(pointer + "/" + key, "notApplicable", "\"\(key)\" does not apply to a \"\(type.rawValue)\" input.")
+            problem(pointer + "/" + key, "notApplicable", "\"\(key)\" does not apply to \(what).")
         }
     }
 
+    /// The properties only inputs have: on a section or a group they would be silently ignored.
+    static let inputOnly = ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
+                            "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"]
+
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
         checkStrings(props, ["title", "description", "placeholder"], at: pointer)
+        notApplicable(props, ["repeat", "components"], type, at: pointer)
         var spec = InputSpec(type: type, id: decodeID(props, at: pointer) ?? "",
                              title: props["title"]?.stringValue ?? "", required: false)
         if let v = props["required"] {

@@ -348,8 +348,9 @@ struct ValidationRun {
                 chosen.append(s)
             }
         case .string(let s):
-            // The formworks profile serves a multiple select as text: "a,b".
-            chosen = s.split(separator: ",").map(String.init)
+            // The formworks profile serves a multiple select as text: "a,b". Empty pieces are kept,
+            // so "," or "a,,b" name an option that does not exist instead of choosing nothing.
+            chosen = s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         default:
             fail("option", message, rule)
             return nil

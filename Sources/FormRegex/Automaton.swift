@@ -20,6 +20,8 @@ final class Automaton: @unchecked Sendable {
 
     /// Scalars below this have table transitions; UTF-8 encodes them in one or two bytes.
     static let tableLimit: UInt32 = 0x250
+    /// NFA sets larger than this are not looked up among the DFA's states while matching.
+    static let largestLookedUpSet = 256
     private static let membershipWords = (Int(tableLimit) + 63) / 64
 
     private static let dead: Int32 = 0
@@ -107,8 +109,11 @@ final class Automaton: @unchecked Sendable {
                 signature[number / 64] |= 1 << UInt64(number % 64)
             }
             if program.usesWordBoundaries {
-                let wordness = UInt64(ScalarProperty.wordness(value).rawValue)
-                signature[wordnessBit / 64] |= wordness << UInt64(wordnessBit % 64)
+                // Bit by bit: the two bits may straddle a word (63 classes put them at 63 and 64).
+                let wordness = Int(ScalarProperty.wordness(value).rawValue)
+                for bit in 0..<2 where wordness & (1 << bit) != 0 {
+                    signature[(wordnessBit + bit) / 64] |= 1 << UInt64((wordnessBit + bit) % 64)
+                }
             }
             if let existing = signatures[signature] {
                 classes[Int(value)] = existing
@@ -278,7 +283,9 @@ final class Automaton: @unchecked Sendable {
             if set.isEmpty { return false }
             afterWord = before.afterWord(previous: afterWord)
             atStart = false
-            current = stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)]
+            // Hashing a set of thousands of instructions on every scalar would cost more than the
+            // step; a set that large rarely became a DFA state, and the NFA step is exact anyway.
+            current = set.count <= Self.largestLookedUpSet ? stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)] : nil
         }
         if let state = current { return accepts(state) }
         let context = Context(atStart: atStart, atEnd: true, afterWord: afterWord, before: .nonWord)
@@ -292,6 +299,11 @@ final class Automaton: @unchecked Sendable {
         var marks: [UInt32]
         var generation: UInt32 = 0
         var stack: [Int32] = []
+        /// Membership of the current step's scalar in each program class, valid where the stamp is
+        /// the step's generation: a scalar outside the table is tested once per class, not once per
+        /// instruction (thousands, each re-deriving case variants, in a large case-insensitive pattern).
+        var classStamps: [UInt32] = []
+        var classMembers: [Bool] = []
 
         init(count: Int) {
             marks = [UInt32](repeating: 0, count: count)
@@ -357,7 +369,15 @@ final class Automaton: @unchecked Sendable {
             if value < tableLimit {
                 member = memberships[number * membershipWords + Int(value / 64)] & (1 << UInt64(value % 64)) != 0
             } else {
-                member = program.classes[number].contains(value)
+                if scratch.classStamps.isEmpty {
+                    scratch.classStamps = [UInt32](repeating: 0, count: program.classes.count)
+                    scratch.classMembers = [Bool](repeating: false, count: program.classes.count)
+                }
+                if scratch.classStamps[number] != scratch.generation {
+                    scratch.classStamps[number] = scratch.generation
+                    scratch.classMembers[number] = program.classes[number].contains(value)
+                }
+                member = scratch.classMembers[number]
             }
             guard member else { continue }
             let next = program.nexts[Int(instruction)]

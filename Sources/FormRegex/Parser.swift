@@ -272,7 +272,8 @@ struct Parser {
         case "0":
             var value: UInt32 = 0
             var count = 0
-            while count < 3, let next = peek, let digit = Self.digitValue(next, radix: 8) {
+            // As ICU: a digit that would take the value past \0377 is a literal after the escape.
+            while count < 3, let next = peek, let digit = Self.digitValue(next, radix: 8), value * 8 + UInt32(digit) <= 0o377 {
                 value = value * 8 + UInt32(digit)
                 position += 1
                 count += 1
@@ -413,6 +414,12 @@ struct Parser {
         if peek == "^" {
             set.negated = true
             position += 1
+        }
+        // ICU reads [:digit:] (single brackets) as the POSIX class, not as the scalars ':', 'd', ...;
+        // accepting it would match something else entirely.
+        if peek == ":", let close = scalars[position...].firstIndex(of: "]"), close > position + 1, scalars[close - 1] == ":" {
+            throw error("POSIX classes ([:alpha:], [[:alpha:]]) are not supported; use \\p{Alpha}-style properties or list the members.",
+                        at: start, kind: .unsupported)
         }
         var first = true
         while true {

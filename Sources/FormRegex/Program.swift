@@ -64,6 +64,10 @@ struct Program: Sendable {
             }
             return try emit(.assertion, next: next, operand: Int32(assertion.rawValue))
         case .repetition(let body, let min, let max, let offset):
+            // A body that emits no instruction (an empty group) matches only the empty string, so
+            // repeating it changes nothing; the loops below would otherwise run, nested, without ever
+            // meeting the instruction limit ((?:(?:(?:){1000}){1000}){1000} took seconds per level).
+            if Self.emitsNothing(body) { return next }
             let outermost = expandingOffset == nil
             if outermost { expandingOffset = offset }
             defer { if outermost { expandingOffset = nil } }
@@ -85,6 +89,16 @@ struct Program: Sendable {
                 entry = try compile(body, then: entry)
             }
             return entry
+        }
+    }
+
+    /// Whether `syntax` compiles to no instruction at all.
+    private static func emitsNothing(_ syntax: Syntax) -> Bool {
+        switch syntax {
+        case .empty: true
+        case .concatenation(let items): items.allSatisfy(emitsNothing)
+        case .repetition(let body, _, _, _): emitsNothing(body)
+        case .set, .alternation, .assertion: false
         }
     }
 

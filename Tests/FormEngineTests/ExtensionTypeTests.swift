@@ -96,6 +96,9 @@ import Testing
         #expect(try Fixtures.codes(multiple, #"["a", "z"]"#) == ["option"])
         #expect(try Fixtures.codes(multiple, "[]") == ["required"])
         #expect(try Fixtures.codes(multiple, "[1]") == ["option"])
+        // Text with empty pieces chooses no option that exists: not an empty (and so valid) choice.
+        #expect(try Fixtures.codes(multiple, #"",""#) == ["option"])
+        #expect(try Fixtures.codes(multiple, #""a,,b""#) == ["option"])
     }
 
     @Test func switchIsBoolean() throws {
@@ -155,6 +158,22 @@ import Testing
             "/components/0/integer/regex notApplicable", "/components/0/integer/minLength notApplicable",
             "/components/1/text/minValue notApplicable", "/components/1/text/options notApplicable",
             "/components/2/select/options missing", "/components/3/decimal/maxDecimalPlaces invalidType",
+        ])
+    }
+
+    /// Container properties on inputs, and input properties on containers, are not silently ignored.
+    @Test func containerAndInputPropertiesStayApart() {
+        let problems = Fixtures.problems(#"""
+        {"title": "T", "components": [
+          {"text": {"id": "a", "repeat": {"min": 1}}},
+          {"group": {"id": "g", "required": true, "regex": "[0-9]+", "components": [{"text": {"id": "b"}}]}},
+          {"section": {"id": "s", "required": true, "components": [{"text": {"id": "c"}}]}}
+        ]}
+        """#)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == [
+            "/components/0/text/repeat notApplicable",
+            "/components/1/group/required notApplicable", "/components/1/group/regex notApplicable",
+            "/components/2/section/required notApplicable", "/components/2/section/id notApplicable",
         ])
     }
 }

@@ -136,6 +136,27 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check("(?i)a(?-i)b", yes: ["Ab"], no: ["AB"])
     }
 
+    @Test func octalEscapesStopAt0377() throws {
+        // ICU reads \0777 as \077 ('?') followed by a literal '7'.
+        try check(#"\0777"#, yes: ["?7"], no: ["\u{1FF}"])
+        try check(#"\0101"#, yes: ["A"], no: [])
+    }
+
+    /// With 63 classes the two wordness bits of a scalar's signature straddle two words.
+    @Test func wordBoundariesWithSixtyThreeClasses() throws {
+        let others = (Array("bcdefghijklmnopqrstuvwxyz") + Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ") + Array("0123456789")).map(String.init)
+        try check(#"a\b."# + "|" + others.joined(separator: "|"), yes: ["a-", "b"], no: ["a\u{AD}", "ab"])
+    }
+
+    /// A repeated empty group emits nothing; nested, it once took time to the power of its depth.
+    @Test func repeatedEmptyGroupsCompileAtOnce() throws {
+        try check("(?:(?:){1000}){1000}", yes: [""], no: ["x"])
+        // ICU gives up on four levels (no match even for ""), so only this engine is asked.
+        let deep = try Pattern("(?:(?:(?:(?:){1000}){1000}){1000}){1000}")
+        #expect(deep.matches("") && !deep.matches("x"))
+        try check("a(?:){5}b", yes: ["ab"], no: ["a", "b"])
+    }
+
     @Test func lineBreakEscape() throws {
         try check(#"a\Rb"#, yes: ["a\r\nb", "a\nb", "a\rb"], no: ["ab", "a\n\nb"])
     }
@@ -308,7 +329,8 @@ extension CatastrophicPatternTests {
 
     @Test func kindsAreStableCodes() {
         let expectations: [(String, PatternError.Kind)] = [("(a)\\1", .unsupported), ("a(?=b)", .unsupported), ("a**", .syntax),
-                                                           ("[z-a]", .syntax), ("a{1001}", .limit), ("(a{1000}){1000}", .limit)]
+                                                           ("[z-a]", .syntax), ("a{1001}", .limit), ("(a{1000}){1000}", .limit),
+                                                           ("[:digit:]+", .unsupported), ("[^:alpha:]", .unsupported)]
         for (source, kind) in expectations {
             do {
                 _ = try Pattern(source)
