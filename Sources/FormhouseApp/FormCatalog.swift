@@ -61,7 +61,10 @@ final class FormCatalog: Sendable {
         let (cached, generation) = current.withLock { ($0.forms[id], $0.generation) }
         if let cached { return cached }
         guard let record = try await store.currentForm(id: id) else { return nil }
-        let form = try publish(record)
+        // A version is immutable (numbers are never reused, even after a delete), so one already
+        // published, as a save does to answer, is not compiled again: a definition with many
+        // large regexes takes seconds to compile.
+        let form = try versions.withLock({ $0[VersionKey(id: id, version: record.version)] }) ?? publish(record)
         current.withLock { state in
             if state.generation == generation { state.forms[id] = form }
         }
