@@ -198,7 +198,7 @@ public final class DeliveryWorker: Service, Sendable {
         let limit = min(free, configuration.claimBatch)
         var jobs: [DeliveryJob] = []
         var full = false
-        var failed = false
+        var failure: (any Error)?
         do {
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
                                             excludingEndpoints: busy.union(slow))
@@ -212,21 +212,20 @@ public final class DeliveryWorker: Service, Sendable {
             }
         } catch {
             // Jobs of a first claim that succeeded are still delivered.
-            let first = state.withLock { state in
-                defer { state.claimFailing = true }
-                return !state.claimFailing
-            }
-            logger.log(level: first ? .error : .debug, "Could not claim due deliveries", metadata: ["error": "\(error)"])
+            failure = error
             full = false
-            failed = true
         }
-        if !failed, state.withLock({ state in defer { state.claimFailing = false }; return state.claimFailing }) {
-            logger.notice("Claiming due deliveries works again")
-        }
-        let (claimed, inFlight) = state.withLock { [jobs, full] state in
+        let (claimed, inFlight, wasFailing) = state.withLock { [jobs, full, failure] state in
             state.backlog = full
+            let wasFailing = state.claimFailing
+            state.claimFailing = failure != nil
             let claimed = jobs.map { job in (job, token: state.lanes.start(job.endpointID)) }
-            return (claimed, state.lanes.inFlight)
+            return (claimed, state.lanes.inFlight, wasFailing)
+        }
+        if let failure {
+            logger.log(level: wasFailing ? .debug : .error, "Could not claim due deliveries", metadata: ["error": "\(failure)"])
+        } else if wasFailing {
+            logger.notice("Claiming due deliveries works again")
         }
         inFlightGauge.record(inFlight)
         return claimed
