@@ -29,7 +29,7 @@ public struct StaticFiles: Responder {
         var info = stat()
         // Symlinks may point anywhere; only what resolves inside the root exists here, for every
         // method (a 405 must not confirm a file outside).
-        guard stat(path, &info) == 0, resolvedInside(path) != nil else { return Self.notFound(request) }
+        guard stat(path, &info) == 0, var real = resolvedInside(path) else { return Self.notFound(request) }
         guard request.method == .get || request.method == .head else {
             var response = Response.standardProblem(status: 405, detail: "\(request.path) can only be read (GET or HEAD).")
             response.headers.set("Allow", "GET, HEAD")
@@ -43,11 +43,10 @@ public struct StaticFiles: Responder {
                 return Response(status: 301, headers: ["Location": location])
             }
             path += (path.hasSuffix("/") ? "" : "/") + "index.html"
-            guard stat(path, &info) == 0 else { return Self.notFound(request) }
+            guard stat(path, &info) == 0, let index = resolvedInside(path) else { return Self.notFound(request) }
+            real = index
         }
-        guard info.st_mode & S_IFMT == S_IFREG, let real = resolvedInside(path) else {
-            return Self.notFound(request)
-        }
+        guard info.st_mode & S_IFMT == S_IFREG else { return Self.notFound(request) }
         let modified = Int(info.st_mtim.tv_sec)
         let etag = "\"\(String(Int(info.st_size), radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
         let headers: HTTPHeaders = [
