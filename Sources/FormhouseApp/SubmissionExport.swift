@@ -12,17 +12,8 @@ enum SubmissionExport {
 
     static func ndjson(store: any FormStore, formID: String) -> Response {
         var response = Response(status: 200, body: .stream { writer in
-            try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
-                var chunk: [UInt8] = []
-                for record in batch {
-                    chunk += SubmissionJSON.summary(record).serialized()
-                    chunk.append(UInt8(ascii: "\n"))
-                    if chunk.count >= chunkBytes {
-                        try await writer.write(chunk)
-                        chunk.removeAll(keepingCapacity: true)
-                    }
-                }
-                try await writer.write(chunk)
+            try await write(store: store, formID: formID, to: writer) { record in
+                SubmissionJSON.summary(record).serialized() + [UInt8(ascii: "\n")]
             }
         })
         response.headers.set("Content-Type", "application/x-ndjson")
@@ -35,27 +26,38 @@ enum SubmissionExport {
     static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns))
-            try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
-                var chunk: [UInt8] = []
-                for record in batch {
-                    let values = SubmissionJSON.values(record)
-                    var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
-                    for column in columns {
-                        let found = values.values(atInputPath: column)
-                        cells.append(CSV.cell(column.contains("[]") ? .array(found) : found.first))
-                    }
-                    chunk += CSV.row(cells)
-                    if chunk.count >= chunkBytes {
-                        try await writer.write(chunk)
-                        chunk.removeAll(keepingCapacity: true)
-                    }
+            try await write(store: store, formID: formID, to: writer) { record in
+                let values = SubmissionJSON.values(record)
+                var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
+                for column in columns {
+                    let found = values.values(atInputPath: column)
+                    cells.append(CSV.cell(column.contains("[]") ? .array(found) : found.first))
                 }
-                try await writer.write(chunk)
+                return CSV.row(cells)
             }
         })
         response.headers.set("Content-Type", "text/csv; charset=utf-8")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(formID).csv\"")
         return response
+    }
+
+    /// Every submission of the form, oldest first, each encoded by `encode`, written to `writer` in
+    /// pieces of about `chunkBytes`.
+    private static func write(
+        store: any FormStore, formID: String, to writer: any BodyWriter,
+        _ encode: @escaping @Sendable (SubmissionRecord) -> [UInt8]
+    ) async throws {
+        try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
+            var chunk: [UInt8] = []
+            for record in batch {
+                chunk += encode(record)
+                if chunk.count >= chunkBytes {
+                    try await writer.write(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            try await writer.write(chunk)
+        }
     }
 }
 
