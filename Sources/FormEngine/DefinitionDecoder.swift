@@ -4,6 +4,9 @@ import FormRegex
 struct DefinitionDecoder {
     var problems: [DefinitionProblem] = []
     private var nextOrder = 0
+    /// Shared by all of the definition's regexes, so that many of them cannot together cost more
+    /// compile time and memory than a few large ones.
+    private let regexBudget = CompileBudget()
 
     mutating func problem(_ pointer: String, _ code: String, _ message: String) {
         problems.append(DefinitionProblem(pointer: pointer, code: code, message: message))
@@ -174,7 +177,7 @@ struct DefinitionDecoder {
             } else if let source = v.stringValue {
                 if !source.isEmpty {
                     do {
-                        spec.pattern = try Pattern(source)
+                        spec.pattern = try Pattern(source, budget: regexBudget)
                     } catch {
                         problem(pointer + "/regex", "badRegex", "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
                     }

@@ -71,7 +71,10 @@ final class Automaton: @unchecked Sendable {
         var beforeFinalTerminator = false
     }
 
-    init(_ program: Program) {
+    /// Work the DFA construction used, at most the `workBudget` it was given (plus one step).
+    let constructionWork: Int
+
+    init(_ program: Program, workBudget: Int = Automaton.workBudget) {
         self.program = program
         let words = Self.membershipWords
         var memberships = [UInt64](repeating: 0, count: program.classes.count * words)
@@ -131,7 +134,8 @@ final class Automaton: @unchecked Sendable {
         outsideColumns = outside.map(\.column)
 
         var builder = Builder(program: program, memberships: memberships, scalarClassCount: scalarClassCount)
-        builder.build(representatives: representatives)
+        builder.build(representatives: representatives, workBudget: workBudget)
+        constructionWork = builder.work
         table = .allocate(capacity: builder.table.count)
         table.initialize(from: builder.table, count: builder.table.count)
         accepting = .allocate(capacity: builder.accepting.count)
@@ -411,15 +415,15 @@ final class Automaton: @unchecked Sendable {
             scratch = Scratch(count: program.count)
         }
 
-        mutating func build(representatives: [UInt32]) {
+        mutating func build(representatives: [UInt32], workBudget: Int) {
             let maximumStates = min(Automaton.maximumStates, max(16, Automaton.maximumTableEntries / scalarClassCount))
             add(StateKey(set: [], afterWord: false, atStart: false))
             add(StateKey(set: [program.start], afterWord: false, atStart: true))
             var state = 1
-            while state < sets.count && work < Automaton.workBudget {
+            while state < sets.count && work < workBudget {
                 let stateIsInitial = state == Int(Automaton.initial)
                 var closures: [Wordness: [Int32]] = [:]
-                for scalarClass in 0..<scalarClassCount where work < Automaton.workBudget {
+                for scalarClass in 0..<scalarClassCount where work < workBudget {
                     let value = representatives[scalarClass]
                     let before = program.usesWordBoundaries ? ScalarProperty.wordness(value) : .nonWord
                     let consumers: [Int32]

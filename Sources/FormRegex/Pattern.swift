@@ -10,8 +10,13 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     public let caseInsensitive: Bool
     private let automaton: Automaton
 
+    /// The most DFA construction work one pattern may use (about 15 ms on this project's machine);
+    /// past it the rest of the automaton is left to NFA steps at match time.
+    public static let maximumWork = Automaton.workBudget
+
     /// Compiles `source`. Throws PatternError for syntax errors and unsupported features.
-    public init(_ source: String, caseInsensitive: Bool = false) throws(PatternError) {
+    /// With `budget`, DFA construction draws from the work it has left (see ``CompileBudget``).
+    public init(_ source: String, caseInsensitive: Bool = false, budget: CompileBudget? = nil) throws(PatternError) {
         var parser = Parser(source, caseInsensitive: caseInsensitive)
         let syntax = try parser.parse()
         let program: Program
@@ -22,7 +27,9 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         }
         self.source = source
         self.caseInsensitive = caseInsensitive
-        self.automaton = Automaton(program)
+        let automaton = Automaton(program, workBudget: budget?.grant ?? Self.maximumWork)
+        budget?.spend(automaton.constructionWork)
+        self.automaton = automaton
     }
 
     /// True when the WHOLE string matches (as NSPredicate "SELF MATCHES" does).
@@ -38,6 +45,11 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// How many DFA states were built at compile time (for diagnostics and tests).
     public var compiledStateCount: Int {
         automaton.stateCount
+    }
+
+    /// The DFA construction work compilation used (for diagnostics and tests).
+    public var compileWork: Int {
+        automaton.constructionWork
     }
 
     public var description: String {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FormEngine
+import FormRegex
 
 @Suite struct HostileInputTests {
     @Test func valuesOverTheCapFailWithoutRunningRules() throws {
@@ -121,5 +122,29 @@ import Testing
         } catch {
             return false
         }
+    }
+}
+
+extension HostileInputTests {
+    /// All of a definition's regexes share one compile budget: past it, patterns build no DFA states
+    /// (so 200 large ones cannot take seconds and hundreds of MiB), yet still validate correctly.
+    @Test func regexesShareOneCompileBudget() throws {
+        let count = 40
+        let fields = (0..<count).map { #"{"text": {"id": "f\#($0)", "regex": "[ab]*a[ab]{20}|x{\#($0 + 1)}"}}"# }
+        let form = try Fixtures.definition(#"{"id": "big", "title": "Big", "components": [\#(fields.joined(separator: ","))]}"#)
+        let patterns = form.nodes.compactMap { node -> Pattern? in
+            if case .input(let spec) = node.kind { return spec.pattern }
+            return nil
+        }
+        #expect(patterns.count == count)
+        let total = patterns.reduce(0) { $0 + $1.compileWork }
+        #expect(total <= CompileBudget.definitionWork + Pattern.maximumWork)
+        #expect(patterns.last?.compileWork == 0)
+        let good = "b" + "a" + String(repeating: "b", count: 20)
+        let values = (0..<count).map { #""f\#($0)": "\#($0 % 2 == 0 ? good : String(repeating: "x", count: $0 + 1))""# }
+        #expect(try Fixtures.validate(form, #"{"values": {\#(values.joined(separator: ","))}}"#).isValid)
+        let bad = (0..<count).map { #""f\#($0)": "\#(String(repeating: "x", count: $0 + 2))""# }
+        let result = try Fixtures.validate(form, #"{"values": {\#(bad.joined(separator: ","))}}"#)
+        #expect(result.errors.map(\.code) == Array(repeating: "pattern", count: count))
     }
 }

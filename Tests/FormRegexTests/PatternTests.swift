@@ -352,3 +352,42 @@ extension CatastrophicPatternTests {
         }
     }
 }
+
+@Suite struct CompileBudgetTests {
+    /// Patterns sharing a budget stop building DFA states once it is spent, and still answer right.
+    @Test func sharedBudgetBoundsManyLargePatterns() throws {
+        let budget = CompileBudget(work: Pattern.maximumWork)
+        var patterns: [Pattern] = []
+        for count in 1...6 {
+            patterns.append(try Pattern("[ab]*a[ab]{20}|x{\(count)}", budget: budget))
+        }
+        // Each fills its 4,096 states with about 282,000 units: the fourth gets what is left.
+        #expect(patterns.prefix(4).allSatisfy { $0.compiledStateCount > 2 })
+        #expect(patterns.reduce(0) { $0 + $1.compileWork } >= Pattern.maximumWork)
+        #expect(budget.remaining == 0)
+        // Past the budget: the dead and initial states only, never explored.
+        #expect(patterns.suffix(2).allSatisfy { $0.compileWork == 0 && $0.compiledStateCount == 2 })
+        let accepted = "b" + "a" + String(repeating: "b", count: 20)
+        for (index, pattern) in patterns.enumerated() {
+            #expect(pattern.matches(accepted), "\(index)")
+            #expect(pattern.matches("ab" + accepted), "\(index)")
+            #expect(!pattern.matches(String(repeating: "b", count: 22)), "\(index)")
+            #expect(pattern.matches(String(repeating: "x", count: index + 1)), "\(index)")
+            #expect(!pattern.matches(String(repeating: "x", count: index + 2)), "\(index)")
+        }
+    }
+
+    /// The rules forms usually carry draw little from a definition's budget, so they keep their
+    /// whole DFA however many of them a definition has.
+    @Test func everydayPatternsNeedLittleWork() throws {
+        let sources = [
+            "[0-9a-z._%+-]+@[a-z0-9.-]+\\.[a-z]{2,64}",
+            #"\(?\b([0-9]{2,3}|0((x|[0-9]){2,3}[0-9]{2}))\)?\s*[0-9]{4,5}[- ]*[0-9]{4}\b"#,
+            "[0-9]{3}-[0-9]{3}-[0-9]{4}", #"\p{L}+(?:[ '-]\p{L}+)*"#, "[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}",
+        ]
+        for source in sources {
+            let pattern = try Pattern(source)
+            #expect(pattern.compileWork < 5_000, "\(source)")
+        }
+    }
+}
