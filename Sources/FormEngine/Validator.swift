@@ -181,11 +181,15 @@ struct ValidationRun {
             let n: Double
             switch raw {
             case .number(let v) where v == v.rounded(): n = v
-            case .string(let s) where s.utf8.count <= 20:
-                guard let i = ValueRules.integer(s) else { fallthrough }
-                n = Double(i)
-                guard i.magnitude <= 1 << 53 else {
+            case .string(let s):
+                switch ValueRules.wholeNumber(s) {
+                case .value(let i) where i.magnitude <= 1 << 53:
+                    n = Double(i)
+                case .value, .tooLarge:
                     fail("integer", Self.integerRangeMessage, rule)
+                    return nil
+                case .invalid:
+                    fail("integer", "Please enter a whole number.", rule)
                     return nil
                 }
             default:

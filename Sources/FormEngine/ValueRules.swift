@@ -1,8 +1,35 @@
 /// The value checks of the extension types, on bytes, without regexes.
 enum ValueRules {
-    /// What Swift's `Int()` accepts: an optional sign, then one or more ASCII digits, within Int's range.
-    static func integer(_ s: String) -> Int? {
-        Int(s)
+    enum WholeNumber: Equatable {
+        case value(Int)
+        /// Well formed, but with more significant digits than any exact whole number has.
+        case tooLarge
+        case invalid
+    }
+
+    /// An optional sign, then one or more ASCII digits, as Swift's `Int()` reads them, but with any
+    /// number of leading zeros: `"0000000000000000000000042"` is 42, where a length check before
+    /// parsing refused it.
+    static func wholeNumber(_ s: String) -> WholeNumber {
+        var magnitude = 0
+        var significant = 0
+        var sawDigit = false
+        var negative = false
+        for (i, b) in s.utf8.enumerated() {
+            if i == 0, b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
+                negative = b == UInt8(ascii: "-")
+                continue
+            }
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return .invalid }
+            sawDigit = true
+            if significant == 0, b == UInt8(ascii: "0") { continue }
+            significant += 1
+            // 18 digits always fit an Int; past them the value is out of any exact range anyway.
+            if significant <= 18 { magnitude = magnitude * 10 + Int(b - UInt8(ascii: "0")) }
+        }
+        guard sawDigit else { return .invalid }
+        if significant > 18 { return .tooLarge }
+        return .value(negative ? -magnitude : magnitude)
     }
 
     /// A decimal: optional sign, digits, optionally a point and digits. Returns the value and the

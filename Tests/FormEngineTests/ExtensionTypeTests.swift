@@ -22,6 +22,26 @@ import Testing
         #expect(try Fixtures.codes(form, #""99999999999999999999""#) == ["integer"])
     }
 
+    /// Leading zeros do not count toward a whole number's size: text of more than 20 bytes used to
+    /// be refused before it was read. Too many significant digits get the range message.
+    @Test func integerTextMayHaveAnyNumberOfLeadingZeros() throws {
+        let form = try Fixtures.single("integer")
+        let zeros = String(repeating: "0", count: 40)
+        #expect(try stored(form, #""\#(zeros)42""#) == .number(42))
+        #expect(try stored(form, #""-\#(zeros)42""#) == .number(-42))
+        #expect(try stored(form, #""+\#(zeros)""#) == .number(0))
+        #expect(try stored(form, #""\#(zeros)9007199254740992""#) == .number(9_007_199_254_740_992))
+        for tooLarge in [#""\#(zeros)9007199254740993""#, #""\#(String(repeating: "9", count: 400))""#] {
+            let result = try Fixtures.validate(form, #"{"values": {"f": \#(tooLarge)}}"#)
+            #expect(result.errors.map(\.code) == ["integer"])
+            #expect(result.errors.first?.message.contains("9007199254740992") == true, "\(tooLarge)")
+        }
+        for bad in [#""\#(zeros)x""#, #""\#(zeros)-1""#, #""-""#, #""٣""#] {
+            let result = try Fixtures.validate(form, #"{"values": {"f": \#(bad)}}"#)
+            #expect(result.errors.map(\.message) == ["Please enter a whole number."], "\(bad)")
+        }
+    }
+
     /// Whole numbers stay exact to 2^53 whether sent as numbers or text; past that both are refused
     /// (text once came back rounded: "9007199254740993" was stored as 9007199254740992).
     @Test func integersBeyondTwoToThe53AreRefusedNotRounded() throws {
