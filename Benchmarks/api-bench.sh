@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # API load benchmark (release build, loopback only), every baseline measured in the same run:
-#   1. GET /v1/forms/{id}: Formhouse against nginx serving the same bytes as a static file, alternating.
+#   1. GET /v1/forms/{id}: Formhouse against nginx serving the same bytes as a static file, alternating;
+#      the ratio is the median of the rounds' pairs.
 #   2. POST /v1/forms/{id}/validate: the engine behind the server.
 #   3. POST /v1/forms/{id}/submissions, durable (synchronous=FULL), without Idempotency-Key: group
 #      commit against the same server with store.maxGroupSize=1, i.e. one fsync'd transaction per
@@ -96,14 +97,18 @@ echo "| run | round | req/s | p99 ms | non-2xx |"
 echo "|---|---|---|---|---|"
 } | tee "$report"
 
-declare -A sum
+# Each round's Formhouse GET over the nginx GET just before it: a pair close in time, so a stall of
+# the shared machine spoils one pair rather than the whole comparison.
+get_ratios=()
 for round in $(seq 1 "$rounds"); do
     read -r r p b < <(measure "http://127.0.0.1:$nginx_port/v1/forms/$form" "$conns")
-    echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[nginx]=$(python3 -c "print(${sum[nginx]:-0}+$r)")
+    echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
+    nginx_rate=$r
     read -r r p b < <(measure "http://127.0.0.1:$port/v1/forms/$form" "$conns")
-    echo "| Formhouse GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[get]=$(python3 -c "print(${sum[get]:-0}+$r)")
+    echo "| Formhouse GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
+    get_ratios+=("$(python3 -c "print($r/$nginx_rate)")")
     read -r r p b < <(measure "http://127.0.0.1:$port" "$conns" "$work/validate.lua")
-    echo "| Formhouse POST validate, $conns conns | $round | $r | $p | $b |" | tee -a "$report"; sum[validate]=$(python3 -c "print(${sum[validate]:-0}+$r)")
+    echo "| Formhouse POST validate, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
 done
 
 # Durable submissions: group commit against one transaction per request, each on a fresh server and
@@ -124,11 +129,12 @@ done
 
 {
 echo
-python3 - "${sum[get]}" "${sum[nginx]}" "${ratios[@]}" <<'PY'
+python3 - "${get_ratios[*]}" "${ratios[@]}" <<'PY'
 import statistics, sys
-get, nginx, *ratios = sys.argv[1:]
-ratios = [float(r) for r in ratios]
-print(f"- GET form: **{float(get)/float(nginx):.2f}×** nginx (mean of rounds).")
+get_ratios = [float(r) for r in sys.argv[1].split()]
+ratios = [float(r) for r in sys.argv[2:]]
+print(f"- GET form: **{statistics.median(get_ratios):.2f}×** nginx (median of rounds; each round "
+      f"{', '.join(f'{r:.2f}×' for r in get_ratios)}).")
 print(f"- Durable submissions: **{statistics.median(ratios):.1f}×** one fsync'd transaction per request "
       f"(median of rounds; each round {', '.join(f'{r:.1f}×' for r in ratios)}).")
 PY
