@@ -109,9 +109,9 @@ public protocol FormStore: Sendable {
     /// One delivery with all its attempts, oldest first.
     func delivery(id: String) async throws -> DeliveryRecord?
 
-    /// Queues a delivery again: `pending`, due at `now`. Returns `false` when unknown; throws
-    /// ``StoreError/conflict(_:)`` when its endpoint is deleted or disabled.
-    func redeliver(id: String, now: Date) async throws -> Bool
+    /// Queues a delivery again: `pending`, due at `now`, unless it is unknown or its endpoint no
+    /// longer receives anything.
+    func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome
 
     /// How many deliveries wait to be sent and how long the oldest of them has been waiting.
     func deliveryStats(now: Date) async throws -> (pending: Int, oldestPendingAge: TimeInterval?)

@@ -232,21 +232,21 @@ extension SQLiteFormStore {
         }
     }
 
-    public func redeliver(id: String, now: Date) async throws -> Bool {
+    public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
         try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.deleted_at, e.disabled_at FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                SELECT e.id, e.deleted_at, e.disabled_at FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.id = ?
                 """, arguments: [id])
-            else { return false }
-            if (row["deleted_at"] as Int64?) != nil || (row["disabled_at"] as Int64?) != nil {
-                throw StoreError.conflict("the endpoint of delivery \(id) is deleted or disabled")
-            }
+            else { return .unknownDelivery }
+            let endpointID: String = row["id"]
+            if (row["deleted_at"] as Int64?) != nil { return .endpointDeleted(endpointID: endpointID) }
+            if (row["disabled_at"] as Int64?) != nil { return .endpointDisabled(endpointID: endpointID) }
             let milliseconds = now.storedMilliseconds
             try db.execute(sql: """
                 UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """, arguments: [milliseconds, milliseconds, id])
-            return true
+            return .queued
         }
     }
 

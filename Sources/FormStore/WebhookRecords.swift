@@ -118,6 +118,16 @@ public enum DeliveryOutcome: Sendable, Equatable {
 }
 
 /// The states a delivery goes through.
+/// What asking for a delivery to be sent again came to.
+public enum RedeliveryOutcome: Sendable, Equatable {
+    /// Pending again, due now.
+    case queued
+    case unknownDelivery
+    /// Its endpoint no longer receives anything: disabled (after a 410) or deleted. Nothing changed.
+    case endpointDisabled(endpointID: String)
+    case endpointDeleted(endpointID: String)
+}
+
 public enum DeliveryStatus: String, Sendable, CaseIterable {
     case pending, succeeded, failed, dead
 }

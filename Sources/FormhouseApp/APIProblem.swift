@@ -93,6 +93,14 @@ struct APIProblem: Error, HTTPResponseConvertible {
     }
 
     /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
+    /// Redelivery to an endpoint that receives nothing any more. Retrying cannot help, so the detail
+    /// says what can: a new endpoint for the receiver.
+    static func endpointGone(delivery: String, endpoint: String, why: String) -> APIProblem {
+        APIProblem(status: 409, slug: "endpoint-disabled", title: "Endpoint disabled",
+                   detail: "Delivery '\(delivery)' goes to endpoint '\(endpoint)', which \(why); nothing is sent to it any more. "
+                       + "Add the receiver again as a new endpoint; submissions from then on are delivered to it.")
+    }
+
     static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
         APIProblem(status: 422, slug: "invalid-definition", title: "Form definition is invalid",
                    detail: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",

@@ -24,7 +24,9 @@ struct AdminFormRoutes {
 
     func put(_ request: Request) async throws -> Response {
         try request.requireJSON()
-        let id = try request.formID()
+        // Create-or-update: an id no form can have is a problem of the definition to be (as for POST
+        // and `formhouse check`), listed with the body's own problems, not a missing form.
+        let id = request.parameters["id"] ?? ""
         let definition = try parseDefinition(request.body, pathID: id)
         return try await save(id: id, definition: definition)
     }
@@ -48,17 +50,20 @@ struct AdminFormRoutes {
     }
 
     private func parseDefinition(_ body: [UInt8], pathID: String?) throws -> FormDefinition {
+        var problems: [DefinitionProblem] = []
+        if let pathID, !FormIdentifier.isValid(pathID) { problems.append(FormIdentifier.problem) }
         let definition: FormDefinition
         do {
             definition = try FormDefinition(json: body)
         } catch {
-            throw APIProblem.invalidDefinition(error.problems)
+            throw APIProblem.invalidDefinition(problems + error.problems)
         }
         if let pathID, let bodyID = definition.id, bodyID != pathID {
-            throw APIProblem.invalidDefinition([DefinitionProblem(
+            problems.append(DefinitionProblem(
                 pointer: "/id", code: "idMismatch",
-                message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out.")])
+                message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out."))
         }
+        guard problems.isEmpty else { throw APIProblem.invalidDefinition(problems) }
         return definition
     }
 

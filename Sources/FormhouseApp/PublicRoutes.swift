@@ -125,8 +125,8 @@ enum MediaType {
     }
 }
 
-/// Form ids appear in URLs and file names: 1–64 of letters, digits, `-` and `_`, starting alphanumeric.
-/// The ids forms may have: they appear in URL paths, file names and metric labels.
+/// The ids forms may have (1–64 letters, digits, `-` and `_`, starting alphanumeric): they appear in
+/// URL paths, file names and metric labels.
 public enum FormIdentifier {
     /// What a definition with a bad `id` is told, at `/id`.
     public static let problem = DefinitionProblem(

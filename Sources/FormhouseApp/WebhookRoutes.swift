@@ -137,7 +137,16 @@ struct WebhookRoutes {
 
     func redeliver(_ request: Request) async throws -> Response {
         let id = request.parameters["did"] ?? ""
-        guard try await store.redeliver(id: id, now: Date()) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
+        switch try await store.redeliver(id: id, now: Date()) {
+        case .queued:
+            break
+        case .unknownDelivery:
+            throw APIProblem.notFound("There is no delivery '\(id)'.")
+        case .endpointDisabled(let endpointID):
+            throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was disabled when it answered 410 Gone")
+        case .endpointDeleted(let endpointID):
+            throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was deleted")
+        }
         notify()
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
         return .json(JSONValue.members(deliveryJSON(record)).serialized(), status: 202)

@@ -174,8 +174,8 @@ import Testing
             #expect(try await store.deliveryStats(now: now).pending == 0)
             #expect(try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(9999), lease: 30).isEmpty)
 
-            #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(100)))
-            #expect(try await store.redeliver(id: "msg_unknown", now: now) == false)
+            #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(100)) == .queued)
+            #expect(try await store.redeliver(id: "msg_unknown", now: now) == .unknownDelivery)
             #expect(try await store.delivery(id: id)?.status == "pending")
             let again = try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(100), lease: 30)
             #expect(again.map(\.id) == [id])
@@ -225,12 +225,14 @@ import Testing
             let page = try await store.deliveries(status: ["dead"], formID: nil, limit: 10, cursor: nil)
             #expect(page.items.count == 1 && page.items.first?.lastError == "endpoint disabled: 410 Gone")
             let id = try #require(page.items.first?.id)
-            await #expect(throws: StoreError.self) { _ = try await store.redeliver(id: id, now: Date()) }
+            #expect(try await store.redeliver(id: id, now: Date()) == .endpointDisabled(endpointID: endpoint.id))
+            #expect(try await store.delivery(id: id)?.status == "dead")
             _ = try await store.insertSubmission(newSubmission(id: "sub_2"))
             #expect(try await store.deliveryStats(now: Date()).pending == 0)
 
             #expect(try await store.endpoints(formID: "signup").map(\.id) == [endpoint.id])
             #expect(try await store.deleteEndpoint(id: endpoint.id))
+            #expect(try await store.redeliver(id: id, now: Date()) == .endpointDeleted(endpointID: endpoint.id))
             #expect(try await store.deleteEndpoint(id: endpoint.id) == false)
             #expect(try await store.endpoint(id: endpoint.id) == nil)
             #expect(try await store.endpoints(formID: "signup").isEmpty)

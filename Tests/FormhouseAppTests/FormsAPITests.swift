@@ -158,6 +158,23 @@ import Testing
         await server.finish()
     }
 
+    /// PUT creates or updates, so an id no form can have is a definition problem (422 at `/id`, with
+    /// the body's own problems), as for POST, not a 404 for a missing form.
+    @Test func putWithAnIdNoFormCanHaveIsAProblemOfTheDefinition() async throws {
+        let server = try await InProcessServer()
+        let body = #"{"title": "T", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+        for id in ["-abc", "a.b", "_x", String(repeating: "a", count: 65)] {
+            let response = try await server.client.admin("PUT", "/v1/admin/forms/\(id)", json: body)
+            #expect(response.status == 422, "\(id)")
+            let errors = response.object["errors"] as? [[String: Any]] ?? []
+            #expect(errors.map { "\($0["pointer"] ?? "") \($0["code"] ?? "")" } == ["/id invalidFormId"], "\(id)")
+        }
+        let both = try await server.client.admin("PUT", "/v1/admin/forms/a.b", json: #"{"components": []}"#)
+        let pointers = (both.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
+        #expect(pointers.first == "/id" && pointers.contains("/title"))
+        await server.finish()
+    }
+
     @Test func deleteHidesTheFormButKeepsSubmissions() async throws {
         let server = try await InProcessServer()
         let client = server.client

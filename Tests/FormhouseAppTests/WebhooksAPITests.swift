@@ -154,7 +154,8 @@ import Webhooks
         await second.finish()
     }
 
-    /// A 410 disables the endpoint, and the delivery keeps that 410 as its last status.
+    /// A 410 disables the endpoint, and the delivery keeps that 410 as its last status. Redelivering
+    /// it is refused with a problem that says why and what to do, not a generic conflict.
     @Test func goneIsKeptAsTheLastStatus() async throws {
         let server = try await InProcessServer()
         let client = server.client
@@ -166,6 +167,12 @@ import Webhooks
         try await Self.wait("the delivery to die") { try await Self.deliveries(client, "status=dead").count == 1 }
         let item = try #require(try await Self.deliveries(client, "status=dead").first)
         #expect(item["lastStatusCode"] as? Int == 410)
+        let id = try #require(item["id"] as? String)
+        let refused = try await client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver")
+        #expect(refused.status == 409)
+        #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/endpoint-disabled")
+        #expect((refused.object["detail"] as? String)?.contains("410 Gone") == true)
+        #expect(try await Self.deliveries(client, "status=dead").first?["status"] as? String == "dead")
         await server.finish()
     }
 
