@@ -89,6 +89,11 @@ public struct AddressPolicy: Sendable, Hashable {
         guard let host = components.host, !host.isEmpty else {
             throw WebhookError(.invalidURL, "'\(text)' has no host.")
         }
+        // Credentials in the URL would be listed with every endpoint and delivery; receivers tell
+        // Formhouse's requests by their signature instead. (The message does not repeat them.)
+        guard components.user == nil, components.password == nil else {
+            throw WebhookError(.invalidURL, "Webhook URLs may not carry a user or password (user:password@host); receivers check the signature instead.")
+        }
         if let address = IPAddress(host) {
             try check(address)
             return url

@@ -60,12 +60,15 @@ import Webhooks
         #expect(try AddressPolicy.strict.validate(url: "https://8.8.8.8/hook").absoluteString == "https://8.8.8.8/hook")
         #expect(try AddressPolicy.strict.validate(url: "https://[2606:4700:4700::1111]:8443/x").port == 8443)
         for (url, code) in [("http://8.8.8.8/hook", WebhookError.Code.insecureScheme), ("ftp://8.8.8.8/", .insecureScheme),
-                            ("not a url", .invalidURL), ("https:///path", .invalidURL)] {
+                            ("not a url", .invalidURL), ("https:///path", .invalidURL),
+                            ("https://user:hunter2@8.8.8.8/hook", .invalidURL), ("https://user@8.8.8.8/", .invalidURL),
+                            ("https://:hunter2@8.8.8.8/", .invalidURL)] {
             do {
                 _ = try AddressPolicy.strict.validate(url: url)
                 Issue.record("\(url) was accepted")
             } catch {
                 #expect(error.code == code, "\(url): \(error)")
+                #expect(!error.detail.contains("hunter2"), "\(url): \(error)")
             }
         }
     }
