@@ -110,7 +110,6 @@ public final class SQLiteFormStore: FormStore {
     }
 
     public func ping() async throws {
-        try files.check()
         try await read { db in
             _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
         }
@@ -118,7 +117,10 @@ public final class SQLiteFormStore: FormStore {
 
     // MARK: Access helpers
 
+    /// Reads check the files too: after a restore replaced the database, reading the unlinked old
+    /// file would answer with contents a restart no longer has.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try files.check()
         do {
             return try await pool.read(body)
         } catch {

@@ -17,7 +17,8 @@ import Testing
     }
 
     /// SQLite keeps writing to a database file deleted under it, so a 201 would name a row no restart
-    /// finds. The store notices the file is gone: not ready, and submissions are refused, not lost.
+    /// finds. The store notices the file is gone: not ready, and submissions, other writes and reads
+    /// are refused (503), not lost or answered from the old file.
     @Test func aDeletedDatabaseIsNotReadyAndTakesNoSubmissions() async throws {
         let server = try await InProcessServer()
         let client = server.client
@@ -37,6 +38,9 @@ import Testing
         #expect(save.status == 503)
         #expect(save.header("Retry-After") != nil)
         #expect(!save.text.contains("formhouse.sqlite"))
+        // And reads: the unlinked file's rows are not served as if they were still there.
+        #expect(try await client.admin("GET", "/v1/admin/forms").status == 503)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions").status == 503)
         await server.finish()
     }
 
