@@ -277,6 +277,43 @@ struct DefinitionDecoder {
 
     /// Checks explicit ids for duplicates and gives every unnamed input and group a stable id,
     /// scope by scope (the form, then each group), in form order.
+    /// The most components the Formworks profile may write once repeats are expanded: as many
+    /// repeat entries as a submission may create (`SubmissionLimits.maxCreatedEntries`).
+    static let maximumExpandedComponents = 20_000
+
+    /// How many components the Formworks profile writes for `nodes`, which repeats each group
+    /// `max(min, 1)` times, at most `maximumExpandedComponents + 1`. Nested minimums multiply: three
+    /// groups of `"min": 1000` in 255 bytes would make a billion components, so the innermost repeat
+    /// that crosses the limit is reported.
+    @discardableResult
+    mutating func checkExpansion(_ nodes: [FormNode]) -> Int {
+        let limit = Self.maximumExpandedComponents
+        var total = 0
+        for node in nodes {
+            var size: Int
+            switch node.kind {
+            case .input:
+                size = 1
+            case .section(let children):
+                size = checkExpansion(children)
+            case .group(let group):
+                size = checkExpansion(group.children)
+                if let bounds = group.repeatBounds {
+                    let copies = max(bounds.min, 1)
+                    let (product, overflow) = copies.multipliedReportingOverflow(by: max(size, 1))
+                    if size <= limit, overflow || product > limit {
+                        problem(node.pointer + "/repeat/min", "tooLarge",
+                                "\"min\" \(bounds.min) repeats the group's \(size) component\(size == 1 ? "" : "s") (with their own repeats) "
+                                    + "\(copies) times, more than the \(limit) components a form may expand to; lower it.")
+                    }
+                    size = overflow ? limit + 1 : product
+                }
+            }
+            total = min(total + min(size, limit + 1), limit + 1)
+        }
+        return total
+    }
+
     mutating func assignIDs(_ nodes: inout [FormNode]) -> Set<String> {
         var taken = Set<String>()
         collectExplicitIDs(nodes, into: &taken)

@@ -62,6 +62,7 @@ public struct FormDefinition: Sendable {
         var nodes = decoder.decodeComponents(top["components"], at: "/components")
         let knownIDs = decoder.assignIDs(&nodes)
         decoder.resolveConditions(&nodes, scopes: [nodes], ancestors: [])
+        decoder.checkExpansion(nodes)
         guard decoder.problems.isEmpty else { throw DefinitionErrors(problems: decoder.problems) }
 
         self.id = id

@@ -25,7 +25,7 @@ enum SubmissionExport {
     /// Inputs inside a repeating group hold a JSON array of their values, one per repetition.
     static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
         var response = Response(status: 200, body: .stream { writer in
-            try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns))
+            try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns.map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
                 let values = SubmissionJSON.values(record)
                 var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
@@ -63,6 +63,7 @@ enum SubmissionExport {
 
 /// RFC 4180 rows with spreadsheet formula injection neutralized.
 enum CSV {
+    /// Cells already neutralized where needed (see ``neutralized(_:)``); this only quotes.
     static func row(_ cells: [String]) -> [UInt8] {
         var out: [UInt8] = []
         for (i, cell) in cells.enumerated() {
@@ -73,10 +74,19 @@ enum CSV {
         return out
     }
 
-    /// A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR) gets a leading `'`.
-    static func escape(_ cell: String) -> [UInt8] {
-        var text = cell
-        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
+    /// Text a spreadsheet could run as a formula gets a leading `'`: text starting with `=`, `+`, `-`,
+    /// `@` (or their fullwidth forms), tab, CR or LF, also after leading spaces, since importers may
+    /// trim them. Only text: a typed number such as -5 is no formula and stays as stored.
+    static func neutralized(_ text: String) -> String {
+        for scalar in text.unicodeScalars {
+            if "\t\r\n".unicodeScalars.contains(scalar) { return "'" + text }
+            if scalar.properties.isWhitespace { continue }
+            return "=+-@＝＋－＠".unicodeScalars.contains(scalar) ? "'" + text : text
+        }
+        return text
+    }
+
+    static func escape(_ text: String) -> [UInt8] {
         let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else { return Array(text.utf8) }
         return Array(("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"").utf8)
@@ -85,7 +95,7 @@ enum CSV {
     static func cell(_ value: JSONValue?) -> String {
         switch value {
         case nil, .null?: return ""
-        case .string(let s)?: return s
+        case .string(let s)?: return neutralized(s)
         case .bool(let b)?: return b ? "true" : "false"
         case let other?: return String(decoding: other.serialized(), as: UTF8.self)
         }

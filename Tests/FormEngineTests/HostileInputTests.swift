@@ -148,3 +148,25 @@ extension HostileInputTests {
         #expect(result.errors.map(\.code) == Array(repeating: "pattern", count: count))
     }
 }
+
+extension HostileInputTests {
+    /// Nested repeat minimums multiply in the Formworks profile: three groups of `"min": 1000` in a
+    /// few hundred bytes asked for a billion components and crashed the server. The innermost repeat
+    /// past 20,000 expanded components is refused; up to it, the definition stands.
+    @Test func nestedRepeatMinimumsCannotExpandPastTheLimit() throws {
+        func group(_ id: String, min: Int, _ inner: String) -> String {
+            #"{"group": {"id": "\#(id)", "title": "G", "repeat": {"min": \#(min), "max": 1000}, "components": [\#(inner)]}}"#
+        }
+        let text = #"{"text": {"id": "t", "title": "T"}}"#
+        let bomb = #"{"title": "Bomb", "components": [\#(group("a", min: 1000, group("b", min: 1000, group("c", min: 1000, text))))]}"#
+        let problems = Fixtures.problems(bomb)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/components/0/group/components/0/group/repeat/min tooLarge"])
+        #expect(problems.first?.message.contains("20000") == true)
+
+        let twenty = (0..<20).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",")
+        let atLimit = try Fixtures.definition(#"{"title": "Wide", "components": [\#(group("a", min: 1000, twenty))]}"#)
+        #expect(atLimit.formworksProfile().objectValue?["components"]?.arrayValue?.count == 20_000)
+        let overLimit = Fixtures.problems(#"{"title": "Wide", "components": [\#(group("a", min: 1000, twenty + "," + text))]}"#)
+        #expect(overLimit.map { "\($0.pointer) \($0.code)" } == ["/components/0/group/repeat/min tooLarge"])
+    }
+}
