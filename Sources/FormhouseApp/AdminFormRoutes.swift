@@ -27,13 +27,13 @@ struct AdminFormRoutes {
         // Create-or-update: an id no form can have is a problem of the definition to be (as for POST
         // and `formhouse check`), listed with the body's own problems, not a missing form.
         let id = request.parameters["id"] ?? ""
-        let definition = try parseDefinition(request.body, pathID: id)
+        let definition = try await parseDefinition(request.body, pathID: id)
         return try await save(id: id, definition: definition)
     }
 
     func create(_ request: Request) async throws -> Response {
         try request.requireJSON()
-        let definition = try parseDefinition(request.body, pathID: nil)
+        let definition = try await parseDefinition(request.body, pathID: nil)
         let id = definition.id ?? RandomID.make(prefix: "form_")
         guard FormIdentifier.isValid(id) else {
             throw APIProblem.invalidDefinition([FormIdentifier.problem])
@@ -49,13 +49,14 @@ struct AdminFormRoutes {
         return response
     }
 
-    private func parseDefinition(_ body: [UInt8], pathID: String?) throws -> FormDefinition {
+    /// Parsed and compiled off the event loop: a large definition takes a good part of a second.
+    private func parseDefinition(_ body: [UInt8], pathID: String?) async throws -> FormDefinition {
         var problems: [DefinitionProblem] = []
         if let pathID, !FormIdentifier.isValid(pathID) { problems.append(FormIdentifier.problem) }
         let definition: FormDefinition
         do {
-            definition = try FormDefinition(json: body)
-        } catch {
+            definition = try await Offload.run { try FormDefinition(json: body) }
+        } catch let error as DefinitionErrors {
             throw APIProblem.invalidDefinition(problems + error.problems)
         }
         if let pathID, let bodyID = definition.id, bodyID != pathID {
@@ -159,14 +160,14 @@ struct AdminFormRoutes {
     /// CSV columns: every input of every stored version, the latest version's first and in its order,
     /// then what only older versions had (newest first), so submissions to an earlier version keep all
     /// their values. Definitions are parsed here rather than through the catalog, whose cache would
-    /// otherwise keep every version of the form.
+    /// otherwise keep every version of the form. Parsing happens off the event loop.
     private func exportColumns(formID: String) async throws -> [String] {
         var columns: [String] = []
         var seen = Set<String>()
         for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
             guard let record = try await store.formVersion(id: formID, version: version) else { continue }
-            let definition = try FormDefinition(json: Array(record.definition.utf8))
-            for path in definition.inputPaths where seen.insert(path).inserted { columns.append(path) }
+            let paths = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8)).inputPaths }
+            for path in paths where seen.insert(path).inserted { columns.append(path) }
         }
         return columns
     }

@@ -50,11 +50,14 @@ final class FormCatalog: Sendable {
     /// The current versions, and a count of invalidations: a read that started before a write must
     /// not cache what it read after that write's invalidation (it would serve the old version on).
     private let current = Mutex<(forms: [String: PublishedForm], generation: Int)>(([:], 0))
-    private let versions = Mutex<[VersionKey: PublishedForm]>([:])
+    /// Versions by number, bounded: anyone may ask for any old version (`?version=n`), and each
+    /// holds a compiled definition (tens of MiB for a large one).
+    private let versions: Mutex<VersionCache>
 
-    private struct VersionKey: Hashable { var id: String; var version: Int }
-
-    init(store: any FormStore) { self.store = store }
+    init(store: any FormStore, cachedVersions: Int = 32) {
+        self.store = store
+        versions = Mutex(VersionCache(capacity: cachedVersions))
+    }
 
     /// The form's current version, or nil when it does not exist or was deleted.
     func current(id: String) async throws -> PublishedForm? {
@@ -64,7 +67,12 @@ final class FormCatalog: Sendable {
         // A version is immutable (numbers are never reused, even after a delete), so one already
         // published, as a save does to answer, is not compiled again: a definition with many
         // large regexes takes seconds to compile.
-        let form = try versions.withLock({ $0[VersionKey(id: id, version: record.version)] }) ?? publish(record)
+        let form: PublishedForm
+        if let published = versions.withLock({ $0.get(VersionKey(id: id, version: record.version)) }) {
+            form = published
+        } else {
+            form = try await Self.publish(record)
+        }
         current.withLock { state in
             if state.generation == generation { state.forms[id] = form }
         }
@@ -74,10 +82,10 @@ final class FormCatalog: Sendable {
     /// Any version ever stored, even of a form deleted since.
     func version(id: String, version: Int) async throws -> PublishedForm? {
         let key = VersionKey(id: id, version: version)
-        if let cached = versions.withLock({ $0[key] }) { return cached }
+        if let cached = versions.withLock({ $0.get(key) }) { return cached }
         guard let record = try await store.formVersion(id: id, version: version) else { return nil }
-        let form = try publish(record)
-        versions.withLock { $0[key] = form }
+        let form = try await Self.publish(record)
+        versions.withLock { $0.put(key, form) }
         return form
     }
 
@@ -110,15 +118,47 @@ final class FormCatalog: Sendable {
         }
     }
 
-    private func publish(_ record: FormVersionRecord) throws -> PublishedForm {
-        // Stored definitions were validated on upload; failing here means the row is damaged.
-        let definition = try FormDefinition(json: Array(record.definition.utf8))
-        let normalized = definition.normalizedJSON()
-        return PublishedForm(
-            id: record.formID, version: record.version, title: record.title, createdAt: record.createdAt,
-            definition: definition,
-            body: normalized.withMember("version", .number(Double(record.version))).serialized(),
-            formworksBody: definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
-        )
+    /// Parses and compiles a stored version off the event loop (a large definition takes a good
+    /// part of a second, and any old version can be asked for without a token).
+    private static func publish(_ record: FormVersionRecord) async throws -> PublishedForm {
+        try await Offload.run {
+            // Stored definitions were validated on upload; failing here means the row is damaged.
+            let definition = try FormDefinition(json: Array(record.definition.utf8))
+            let normalized = definition.normalizedJSON()
+            return PublishedForm(
+                id: record.formID, version: record.version, title: record.title, createdAt: record.createdAt,
+                definition: definition,
+                body: normalized.withMember("version", .number(Double(record.version))).serialized(),
+                formworksBody: definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
+            )
+        }
+    }
+}
+
+struct VersionKey: Hashable { var id: String; var version: Int }
+
+/// The least recently used entry goes once more than `capacity` are kept.
+struct VersionCache {
+    let capacity: Int
+    private var entries: [VersionKey: (form: PublishedForm, lastUse: Int)] = [:]
+    private var clock = 0
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    var count: Int { entries.count }
+
+    mutating func get(_ key: VersionKey) -> PublishedForm? {
+        guard let form = entries[key]?.form else { return nil }
+        clock += 1
+        entries[key]?.lastUse = clock
+        return form
+    }
+
+    mutating func put(_ key: VersionKey, _ form: PublishedForm) {
+        clock += 1
+        entries[key] = (form, clock)
+        if entries.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            entries.removeValue(forKey: oldest)
+        }
     }
 }

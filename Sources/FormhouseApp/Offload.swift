@@ -1,11 +1,22 @@
 import Dispatch
 
-/// Runs blocking work (a DNS lookup) on a Dispatch thread, so it holds neither an event loop nor a
-/// thread of Swift's cooperative pool.
+/// Work that must not run on an event loop or hold a thread of Swift's cooperative pool.
 enum Offload {
+    /// CPU-bound work (parsing and compiling a definition, encoding an export batch) on Dispatch's
+    /// global pool, which is as wide as the machine has cores.
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// A blocking call (a DNS lookup, a socket read) on a thread of its own: blocked on the global
+    /// pool, a few of them would leave CPU work queued behind them until Dispatch grew the pool,
+    /// seconds later.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            // A queue of its own is overcommitting: it gets a thread even when the pool is busy.
+            DispatchQueue(label: "formhouse.blocking").async { continuation.resume(with: Result { try body() }) }
         }
     }
 }

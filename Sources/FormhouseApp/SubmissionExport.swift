@@ -42,21 +42,27 @@ enum SubmissionExport {
     }
 
     /// Every submission of the form, oldest first, each encoded by `encode`, written to `writer` in
-    /// pieces of about `chunkBytes`.
+    /// pieces of about `chunkBytes`. Each batch is encoded off the event loop: a batch of a form
+    /// with thousands of inputs took most of a second, and every other connection of that loop waited.
     private static func write(
         store: any FormStore, formID: String, to writer: any BodyWriter,
         _ encode: @escaping @Sendable (SubmissionRecord) -> [UInt8]
     ) async throws {
         try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
-            var chunk: [UInt8] = []
-            for record in batch {
-                chunk += encode(record)
-                if chunk.count >= chunkBytes {
-                    try await writer.write(chunk)
-                    chunk.removeAll(keepingCapacity: true)
+            let pieces = try await Offload.run {
+                var pieces: [[UInt8]] = []
+                var chunk: [UInt8] = []
+                for record in batch {
+                    chunk += encode(record)
+                    if chunk.count >= chunkBytes {
+                        pieces.append(chunk)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
                 }
+                if !chunk.isEmpty { pieces.append(chunk) }
+                return pieces
             }
-            try await writer.write(chunk)
+            for piece in pieces { try await writer.write(piece) }
         }
     }
 }

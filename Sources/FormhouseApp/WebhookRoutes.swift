@@ -48,7 +48,7 @@ struct WebhookRoutes {
         do {
             // Resolving the host blocks; keep it off the event loop that serves other requests.
             let policy = self.policy
-            try await Offload.run { _ = try policy.validate(url: url) }
+            try await Offload.blocking { _ = try policy.validate(url: url) }
         } catch {
             throw APIProblem(status: 422, slug: "invalid-webhook-url", title: "Webhook URL refused",
                              detail: String(describing: error),

@@ -138,10 +138,10 @@ import Testing
         let bad = dir.path + "/bad.json"
         try #"{"title": "Bad", "components": [{"nonsense": {"id": "a"}}, {"text": {"id": "b", "title": "B", "regex": "(x"}}]}"#
             .write(toFile: bad, atomically: true, encoding: .utf8)
-        let good = try await Offload.run { try Self.run(["check", Repo.forms + "/household.json"]) }
+        let good = try await Offload.blocking { try Self.run(["check", Repo.forms + "/household.json"]) }
         #expect(good.status == 0)
         #expect(good.output.contains("ok"))
-        let failed = try await Offload.run { try Self.run(["check", bad, Repo.forms + "/account.json"]) }
+        let failed = try await Offload.blocking { try Self.run(["check", bad, Repo.forms + "/account.json"]) }
         #expect(failed.status == 1)
         #expect(failed.output.contains("/components/0"))
         #expect(failed.output.contains("/components/1/text/regex"))
@@ -150,11 +150,11 @@ import Testing
         let badID = dir.path + "/bad-id.json"
         try #"{"id": "bad id!", "title": "x", "components": [{"text": {"id": "a", "title": "A"}}]}"#
             .write(toFile: badID, atomically: true, encoding: .utf8)
-        let refused = try await Offload.run { try Self.run(["check", badID]) }
+        let refused = try await Offload.blocking { try Self.run(["check", badID]) }
         #expect(refused.status == 1)
         #expect(refused.output.contains("bad-id.json: /id:"))
         #expect(refused.output.contains("[invalidFormId]"))
-        let version = try await Offload.run { try Self.run(["version"]) }
+        let version = try await Offload.blocking { try Self.run(["version"]) }
         #expect(version.status == 0 && version.output.hasPrefix("formhouse "))
     }
 

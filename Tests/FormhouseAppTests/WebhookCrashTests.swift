@@ -55,7 +55,7 @@ import Webhooks
         for leg in 0..<3 {
             let port = server.port
             let target = leg == 2 ? 1_000 : (leg + 1) * 333
-            let legIDs = try await Offload.run { [next] in Self.submit(port: port, from: next, to: target) }
+            let legIDs = try await Offload.blocking { [next] in Self.submit(port: port, from: next, to: target) }
             next = target
             acknowledged.formUnion(legIDs)
             if leg < 2 {

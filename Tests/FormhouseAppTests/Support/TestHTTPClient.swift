@@ -41,7 +41,7 @@ struct TestHTTPClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws -> TestResponse {
-        try await Offload.run { try sendNow(method, path, headers: headers, body: body) }
+        try await Offload.blocking { try sendNow(method, path, headers: headers, body: body) }
     }
 
     /// `POST` with a JSON body, blocking the calling thread (for tests that drive their own threads).
