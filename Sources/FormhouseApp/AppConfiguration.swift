@@ -17,6 +17,8 @@ public struct AppConfiguration: Sendable {
     /// Event loop threads; 0 means one per core.
     public var eventLoops = 0
     public var maxBodyBytes = 1 << 20
+    /// Bytes all bodies still arriving may hold together; past it a new one gets 503.
+    public var maxPendingBodyBytes = 256 << 20
     public var maxValueLength = 10_000
     /// Submissions per client address: bucket size and refill per second.
     public var rateLimitBurst = 60
@@ -107,6 +109,7 @@ public struct AppConfiguration: Sendable {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         eventLoops = config.int(forKey: "eventLoops", default: d.eventLoops)
         maxBodyBytes = config.int(forKey: "maxBodyBytes", default: d.maxBodyBytes)
+        maxPendingBodyBytes = config.int(forKey: "maxPendingBodyBytes", default: d.maxPendingBodyBytes)
         maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
         rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
         rateLimitPerSecond = config.double(forKey: "rateLimit.perSecond", default: d.rateLimitPerSecond)
@@ -132,6 +135,9 @@ public struct AppConfiguration: Sendable {
         if !(0...65_535).contains(port) { try fail("port", "must be 0–65535 (0 picks a free port)") }
         if !(0...256).contains(eventLoops) { try fail("eventLoops", "must be 0–256 (0 means one per core)") }
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
+        if maxPendingBodyBytes < maxBodyBytes || maxPendingBodyBytes > 1 << 40 {
+            try fail("maxPendingBodyBytes", "must be at least maxBodyBytes (\(maxBodyBytes)) and at most 1 TiB")
+        }
         if !(1...(64 << 20)).contains(maxValueLength) { try fail("maxValueLength", "must be between 1 and 67108864") }
         if !(1...1_000_000_000).contains(rateLimitBurst) { try fail("rateLimit.burst", "must be between 1 and 1000000000") }
         if !(0.001...1_000_000_000).contains(rateLimitPerSecond) {

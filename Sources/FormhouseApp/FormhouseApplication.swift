@@ -94,6 +94,7 @@ public final class FormhouseApplication: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
+        http.maxPendingBodyBytes = configuration.maxPendingBodyBytes
         http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = APIProblem.typeBase

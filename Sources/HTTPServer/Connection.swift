@@ -57,6 +57,8 @@ final class Connection: @unchecked Sendable {
     private var closeWhenFlushed = false
     private var lingerAfterFlush = false
     private var lingeredBytes = 0
+    /// What the body being read holds of the server's pending-body budget.
+    private var reservedBodyBytes = 0
     private var exchange: Exchange?
     /// The task that answers this connection's requests one after another (see ``dispatch(_:body:)``).
     private var pump = Pump.none
@@ -168,15 +170,24 @@ final class Connection: @unchecked Sendable {
                 }
                 return offset
             case .head(let head):
+                let size = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
+                guard loop.server.reserveBody(size) else {
+                    decoder = RequestDecoder(limits: loop.server.limits)  // drops the buffer it allocated
+                    writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
+                    return offset
+                }
+                reservedBodyBytes = size
                 state = .reading
                 deadline = loop.now + loop.server.bodyTimeout
                 if head.expectsContinue {
                     write(Self.continueLine)
                 }
             case .request(let head, let body):
+                releaseBodyReservation()
                 dispatch(head, body: body)
                 return offset
             case .failure(let error):
+                releaseBodyReservation()
                 refuse(error)
                 return offset
             }
@@ -435,7 +446,14 @@ final class Connection: @unchecked Sendable {
         writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
     }
 
-    private func writeFinal(status: Int, detail: String) {
+    /// Gives back what the body being read took from the server's pending-body budget.
+    private func releaseBodyReservation() {
+        guard reservedBodyBytes > 0 else { return }
+        loop.server.releaseBody(reservedBodyBytes)
+        reservedBodyBytes = 0
+    }
+
+    private func writeFinal(status: Int, detail: String, retryAfter: Int? = nil) {
         for hook in loop.server.hooks { hook.didRefuse(status: status) }
         let body = Response.problemBody(
             status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
@@ -445,6 +463,7 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: loop.dateLine)
         buffer.append(contentsOf: loop.server.fixedHeaders)
         Self.appendContentLength(body.count, to: &buffer)
+        if let retryAfter { buffer.append(contentsOf: Array("Retry-After: \(retryAfter)\r\n".utf8)) }
         buffer.append(contentsOf: Self.closeHeader)
         buffer.append(contentsOf: [13, 10])
         buffer.append(contentsOf: body)
@@ -584,6 +603,7 @@ final class Connection: @unchecked Sendable {
         Glibc.close(fd)
         loop.remove(fd)
         loop.server.releaseConnection()
+        releaseBodyReservation()
         input = []
         output = []
         if let waiter = drainWaiter {

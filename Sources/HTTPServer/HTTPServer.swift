@@ -125,6 +125,9 @@ public final class HTTPServer: Service, Sendable {
     /// Open connections right now (for tests and metrics).
     public var connectionCount: Int { core.connectionCount }
 
+    /// Bytes taken from `maxPendingBodyBytes` by bodies still arriving (for tests).
+    var pendingBodyBytes: Int { core.pendingBodyByteCount }
+
     /// Connection tasks started since `start()` and those still running (for tests).
     var connectionTasks: (started: Int, running: Int) {
         (core.connectionTasksStarted.load(ordering: .relaxed), core.connectionTasksRunning.load(ordering: .relaxed))

@@ -6,6 +6,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var port = 8080
     /// Largest request body accepted; larger is refused with 413 without reading it.
     public var maxBodyBytes = 1024 * 1024
+    /// Bytes that bodies still arriving may hold, over all connections: a declared length counts in
+    /// full from its head on (its buffer is allocated then), a chunked body as `maxBodyBytes`. A body
+    /// that would go past it is refused with 503 and `Retry-After` before it is read, so many slow
+    /// uploads cannot take the memory `maxConnections` × `maxBodyBytes` allows.
+    public var maxPendingBodyBytes = 256 * 1024 * 1024
     /// Largest header section (all fields, without the request line); larger gets 431.
     public var maxHeaderBytes = 64 * 1024
     /// Most header fields in one request; more gets 431.

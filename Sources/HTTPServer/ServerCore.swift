@@ -21,6 +21,8 @@ final class ServerCore: Sendable {
     /// `HTTPServerConfiguration.problemTypeBase`.
     let problemTypeBase: String?
     private let openConnections = Atomic<Int>(0)
+    let maxPendingBodyBytes: Int
+    private let pendingBodyBytes = Atomic<Int>(0)
     /// Connection tasks started and still running (parked ones included); counted once per task,
     /// not per request, so tests can see that tasks are kept and that they end.
     let connectionTasksStarted = Atomic<Int>(0)
@@ -32,6 +34,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
+        maxPendingBodyBytes = configuration.maxPendingBodyBytes
         headerTimeout = configuration.headerTimeout.nanoseconds
         bodyTimeout = configuration.bodyTimeout.nanoseconds
         idleTimeout = configuration.idleTimeout.nanoseconds
@@ -60,6 +63,21 @@ final class ServerCore: Sendable {
     func releaseConnection() {
         openConnections.wrappingSubtract(1, ordering: .relaxed)
     }
+
+    /// Takes `bytes` from the budget of bodies still arriving, or returns false when it would go over.
+    func reserveBody(_ bytes: Int) -> Bool {
+        if pendingBodyBytes.wrappingAdd(bytes, ordering: .relaxed).newValue > maxPendingBodyBytes {
+            pendingBodyBytes.wrappingSubtract(bytes, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func releaseBody(_ bytes: Int) {
+        pendingBodyBytes.wrappingSubtract(bytes, ordering: .relaxed)
+    }
+
+    var pendingBodyByteCount: Int { pendingBodyBytes.load(ordering: .relaxed) }
 
     /// Runs the hooks and the responder, in one async frame (each frame more is an allocation and an
     /// executor check per request). The answer's `routePattern` names the route for the access log.

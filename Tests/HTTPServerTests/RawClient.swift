@@ -48,13 +48,22 @@ final class RawClient: @unchecked Sendable {
             }
         }
         guard result == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw Failure(description: "connect failed: \(errno)")
         }
     }
 
+    private var isClosed = false
+
+    /// Closes the socket now, as a client that goes away would.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
+
     deinit {
-        close(fd)
+        close()
     }
 
     func send(_ text: String) throws {

@@ -1,5 +1,5 @@
 import Glibc
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 /// Every refusal answers the right status, closes that connection, and leaves the server serving others.
@@ -89,6 +89,41 @@ import Testing
             try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n")
             #expect(try client.readReply().status == 413)
             #expect(client.isClosedByServer())
+        }
+    }
+
+    /// Bodies still arriving share one budget: a slow upload holds its declared length (its buffer is
+    /// allocated at the head), so without it 10,000 connections could hold 10 GiB with no credentials.
+    @Test func refusesABodyPastThePendingBudgetAndGivesTheBudgetBack() async throws {
+        try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1000; $0.maxPendingBodyBytes = 2500 }) { port, server in
+            let first = try RawClient(port: port)
+            try first.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+            let second = try RawClient(port: port)
+            try second.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+            while server.pendingBodyBytes < 2000 { try await Task.sleep(for: .milliseconds(5)) }
+            for head in ["Content-Length: 1000", "Transfer-Encoding: chunked"] {
+                let refused = try RawClient(port: port)
+                try refused.send("POST /echo HTTP/1.1\r\nHost: x\r\n\(head)\r\n\r\nab")
+                let reply = try refused.readReply()
+                #expect(reply.status == 503, "\(head)")
+                #expect(reply.headers["Retry-After"] == "1")
+                #expect(refused.isClosedByServer())
+            }
+            // What fits is taken, and a body sent whole with its head needs no share.
+            let small = try RawClient(port: port)
+            try small.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\n")
+            while server.pendingBodyBytes < 2400 { try await Task.sleep(for: .milliseconds(5)) }
+            try small.send(String(repeating: "s", count: 400))
+            #expect(try small.readReply().body.count == 400)
+            #expect(try RawClient(port: port).exchange("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nwhole").status == 200)
+            // A finished body and a connection closed mid-body both give their share back.
+            try first.send(String(repeating: "a", count: 997))
+            #expect(try first.readReply().body.count == 1000)
+            second.close()
+            while server.pendingBodyBytes > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let later = try RawClient(port: port)
+            try later.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "b", count: 1000))
+            #expect(try later.readReply().status == 200)
         }
     }
 
