@@ -273,47 +273,76 @@ struct DefinitionDecoder {
         }
     }
 
+    // MARK: Repeat expansion
+
+    /// The most components repeats may add to the Formworks profile, which writes each repeating
+    /// group `max(min, 1)` times: as many repeat entries as a submission may create.
+    static let maximumAddedComponents = SubmissionLimits().maxCreatedEntries
+
+    /// A subtree's size in the Formworks profile: `expanded` with repeats written out (saturating),
+    /// `plain` with each component once. What repeats add is the difference; the plain size is
+    /// bounded by the body limit already.
+    struct Expansion {
+        var expanded = 0
+        var plain = 0
+        /// Whether a repeat inside was already reported, so its ancestors are not.
+        var reported = false
+        var added: Int { expanded - plain }
+    }
+
+    /// Refuses repeats whose minimums expand the profile by more than `maximumAddedComponents`:
+    /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes asked for a billion
+    /// components and crashed the server), and sibling repeats add up. The innermost repeat past the
+    /// limit is reported, or `/components` when only siblings together pass it.
+    mutating func checkExpansion(_ nodes: [FormNode]) {
+        let total = expansion(nodes)
+        if !total.reported, total.added > Self.maximumAddedComponents {
+            problem("/components", "tooLarge",
+                    "Repeats together add \(Self.describe(total.added)) components to the Formworks profile (each written \"min\" times), "
+                        + "more than the \(Self.maximumAddedComponents) repeats may add; lower their minimums.")
+        }
+    }
+
+    private mutating func expansion(_ nodes: [FormNode]) -> Expansion {
+        var result = Expansion()
+        for node in nodes {
+            var part: Expansion
+            switch node.kind {
+            case .input:
+                part = Expansion(expanded: 1, plain: 1)
+            case .section(let children):
+                part = expansion(children)
+            case .group(let group):
+                part = expansion(group.children)
+                if let bounds = group.repeatBounds, bounds.min > 1 {
+                    let (product, overflow) = bounds.min.multipliedReportingOverflow(by: max(part.expanded, 1))
+                    let inner = part.expanded
+                    part.expanded = overflow ? .max : product
+                    if !part.reported, part.added > Self.maximumAddedComponents {
+                        problem(node.pointer + "/repeat/min", "tooLarge",
+                                "\"min\" \(bounds.min) writes the group's \(inner) component\(inner == 1 ? "" : "s") (with their own repeats) "
+                                    + "\(bounds.min) times, adding \(Self.describe(part.added)) to the Formworks profile, more than the "
+                                    + "\(Self.maximumAddedComponents) repeats may add; lower it.")
+                        part.reported = true
+                    }
+                }
+            }
+            let (sum, overflow) = result.expanded.addingReportingOverflow(part.expanded)
+            result.expanded = overflow ? .max : sum
+            result.plain += part.plain
+            result.reported = result.reported || part.reported
+        }
+        return result
+    }
+
+    private static func describe(_ count: Int) -> String {
+        count == .max ? "more than \(Int.max)" : "\(count)"
+    }
+
     // MARK: Ids
 
     /// Checks explicit ids for duplicates and gives every unnamed input and group a stable id,
     /// scope by scope (the form, then each group), in form order.
-    /// The most components the Formworks profile may write once repeats are expanded: as many
-    /// repeat entries as a submission may create (`SubmissionLimits.maxCreatedEntries`).
-    static let maximumExpandedComponents = 20_000
-
-    /// How many components the Formworks profile writes for `nodes`, which repeats each group
-    /// `max(min, 1)` times, at most `maximumExpandedComponents + 1`. Nested minimums multiply: three
-    /// groups of `"min": 1000` in 255 bytes would make a billion components, so the innermost repeat
-    /// that crosses the limit is reported.
-    @discardableResult
-    mutating func checkExpansion(_ nodes: [FormNode]) -> Int {
-        let limit = Self.maximumExpandedComponents
-        var total = 0
-        for node in nodes {
-            var size: Int
-            switch node.kind {
-            case .input:
-                size = 1
-            case .section(let children):
-                size = checkExpansion(children)
-            case .group(let group):
-                size = checkExpansion(group.children)
-                if let bounds = group.repeatBounds {
-                    let copies = max(bounds.min, 1)
-                    let (product, overflow) = copies.multipliedReportingOverflow(by: max(size, 1))
-                    if size <= limit, overflow || product > limit {
-                        problem(node.pointer + "/repeat/min", "tooLarge",
-                                "\"min\" \(bounds.min) repeats the group's \(size) component\(size == 1 ? "" : "s") (with their own repeats) "
-                                    + "\(copies) times, more than the \(limit) components a form may expand to; lower it.")
-                    }
-                    size = overflow ? limit + 1 : product
-                }
-            }
-            total = min(total + min(size, limit + 1), limit + 1)
-        }
-        return total
-    }
-
     mutating func assignIDs(_ nodes: inout [FormNode]) -> Set<String> {
         var taken = Set<String>()
         collectExplicitIDs(nodes, into: &taken)

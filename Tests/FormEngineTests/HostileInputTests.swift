@@ -150,23 +150,34 @@ extension HostileInputTests {
 }
 
 extension HostileInputTests {
-    /// Nested repeat minimums multiply in the Formworks profile: three groups of `"min": 1000` in a
-    /// few hundred bytes asked for a billion components and crashed the server. The innermost repeat
-    /// past 20,000 expanded components is refused; up to it, the definition stands.
-    @Test func nestedRepeatMinimumsCannotExpandPastTheLimit() throws {
+    /// Nested repeat minimums multiply in the Formworks profile and sibling repeats add up: three
+    /// groups of `"min": 1000` in a few hundred bytes asked for a billion components and crashed the
+    /// server. What repeats add is limited to 20,000 components; the innermost repeat past it is
+    /// reported, or `/components` when only siblings together pass it.
+    @Test func repeatMinimumsCannotExpandTheProfilePastTheLimit() throws {
         func group(_ id: String, min: Int, _ inner: String) -> String {
-            #"{"group": {"id": "\#(id)", "title": "G", "repeat": {"min": \#(min), "max": 1000}, "components": [\#(inner)]}}"#
+            #"{"group": {"id": "\#(id)", "title": "G", "repeat": {"min": \#(min), "max": 100000}, "components": [\#(inner)]}}"#
         }
+        func form(_ components: String) -> String { #"{"title": "F", "components": [\#(components)]}"# }
         let text = #"{"text": {"id": "t", "title": "T"}}"#
-        let bomb = #"{"title": "Bomb", "components": [\#(group("a", min: 1000, group("b", min: 1000, group("c", min: 1000, text))))]}"#
-        let problems = Fixtures.problems(bomb)
-        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/components/0/group/components/0/group/repeat/min tooLarge"])
-        #expect(problems.first?.message.contains("20000") == true)
+        let codes = { (json: String) in Fixtures.problems(json).map { "\($0.pointer) \($0.code)" } }
 
+        let nested = form(group("a", min: 1000, group("b", min: 1000, group("c", min: 1000, text))))
+        #expect(codes(nested) == ["/components/0/group/components/0/group/repeat/min tooLarge"])
+        // Siblings inside a repeat, each within the limit: the enclosing repeat is reported.
+        let siblings = form(group("a", min: 20_000, group("b", min: 20_000, text) + "," + group("c", min: 20_000, text)))
+        #expect(codes(siblings) == ["/components/0/group/repeat/min tooLarge"])
+        // Top-level siblings, each within the limit: the form is.
+        let many = form((0..<50).map { group("g\($0)", min: 20_000, text) }.joined(separator: ","))
+        #expect(codes(many) == ["/components tooLarge"])
+
+        // Up to the limit the definition stands, and its profile is written out in full.
         let twenty = (0..<20).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",")
-        let atLimit = try Fixtures.definition(#"{"title": "Wide", "components": [\#(group("a", min: 1000, twenty))]}"#)
+        let atLimit = try Fixtures.definition(form(group("a", min: 1000, twenty)))
         #expect(atLimit.formworksProfile().objectValue?["components"]?.arrayValue?.count == 20_000)
-        let overLimit = Fixtures.problems(#"{"title": "Wide", "components": [\#(group("a", min: 1000, twenty + "," + text))]}"#)
-        #expect(overLimit.map { "\($0.pointer) \($0.code)" } == ["/components/0/group/repeat/min tooLarge"])
+        #expect(codes(form(group("a", min: 1000, twenty + "," + text))) == ["/components/0/group/repeat/min tooLarge"])
+        // Many plain components are not repeats: a small repeat beside them adds one.
+        let plain = (0..<300).map { #"{"text": {"id": "p\#($0)", "title": "P"}}"# }.joined(separator: ",")
+        #expect(codes(form(plain + "," + group("r", min: 2, text))).isEmpty)
     }
 }
