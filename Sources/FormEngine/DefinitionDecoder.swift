@@ -293,17 +293,19 @@ struct DefinitionDecoder {
     /// Refuses repeats whose minimums expand the profile by more than `maximumAddedComponents`:
     /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes asked for a billion
     /// components and crashed the server), and sibling repeats add up. The innermost repeat past the
-    /// limit is reported, or `/components` when only siblings together pass it.
-    mutating func checkExpansion(_ nodes: [FormNode]) {
-        let total = expansion(nodes)
-        if !total.reported, total.added > Self.maximumAddedComponents {
+    /// limit is reported, or `/components` when only siblings together pass it. Without `reporting`
+    /// (a stored definition) nothing is reported; the caller reads the total.
+    mutating func checkExpansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
+        let total = expansion(nodes, reporting: reporting)
+        if reporting, !total.reported, total.added > Self.maximumAddedComponents {
             problem("/components", "tooLarge",
                     "Repeats together add \(Self.describe(total.added)) components to the Formworks profile (each written \"min\" times), "
                         + "more than the \(Self.maximumAddedComponents) repeats may add; lower their minimums.")
         }
+        return total
     }
 
-    private mutating func expansion(_ nodes: [FormNode]) -> Expansion {
+    private mutating func expansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
         var result = Expansion()
         for node in nodes {
             var part: Expansion
@@ -311,14 +313,14 @@ struct DefinitionDecoder {
             case .input:
                 part = Expansion(expanded: 1, plain: 1)
             case .section(let children):
-                part = expansion(children)
+                part = expansion(children, reporting: reporting)
             case .group(let group):
-                part = expansion(group.children)
+                part = expansion(group.children, reporting: reporting)
                 if let bounds = group.repeatBounds, bounds.min > 1 {
                     let (product, overflow) = bounds.min.multipliedReportingOverflow(by: max(part.expanded, 1))
                     let inner = part.expanded
                     part.expanded = overflow ? .max : product
-                    if !part.reported, part.added > Self.maximumAddedComponents {
+                    if reporting, !part.reported, part.added > Self.maximumAddedComponents {
                         problem(node.pointer + "/repeat/min", "tooLarge",
                                 "\"min\" \(bounds.min) writes the group's \(inner) component\(inner == 1 ? "" : "s") (with their own repeats) "
                                     + "\(bounds.min) times, adding \(Self.describe(part.added)) to the Formworks profile, more than the "

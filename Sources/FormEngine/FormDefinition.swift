@@ -14,9 +14,21 @@ public struct FormDefinition: Sendable {
     let knownIDs: Set<String>
     let top: JSONObject
     private let normalized: JSONValue
+    /// Whether the repeats would add more components to the Formworks profile than an upload may
+    /// (possible only for a definition read back with `.stored`); such a form serves no profile.
+    public let formworksProfileTooLarge: Bool
 
-    /// Decodes and normalizes an uploaded definition; throws every problem at once.
-    public init(json bytes: [UInt8]) throws(DefinitionErrors) {
+    /// How strictly a definition is read.
+    public enum Reading: Sendable {
+        /// Every check: a new definition.
+        case upload
+        /// A definition stored earlier: checks added since it was accepted (the repeat expansion
+        /// limit) are left out, so an upgrade never stops serving a form it stored.
+        case stored
+    }
+
+    /// Decodes and normalizes a definition; throws every problem at once.
+    public init(json bytes: [UInt8], reading: Reading = .upload) throws(DefinitionErrors) {
         let value: JSONValue
         do {
             value = try JSONValue(parsing: bytes)
@@ -24,11 +36,11 @@ public struct FormDefinition: Sendable {
             throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "malformedJSON",
                                                                 message: "Not valid JSON at byte \(error.offset): \(error.message).")])
         }
-        try self.init(json: value)
+        try self.init(json: value, reading: reading)
     }
 
     /// Decodes and normalizes a parsed definition; throws every problem at once.
-    public init(json value: JSONValue) throws(DefinitionErrors) {
+    public init(json value: JSONValue, reading: Reading = .upload) throws(DefinitionErrors) {
         var decoder = DefinitionDecoder()
         guard let top = value.objectValue else {
             throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "invalidType",
@@ -62,11 +74,12 @@ public struct FormDefinition: Sendable {
         var nodes = decoder.decodeComponents(top["components"], at: "/components")
         let knownIDs = decoder.assignIDs(&nodes)
         decoder.resolveConditions(&nodes, scopes: [nodes], ancestors: [])
-        decoder.checkExpansion(nodes)
+        let expansion = decoder.checkExpansion(nodes, reporting: reading == .upload)
         guard decoder.problems.isEmpty else { throw DefinitionErrors(problems: decoder.problems) }
 
         self.id = id
         self.title = title
+        self.formworksProfileTooLarge = expansion.added > DefinitionDecoder.maximumAddedComponents
         self.nodes = nodes
         let referenced = Step.referencedSlots(nodes)
         self.steps = Step.compile(nodes, referenced: referenced)

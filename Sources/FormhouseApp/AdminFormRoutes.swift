@@ -166,7 +166,7 @@ struct AdminFormRoutes {
         var seen = Set<String>()
         for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
             guard let record = try await store.formVersion(id: formID, version: version) else { continue }
-            let paths = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8)).inputPaths }
+            let paths = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8), reading: .stored).inputPaths }
             for path in paths where seen.insert(path).inserted { columns.append(path) }
         }
         return columns

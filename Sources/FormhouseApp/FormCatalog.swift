@@ -14,8 +14,9 @@ final class PublishedForm: Sendable {
     let definition: FormDefinition
     /// The normalized definition with its `version`, exactly as `GET /v1/forms/{id}` sends it.
     let body: [UInt8]
-    /// The same form in the five Formworks types (`?profile=formworks`).
-    let formworksBody: [UInt8]
+    /// The same form in the five Formworks types (`?profile=formworks`); nil for a stored form whose
+    /// repeats expand past what an upload may (see `FormDefinition.formworksProfileTooLarge`).
+    let formworksBody: [UInt8]?
     /// The answer's headers for each representation, built once (a form is fetched far more often
     /// than it changes).
     let headers: Representation<HTTPHeaders>
@@ -25,7 +26,7 @@ final class PublishedForm: Sendable {
         var formworks: T
     }
 
-    init(id: String, version: Int, title: String, createdAt: Date, definition: FormDefinition, body: [UInt8], formworksBody: [UInt8]) {
+    init(id: String, version: Int, title: String, createdAt: Date, definition: FormDefinition, body: [UInt8], formworksBody: [UInt8]?) {
         self.id = id
         self.version = version
         self.title = title
@@ -123,13 +124,14 @@ final class FormCatalog: Sendable {
     private static func publish(_ record: FormVersionRecord) async throws -> PublishedForm {
         try await Offload.run {
             // Stored definitions were validated on upload; failing here means the row is damaged.
-            let definition = try FormDefinition(json: Array(record.definition.utf8))
+            let definition = try FormDefinition(json: Array(record.definition.utf8), reading: .stored)
             let normalized = definition.normalizedJSON()
             return PublishedForm(
                 id: record.formID, version: record.version, title: record.title, createdAt: record.createdAt,
                 definition: definition,
                 body: normalized.withMember("version", .number(Double(record.version))).serialized(),
-                formworksBody: definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
+                formworksBody: definition.formworksProfileTooLarge
+                    ? nil : definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
             )
         }
     }

@@ -35,12 +35,16 @@ struct PublicRoutes {
         if let profile, profile != "formworks" {
             throw APIProblem.badRequest("unknown-profile", "Unknown profile '\(profile)'; the only profile is 'formworks'.")
         }
+        if profile != nil, form.formworksBody == nil {
+            throw APIProblem(status: 409, slug: "profile-too-large", title: "Profile too large",
+                             detail: "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
+        }
         var headers = profile == nil ? form.headers.full : form.headers.formworks
         if let match = request.headers["If-None-Match"], let etag = headers["ETag"], ETagList.matches(match, etag) {
             headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
-        return Response(status: 200, headers: headers, body: .bytes(profile == nil ? form.body : form.formworksBody))
+        return Response(status: 200, headers: headers, body: .bytes(profile == nil ? form.body : form.formworksBody ?? []))
     }
 
     func submit(_ request: Request) async throws -> Response {

@@ -1,4 +1,5 @@
 import Foundation
+import FormStore
 import Testing
 
 /// Forms over HTTP: upload, versions, public fetch with ETag, profile, auth, delete.
@@ -155,6 +156,30 @@ import Testing
         #expect(malformed.status == 422 || malformed.status == 400)
         let wrongType = try await server.client.send("PUT", "/v1/admin/forms/x", headers: [("Authorization", "Bearer \(InProcessServer.token)"), ("Content-Type", "text/plain")], body: Array("{}".utf8))
         #expect(wrongType.status == 415)
+        await server.finish()
+    }
+
+    /// A definition stored before the repeat expansion limit existed (written here straight into the
+    /// store) is still served and validated after an upgrade; only its formworks profile, which
+    /// would be too large, is refused.
+    @Test func aStoredDefinitionPastTheExpansionLimitIsStillServed() async throws {
+        let data = try TemporaryDirectory()
+        let definition = #"{"id": "wide", "title": "Wide", "components": [{"group": {"id": "g", "title": "G", "repeat": {"min": 3, "max": 5}, "components": ["#
+            + (0..<10_001).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",") + "]}}]}"
+        let store = try SQLiteFormStore(directory: data.url)
+        _ = try await store.saveFormVersion(formID: "wide", definition: definition, title: "Wide", contentHash: "old")
+        store.close()
+        let server = try await InProcessServer(dataDirectory: data)
+        let client = server.client
+        let upload = definition.replacingOccurrences(of: #""id": "wide""#, with: #""id": "wide2""#)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/wide2", json: upload).status == 422)
+        #expect(try await client.get("/v1/forms/wide").status == 200)
+        let profile = try await client.get("/v1/forms/wide?profile=formworks")
+        #expect(profile.status == 409)
+        #expect(profile.object["type"] as? String == "https://formhouse.dev/problems/profile-too-large")
+        let values = #"{"values": {"g": [{"t0": "a"}, {"t1": "b"}, {"t2": "c"}]}}"#
+        #expect(try await client.postJSON("/v1/forms/wide/submissions", values).status == 201)
+        #expect(try await client.admin("GET", "/v1/admin/forms/wide/submissions?format=csv").status == 200)
         await server.finish()
     }
 
