@@ -164,19 +164,14 @@ final class Connection: @unchecked Sendable {
             offset += used
             switch event {
             case .needMore:
+                guard chargePendingBody() else { return offset }
                 if state != .reading, !decoder.isIdle {
                     state = .reading
                     deadline = loop.now + loop.server.headerTimeout
                 }
                 return offset
             case .head(let head):
-                let size = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
-                guard loop.server.reserveBody(size) else {
-                    decoder = RequestDecoder(limits: loop.server.limits)  // drops the buffer it allocated
-                    writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
-                    return offset
-                }
-                reservedBodyBytes = size
+                guard chargePendingBody() else { return offset }
                 state = .reading
                 deadline = loop.now + loop.server.bodyTimeout
                 if head.expectsContinue {
@@ -446,10 +441,30 @@ final class Connection: @unchecked Sendable {
         writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
     }
 
+    /// Takes what the body being read has grown by since the last read from the server's
+    /// pending-body budget; past the budget the request is refused with 503 and the buffer dropped.
+    private func chargePendingBody() -> Bool {
+        let held = decoder.pendingBodyBytes
+        guard held > reservedBodyBytes else { return true }
+        if loop.server.reserveBody(held - reservedBodyBytes, for: remoteAddress) {
+            reservedBodyBytes = held
+            return true
+        }
+        dropPendingBody()
+        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
+        return false
+    }
+
+    /// Gives up a body still arriving (its connection is being refused): its buffer and its share.
+    private func dropPendingBody() {
+        decoder = RequestDecoder(limits: loop.server.limits)
+        releaseBodyReservation()
+    }
+
     /// Gives back what the body being read took from the server's pending-body budget.
     private func releaseBodyReservation() {
         guard reservedBodyBytes > 0 else { return }
-        loop.server.releaseBody(reservedBodyBytes)
+        loop.server.releaseBody(reservedBodyBytes, for: remoteAddress)
         reservedBodyBytes = 0
     }
 
@@ -575,6 +590,8 @@ final class Connection: @unchecked Sendable {
         switch state {
         case .reading:
             loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
+            // The body is abandoned now, not when the 408 has been read and the linger is over.
+            dropPendingBody()
             writeFinal(status: 408, detail: "The request was not received in time.")
         case .fresh, .idle, .writing, .lingering:
             close()

@@ -6,10 +6,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var port = 8080
     /// Largest request body accepted; larger is refused with 413 without reading it.
     public var maxBodyBytes = 1024 * 1024
-    /// Bytes that bodies still arriving may hold, over all connections: a declared length counts in
-    /// full from its head on (its buffer is allocated then), a chunked body as `maxBodyBytes`. A body
-    /// that would go past it is refused with 503 and `Retry-After` before it is read, so many slow
-    /// uploads cannot take the memory `maxConnections` × `maxBodyBytes` allows.
+    /// Bytes that bodies still arriving (received in more than one read) may hold, over all
+    /// connections; one client address may hold a sixteenth of it (at least `maxBodyBytes`). A body
+    /// that would go past either is refused with 503 and `Retry-After`, so many slow uploads cannot
+    /// take the memory `maxConnections` × `maxBodyBytes` allows. Raised to `maxBodyBytes` if lower.
     public var maxPendingBodyBytes = 256 * 1024 * 1024
     /// Largest header section (all fields, without the request line); larger gets 431.
     public var maxHeaderBytes = 64 * 1024

@@ -28,6 +28,14 @@ struct RequestDecoder: Sendable {
         self.limits = limits
     }
 
+    /// Body bytes received so far of a request whose body is still arriving.
+    var pendingBodyBytes: Int {
+        switch state {
+        case .fixed(_, _, let body), .chunked(_, _, let body): body.count
+        case .head, .failed: 0
+        }
+    }
+
     /// Whether the decoder is between requests with nothing buffered.
     var isIdle: Bool {
         if case .head(0) = state { return true }
@@ -72,7 +80,9 @@ struct RequestDecoder: Sendable {
                         return (consumed + length, .request(head, body: body))
                     }
                     var body: [UInt8] = []
-                    body.reserveCapacity(length)
+                    // Grown as bytes arrive: a client that declares a megabyte and sends nothing
+                    // holds no megabyte.
+                    body.reserveCapacity(min(length, 64 * 1024))
                     state = .fixed(head, remaining: length, body: body)
                     return (consumed, .head(head))
                 case .chunked:

@@ -22,7 +22,9 @@ final class ServerCore: Sendable {
     let problemTypeBase: String?
     private let openConnections = Atomic<Int>(0)
     let maxPendingBodyBytes: Int
-    private let pendingBodyBytes = Atomic<Int>(0)
+    let maxPendingBodyBytesPerAddress: Int
+    /// Bytes held by bodies still arriving, in all and by client address.
+    private let pendingBodies = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
     /// Connection tasks started and still running (parked ones included); counted once per task,
     /// not per request, so tests can see that tasks are kept and that they end.
     let connectionTasksStarted = Atomic<Int>(0)
@@ -34,7 +36,8 @@ final class ServerCore: Sendable {
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
-        maxPendingBodyBytes = configuration.maxPendingBodyBytes
+        maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, configuration.maxBodyBytes)
+        maxPendingBodyBytesPerAddress = max(configuration.maxBodyBytes, maxPendingBodyBytes / 16)
         headerTimeout = configuration.headerTimeout.nanoseconds
         bodyTimeout = configuration.bodyTimeout.nanoseconds
         idleTimeout = configuration.idleTimeout.nanoseconds
@@ -64,20 +67,27 @@ final class ServerCore: Sendable {
         openConnections.wrappingSubtract(1, ordering: .relaxed)
     }
 
-    /// Takes `bytes` from the budget of bodies still arriving, or returns false when it would go over.
-    func reserveBody(_ bytes: Int) -> Bool {
-        if pendingBodyBytes.wrappingAdd(bytes, ordering: .relaxed).newValue > maxPendingBodyBytes {
-            pendingBodyBytes.wrappingSubtract(bytes, ordering: .relaxed)
-            return false
+    /// Takes `bytes` from the budget of bodies still arriving, or returns false when it would take
+    /// the total or `address`'s share over. Only bodies that span reads come here, not the hot path.
+    func reserveBody(_ bytes: Int, for address: String) -> Bool {
+        pendingBodies.withLock { pending in
+            let held = pending.byAddress[address, default: 0]
+            guard pending.total + bytes <= maxPendingBodyBytes, held + bytes <= maxPendingBodyBytesPerAddress else { return false }
+            pending.total += bytes
+            pending.byAddress[address] = held + bytes
+            return true
         }
-        return true
     }
 
-    func releaseBody(_ bytes: Int) {
-        pendingBodyBytes.wrappingSubtract(bytes, ordering: .relaxed)
+    func releaseBody(_ bytes: Int, for address: String) {
+        pendingBodies.withLock { pending in
+            pending.total -= bytes
+            let held = pending.byAddress[address, default: 0] - bytes
+            pending.byAddress[address] = held > 0 ? held : nil
+        }
     }
 
-    var pendingBodyByteCount: Int { pendingBodyBytes.load(ordering: .relaxed) }
+    var pendingBodyByteCount: Int { pendingBodies.withLock { $0.total } }
 
     /// Runs the hooks and the responder, in one async frame (each frame more is an allocation and an
     /// executor check per request). The answer's `routePattern` names the route for the access log.

@@ -1,5 +1,6 @@
 import Glibc
 @testable import HTTPServer
+import Logging
 import Testing
 
 /// Every refusal answers the right status, closes that connection, and leaves the server serving others.
@@ -92,39 +93,90 @@ import Testing
         }
     }
 
-    /// Bodies still arriving share one budget: a slow upload holds its declared length (its buffer is
-    /// allocated at the head), so without it 10,000 connections could hold 10 GiB with no credentials.
+    /// Bodies still arriving share one budget, charged as their bytes arrive, and one client address
+    /// may hold only a share of it; without it 10,000 slow uploads could hold 10 GiB with no
+    /// credentials. A body sent with its head needs no share.
     @Test func refusesABodyPastThePendingBudgetAndGivesTheBudgetBack() async throws {
-        try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1000; $0.maxPendingBodyBytes = 2500 }) { port, server in
+        // One address here, so its share (maxBodyBytes, 1,000) is the limit that counts.
+        try await withServer(testRouter(), configure: { $0.maxBodyBytes = 1000; $0.maxPendingBodyBytes = 2000 }) { port, server in
+            func pending(_ bytes: Int) async throws -> Bool {
+                try await Self.eventually { server.pendingBodyBytes == bytes }
+            }
+            let head = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"
             let first = try RawClient(port: port)
-            try first.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+            try first.send(head + String(repeating: "a", count: 600))
+            #expect(try await pending(600))
+            // Declaring a length takes nothing until the bytes come.
+            let declared = try RawClient(port: port)
+            try declared.send(head)
             let second = try RawClient(port: port)
-            try second.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
-            while server.pendingBodyBytes < 2000 { try await Task.sleep(for: .milliseconds(5)) }
-            for head in ["Content-Length: 1000", "Transfer-Encoding: chunked"] {
+            try second.send(head + String(repeating: "b", count: 300))
+            #expect(try await pending(900))
+            for refusedHead in [head, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nc8\r\n"] {
                 let refused = try RawClient(port: port)
-                try refused.send("POST /echo HTTP/1.1\r\nHost: x\r\n\(head)\r\n\r\nab")
+                try refused.send(refusedHead)
+                try await Task.sleep(for: .milliseconds(20))
+                try refused.send(String(repeating: "c", count: 200))
                 let reply = try refused.readReply()
-                #expect(reply.status == 503, "\(head)")
+                #expect(reply.status == 503, "\(refusedHead)")
                 #expect(reply.headers["Retry-After"] == "1")
                 #expect(refused.isClosedByServer())
             }
-            // What fits is taken, and a body sent whole with its head needs no share.
-            let small = try RawClient(port: port)
-            try small.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\n")
-            while server.pendingBodyBytes < 2400 { try await Task.sleep(for: .milliseconds(5)) }
-            try small.send(String(repeating: "s", count: 400))
-            #expect(try small.readReply().body.count == 400)
+            #expect(try await pending(900))
             #expect(try RawClient(port: port).exchange("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nwhole").status == 200)
             // A finished body and a connection closed mid-body both give their share back.
-            try first.send(String(repeating: "a", count: 997))
-            #expect(try first.readReply().body.count == 1000)
-            second.close()
-            while server.pendingBodyBytes > 0 { try await Task.sleep(for: .milliseconds(5)) }
-            let later = try RawClient(port: port)
-            try later.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "b", count: 1000))
-            #expect(try later.readReply().status == 200)
+            try second.send(String(repeating: "b", count: 700))
+            #expect(try second.readReply().body.count == 1000)
+            first.close()
+            #expect(try await pending(0))
+            try declared.send(String(repeating: "d", count: 999))
+            #expect(try await pending(999))
+            try declared.send("d")
+            #expect(try declared.readReply().body.count == 1000)
+            #expect(try await pending(0))
         }
+    }
+
+    /// A body that times out gives its share back at once, before its 408 is read.
+    @Test func aTimedOutBodyGivesItsShareBack() async throws {
+        try await withServer(testRouter(), configure: { $0.bodyTimeout = .seconds(2) }) { port, server in
+            let slow = try RawClient(port: port)
+            try slow.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "a", count: 10))
+            try await Task.sleep(for: .milliseconds(50))
+            try slow.send(String(repeating: "a", count: 500))
+            #expect(try await Self.eventually { server.pendingBodyBytes == 510 })
+            #expect(try await Self.eventually { server.pendingBodyBytes == 0 })
+            #expect(try slow.readReply().status == 408)
+        }
+    }
+
+    /// Each client address holds at most a sixteenth of the budget (at least one whole body), and
+    /// the budget is never below one body.
+    @Test func eachAddressHoldsAShareOfTheBudget() {
+        var configuration = HTTPServerConfiguration()
+        configuration.maxBodyBytes = 1000
+        configuration.maxPendingBodyBytes = 32_000
+        let core = ServerCore(configuration: configuration, responder: testRouter(), logger: Logger(label: "test"))
+        #expect(core.reserveBody(2000, for: "a"))
+        #expect(!core.reserveBody(1, for: "a"))
+        for index in 0..<15 { #expect(core.reserveBody(2000, for: "b\(index)")) }
+        #expect(!core.reserveBody(1, for: "c"))
+        core.releaseBody(2000, for: "a")
+        #expect(core.reserveBody(1, for: "c"))
+        #expect(core.pendingBodyByteCount == 30_001)
+
+        configuration.maxPendingBodyBytes = 10
+        let raised = ServerCore(configuration: configuration, responder: testRouter(), logger: Logger(label: "test"))
+        #expect(raised.maxPendingBodyBytes == 1000 && raised.reserveBody(1000, for: "a"))
+    }
+
+    /// Polls `condition` for up to five seconds.
+    static func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 
     @Test func answers408ToAClientTooSlowWithItsHead() async throws {
