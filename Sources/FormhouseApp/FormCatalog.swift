@@ -52,12 +52,21 @@ final class FormCatalog: Sendable {
     /// not cache what it read after that write's invalidation (it would serve the old version on).
     private let current = Mutex<(forms: [String: PublishedForm], generation: Int)>(([:], 0))
     /// Versions by number, bounded: anyone may ask for any old version (`?version=n`), and each
-    /// holds a compiled definition (tens of MiB for a large one).
-    private let versions: Mutex<VersionCache>
+    /// holds a compiled definition (tens of MiB for a large one). `loading` holds the compile in
+    /// progress of each version, which every request for it shares.
+    private let versions: Mutex<(cache: VersionCache, loading: [VersionKey: Task<PublishedForm, any Error>])>
 
-    init(store: any FormStore, cachedVersions: Int = 32) {
+    /// Versions compiled since start (for tests).
+    let compiles = Atomic<Int>(0)
+
+    init(store: any FormStore, cachedVersions: Int = 16) {
         self.store = store
-        versions = Mutex(VersionCache(capacity: cachedVersions))
+        versions = Mutex((VersionCache(capacity: cachedVersions), [:]))
+    }
+
+    /// Whether the version is compiled and in memory, so answering with it costs no compile.
+    func isCompiled(id: String, version: Int) -> Bool {
+        versions.withLock { $0.cache.contains(VersionKey(id: id, version: version)) }
     }
 
     /// The form's current version, or nil when it does not exist or was deleted.
@@ -68,12 +77,7 @@ final class FormCatalog: Sendable {
         // A version is immutable (numbers are never reused, even after a delete), so one already
         // published, as a save does to answer, is not compiled again: a definition with many
         // large regexes takes seconds to compile.
-        let form: PublishedForm
-        if let published = versions.withLock({ $0.get(VersionKey(id: id, version: record.version)) }) {
-            form = published
-        } else {
-            form = try await Self.publish(record)
-        }
+        let form = try await published(record)
         current.withLock { state in
             if state.generation == generation { state.forms[id] = form }
         }
@@ -82,12 +86,44 @@ final class FormCatalog: Sendable {
 
     /// Any version ever stored, even of a form deleted since.
     func version(id: String, version: Int) async throws -> PublishedForm? {
-        let key = VersionKey(id: id, version: version)
-        if let cached = versions.withLock({ $0.get(key) }) { return cached }
+        if let cached = versions.withLock({ $0.cache.get(VersionKey(id: id, version: version)) }) { return cached }
         guard let record = try await store.formVersion(id: id, version: version) else { return nil }
-        let form = try await Self.publish(record)
-        versions.withLock { $0.put(key, form) }
-        return form
+        return try await published(record)
+    }
+
+    private enum Lookup {
+        case ready(PublishedForm)
+        case loading(Task<PublishedForm, any Error>)
+    }
+
+    /// The version compiled once, however many requests ask for it at the same time (after a
+    /// restart, every submission to a form wants its current version at once).
+    private func published(_ record: FormVersionRecord) async throws -> PublishedForm {
+        let key = VersionKey(id: record.formID, version: record.version)
+        let lookup = versions.withLock { state -> Lookup in
+            if let form = state.cache.get(key) { return .ready(form) }
+            if let task = state.loading[key] { return .loading(task) }
+            compiles.wrappingAdd(1, ordering: .relaxed)
+            let task = Task { try await Self.publish(record) }
+            state.loading[key] = task
+            return .loading(task)
+        }
+        let task: Task<PublishedForm, any Error>
+        switch lookup {
+        case .ready(let form): return form
+        case .loading(let loading): task = loading
+        }
+        do {
+            let form = try await task.value
+            versions.withLock { state in
+                state.loading[key] = nil
+                state.cache.put(key, form)
+            }
+            return form
+        } catch {
+            versions.withLock { $0.loading[key] = nil }
+            throw error
+        }
     }
 
     /// Normalizes and stores a definition; an identical one keeps its version. The answer is the
@@ -148,6 +184,8 @@ struct VersionCache {
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     var count: Int { entries.count }
+
+    func contains(_ key: VersionKey) -> Bool { entries[key] != nil }
 
     mutating func get(_ key: VersionKey) -> PublishedForm? {
         guard let form = entries[key]?.form else { return nil }

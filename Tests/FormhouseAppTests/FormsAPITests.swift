@@ -183,6 +183,29 @@ import Testing
         await server.finish()
     }
 
+    /// An old version not in memory is compiled for the request that asks, so asking draws on the
+    /// client's submission rate limit; versions in memory and the current one do not.
+    @Test func oldVersionsNotInMemoryCountAgainstTheRateLimit() async throws {
+        let data = try TemporaryDirectory()
+        let first = try await InProcessServer(dataDirectory: data)
+        for title in ["One", "Two", "Three", "Four"] {
+            let body = #"{"title": "\#(title)", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+            #expect([200, 201].contains(try await first.client.admin("PUT", "/v1/admin/forms/v", json: body).status))
+        }
+        await first.stop()
+        let server = try await InProcessServer(dataDirectory: data) { $0.rateLimitBurst = 2; $0.rateLimitPerSecond = 0.01 }
+        let client = server.client
+        #expect(try await client.get("/v1/forms/v?version=1").status == 200)
+        #expect(try await client.get("/v1/forms/v?version=2").status == 200)
+        let limited = try await client.get("/v1/forms/v?version=3")
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") != nil)
+        #expect(try await client.get("/v1/forms/v?version=1").status == 200)
+        #expect(try await client.get("/v1/forms/v?version=4").status == 200)
+        #expect(try await client.get("/v1/forms/v").status == 200)
+        await server.finish()
+    }
+
     /// PUT creates or updates, so an id no form can have is a definition problem (422 at `/id`, with
     /// the body's own problems), as for POST, not a 404 for a missing form.
     @Test func putWithAnIdNoFormCanHaveIsAProblemOfTheDefinition() async throws {

@@ -1,4 +1,5 @@
 import FormEngine
+import FormStore
 import Foundation
 import Testing
 @testable import FormhouseApp
@@ -22,5 +23,31 @@ import Testing
         for version in 5...100 { cache.put(VersionKey(id: "f", version: version), try Self.form(version)) }
         #expect(cache.count == 3)
         #expect(cache.get(VersionKey(id: "f", version: 100))?.version == 100)
+    }
+}
+
+extension VersionCacheTests {
+    /// Requests that want the same version at once share one compile.
+    @Test func concurrentRequestsShareOneCompile() async throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let store = try SQLiteFormStore(directory: data.url)
+        defer { store.close() }
+        for title in ["One", "Two"] {
+            let definition = #"{"id": "f", "title": "\#(title)", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+            _ = try await store.saveFormVersion(formID: "f", definition: definition, title: title, contentHash: title)
+        }
+        let catalog = FormCatalog(store: store)
+        let forms = try await withThrowingTaskGroup(of: PublishedForm?.self) { group in
+            for index in 0..<20 {
+                group.addTask { index % 2 == 0 ? try await catalog.version(id: "f", version: 1) : try await catalog.current(id: "f") }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(forms.count == 20)
+        #expect(catalog.compiles.load(ordering: .relaxed) == 2)
+        let ones = forms.compactMap { $0 }.filter { $0.version == 1 }
+        #expect(ones.count == 10 && ones.allSatisfy { $0 === ones[0] })
+        #expect(catalog.isCompiled(id: "f", version: 1) && catalog.isCompiled(id: "f", version: 2))
     }
 }
