@@ -137,16 +137,15 @@ import Testing
         }
     }
 
-    /// A body that times out gives its share back at once, before its 408 is read.
+    /// A body that times out gives its share back with its 408, not once the lingering connection
+    /// closes (seconds later, or never for a client that does not read).
     @Test func aTimedOutBodyGivesItsShareBack() async throws {
-        try await withServer(testRouter(), configure: { $0.bodyTimeout = .seconds(2) }) { port, server in
+        try await withServer(testRouter(), configure: { $0.bodyTimeout = .milliseconds(500) }) { port, server in
             let slow = try RawClient(port: port)
-            try slow.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "a", count: 10))
-            try await Task.sleep(for: .milliseconds(50))
-            try slow.send(String(repeating: "a", count: 500))
-            #expect(try await Self.eventually { server.pendingBodyBytes == 510 })
-            #expect(try await Self.eventually { server.pendingBodyBytes == 0 })
+            try slow.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "a", count: 510))
             #expect(try slow.readReply().status == 408)
+            // The connection still lingers here, waiting for this client to close.
+            #expect(server.pendingBodyBytes == 0)
         }
     }
 
