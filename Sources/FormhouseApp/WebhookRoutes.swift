@@ -154,7 +154,7 @@ struct WebhookRoutes {
 
     private func endpointJSON(_ e: EndpointRecord) -> [(String, JSONValue)] {
         [
-            ("id", .string(e.id)), ("formId", .string(e.formID)), ("url", .string(e.url)),
+            ("id", .string(e.id)), ("formId", .string(e.formID)), ("url", .string(AddressPolicy.withoutCredentials(e.url))),
             ("createdAt", .string(Timestamp.rfc3339(e.createdAt))),
             ("disabled", .bool(e.disabledAt != nil)),
             ("disabledReason", e.disabledReason.map(JSONValue.string) ?? .null),
@@ -163,7 +163,7 @@ struct WebhookRoutes {
 
     private func deliveryJSON(_ d: DeliveryRecord) -> [(String, JSONValue)] {
         [
-            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(d.endpointURL)), ("submissionId", .string(d.submissionID)),
+            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(AddressPolicy.withoutCredentials(d.endpointURL))), ("submissionId", .string(d.submissionID)),
             ("formId", .string(d.formID)), ("status", .string(d.status)), ("attempts", .number(Double(d.attemptCount))),
             ("nextAttemptAt", d.status == "pending" || d.status == "failed" ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
             ("lastStatusCode", d.lastStatusCode.map { .number(Double($0)) } ?? .null),

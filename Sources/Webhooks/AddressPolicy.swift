@@ -70,13 +70,27 @@ public struct AddressPolicy: Sendable, Hashable {
         return WebhookError(.forbiddenAddress, "\(address) is not a public address (\(category.rawValue)\(via)); \(hint).")
     }
 
+    /// `url` without a user or password, as endpoints stored before credentials were refused are shown.
+    public static func withoutCredentials(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url
+    }
+
     /// Checks a URL given for a new endpoint: scheme, host, and every address the host resolves to.
     ///
     /// Resolves the host with `getaddrinfo`, so it blocks for as long as DNS takes. The same policy
     /// is enforced again on the address each delivery connects to.
     public func validate(url text: String) throws(WebhookError) -> URL {
+        // The messages do not repeat the URL: it may carry a password.
         guard let components = URLComponents(string: text), let url = components.url, let scheme = components.scheme?.lowercased() else {
-            throw WebhookError(.invalidURL, "'\(text)' is not an absolute URL.")
+            throw WebhookError(.invalidURL, "The webhook URL is not an absolute URL.")
+        }
+        // Credentials in the URL would be listed with every endpoint and delivery; receivers tell
+        // Formhouse's requests by their signature instead.
+        guard components.user == nil, components.password == nil else {
+            throw WebhookError(.invalidURL, "Webhook URLs may not carry a user or password (user:password@host); receivers check the signature instead.")
         }
         switch scheme {
         case "https":
@@ -87,12 +101,7 @@ public struct AddressPolicy: Sendable, Hashable {
             throw WebhookError(.insecureScheme, "Webhook URLs must use https, not \(scheme).")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw WebhookError(.invalidURL, "'\(text)' has no host.")
-        }
-        // Credentials in the URL would be listed with every endpoint and delivery; receivers tell
-        // Formhouse's requests by their signature instead. (The message does not repeat them.)
-        guard components.user == nil, components.password == nil else {
-            throw WebhookError(.invalidURL, "Webhook URLs may not carry a user or password (user:password@host); receivers check the signature instead.")
+            throw WebhookError(.invalidURL, "The webhook URL has no host.")
         }
         if let address = IPAddress(host) {
             try check(address)

@@ -62,7 +62,7 @@ import Webhooks
         for (url, code) in [("http://8.8.8.8/hook", WebhookError.Code.insecureScheme), ("ftp://8.8.8.8/", .insecureScheme),
                             ("not a url", .invalidURL), ("https:///path", .invalidURL),
                             ("https://user:hunter2@8.8.8.8/hook", .invalidURL), ("https://user@8.8.8.8/", .invalidURL),
-                            ("https://:hunter2@8.8.8.8/", .invalidURL)] {
+                            ("https://:hunter2@8.8.8.8/", .invalidURL), ("https://user:hunter2@/x", .invalidURL)] {
             do {
                 _ = try AddressPolicy.strict.validate(url: url)
                 Issue.record("\(url) was accepted")
@@ -71,6 +71,12 @@ import Webhooks
                 #expect(!error.detail.contains("hunter2"), "\(url): \(error)")
             }
         }
+    }
+
+    @Test func credentialsAreLeftOutWhenAURLIsShown() {
+        #expect(AddressPolicy.withoutCredentials("https://user:hunter2@example.com:8443/hook?a=1") == "https://example.com:8443/hook?a=1")
+        #expect(AddressPolicy.withoutCredentials("https://example.com/hook") == "https://example.com/hook")
+        #expect(AddressPolicy.withoutCredentials("not a url") == "not a url")
     }
 
     @Test func theSwitchesAllowHTTPAndPrivateButNeverLinkLocalOrMulticast() throws {
