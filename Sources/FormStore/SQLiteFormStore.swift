@@ -118,20 +118,27 @@ public final class SQLiteFormStore: FormStore {
     // MARK: Access helpers
 
     /// Reads check the files too: after a restore replaced the database, reading the unlinked old
-    /// file would answer with contents a restart no longer has.
+    /// file would answer with contents a restart no longer has. The check runs on the database's
+    /// own thread, not the caller's (an event loop).
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try files.check()
+        let files = self.files
         do {
-            return try await pool.read(body)
+            return try await pool.read { db in
+                try files.check()
+                return try body(db)
+            }
         } catch {
             throw Self.storeError(error)
         }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try files.check()
+        let files = self.files
         do {
-            return try await pool.write(body)
+            return try await pool.write { db in
+                try files.check()
+                return try body(db)
+            }
         } catch {
             throw Self.storeError(error)
         }
