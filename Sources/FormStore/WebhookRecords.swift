@@ -117,7 +117,6 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case dead
 }
 
-/// The states a delivery goes through.
 /// What asking for a delivery to be sent again came to.
 public enum RedeliveryOutcome: Sendable, Equatable {
     /// Pending again, due now.
@@ -128,6 +127,7 @@ public enum RedeliveryOutcome: Sendable, Equatable {
     case endpointDeleted(endpointID: String)
 }
 
+/// The states a delivery goes through.
 public enum DeliveryStatus: String, Sendable, CaseIterable {
     case pending, succeeded, failed, dead
 }

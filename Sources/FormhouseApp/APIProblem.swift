@@ -92,7 +92,6 @@ struct APIProblem: Error, HTTPResponseConvertible {
                    extra: errorMembers(errors))
     }
 
-    /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
     /// Redelivery to an endpoint that receives nothing any more. Retrying cannot help, so the detail
     /// says what can: a new endpoint for the receiver.
     static func endpointGone(delivery: String, endpoint: String, why: String) -> APIProblem {
@@ -101,6 +100,7 @@ struct APIProblem: Error, HTTPResponseConvertible {
                        + "Add the receiver again as a new endpoint; submissions from then on are delivered to it.")
     }
 
+    /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
     static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
         APIProblem(status: 422, slug: "invalid-definition", title: "Form definition is invalid",
                    detail: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
