@@ -354,18 +354,23 @@ extension CatastrophicPatternTests {
 }
 
 @Suite struct CompileBudgetTests {
-    /// Patterns sharing a budget stop building DFA states once it is spent, and still answer right.
+    /// Patterns sharing a budget stop building DFA states once it and the guaranteed pool are spent,
+    /// and still answer right.
     @Test func sharedBudgetBoundsManyLargePatterns() throws {
-        let budget = CompileBudget(work: Pattern.maximumWork)
+        let budget = CompileBudget(work: Pattern.maximumWork, guaranteedWork: 15_000)
         var patterns: [Pattern] = []
-        for count in 1...6 {
+        for count in 1...8 {
             patterns.append(try Pattern("[ab]*a[ab]{20}|x{\(count)}", budget: budget))
         }
         // Each fills its 4,096 states with about 282,000 units: the fourth gets what is left.
         #expect(patterns.prefix(4).allSatisfy { $0.compiledStateCount > 2 })
-        #expect(patterns.reduce(0) { $0 + $1.compileWork } >= Pattern.maximumWork)
+        #expect(patterns.prefix(4).reduce(0) { $0 + $1.compileWork } >= Pattern.maximumWork)
         #expect(budget.remaining == 0)
-        // Past the budget: the dead and initial states only, never explored.
+        // Then the guaranteed pool: 10,000 units, then the 5,000 left.
+        #expect((10_000...11_000).contains(patterns[4].compileWork))
+        #expect((1...6_000).contains(patterns[5].compileWork))
+        #expect(budget.guaranteedRemaining == 0)
+        // Past both: the dead and initial states only, never explored.
         #expect(patterns.suffix(2).allSatisfy { $0.compileWork == 0 && $0.compiledStateCount == 2 })
         let accepted = "b" + "a" + String(repeating: "b", count: 20)
         for (index, pattern) in patterns.enumerated() {
@@ -375,6 +380,17 @@ extension CatastrophicPatternTests {
             #expect(pattern.matches(String(repeating: "x", count: index + 1)), "\(index)")
             #expect(!pattern.matches(String(repeating: "x", count: index + 2)), "\(index)")
         }
+    }
+
+    /// Everyday rules compiled after large patterns spent the shared work keep their whole DFA.
+    @Test func everydayRulesAfterASpentBudgetKeepTheirAutomaton() throws {
+        let phone = #"\(?\b([0-9]{2,3}|0((x|[0-9]){2,3}[0-9]{2}))\)?\s*[0-9]{4,5}[- ]*[0-9]{4}\b"#
+        let budget = CompileBudget(work: 200_000)
+        _ = try Pattern("[ab]*a[ab]{20}", budget: budget)
+        #expect(budget.remaining == 0)
+        let alone = try Pattern(phone)
+        let after = try Pattern(phone, budget: budget)
+        #expect(after.compileWork == alone.compileWork && after.compiledStateCount == alone.compiledStateCount)
     }
 
     /// The rules forms usually carry draw little from a definition's budget, so they keep their
