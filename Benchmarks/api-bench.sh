@@ -9,13 +9,13 @@
 #      the server's own /metrics.
 # Needs: wrk, nginx-light (apt-get install -y wrk nginx-light). Prints a Markdown report and writes it
 # to Benchmarks/results/ (not committed).
-# Usage: Benchmarks/api-bench.sh      env: DURATION=10s ROUNDS=2 CONNECTIONS=64 SUBMIT_CONNECTIONS=256
+# Usage: Benchmarks/api-bench.sh      env: DURATION=10s ROUNDS=3 CONNECTIONS=64 SUBMIT_CONNECTIONS=256
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 . "$root/Benchmarks/lib.sh"
 duration="${DURATION:-10s}"
-rounds="${ROUNDS:-2}"
+rounds="${ROUNDS:-3}"
 conns="${CONNECTIONS:-64}"
 submit_conns="${SUBMIT_CONNECTIONS:-256}"
 port=18090
@@ -97,16 +97,22 @@ echo "| run | round | req/s | p99 ms | non-2xx |"
 echo "|---|---|---|---|---|"
 } | tee "$report"
 
-# Each round's Formhouse GET over the nginx GET just before it: a pair close in time, so a stall of
-# the shared machine spoils one pair rather than the whole comparison.
+# Each round's Formhouse GET over the nginx GET next to it: a pair close in time, so a stall of the
+# shared machine spoils one pair rather than the whole comparison. Who goes first alternates.
 get_ratios=()
 for round in $(seq 1 "$rounds"); do
-    read -r r p b < <(measure "http://127.0.0.1:$nginx_port/v1/forms/$form" "$conns")
-    echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
-    nginx_rate=$r
-    read -r r p b < <(measure "http://127.0.0.1:$port/v1/forms/$form" "$conns")
-    echo "| Formhouse GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
-    get_ratios+=("$(python3 -c "print($r/$nginx_rate)")")
+    for side in $( (( round % 2 )) && echo "nginx formhouse" || echo "formhouse nginx"); do
+        if [[ $side == nginx ]]; then
+            read -r r p b < <(measure "http://127.0.0.1:$nginx_port/v1/forms/$form" "$conns")
+            echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
+            nginx_rate=$r
+        else
+            read -r r p b < <(measure "http://127.0.0.1:$port/v1/forms/$form" "$conns")
+            echo "| Formhouse GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
+            formhouse_rate=$r
+        fi
+    done
+    get_ratios+=("$(python3 -c "print($formhouse_rate/$nginx_rate if $nginx_rate else 0)")")
     read -r r p b < <(measure "http://127.0.0.1:$port" "$conns" "$work/validate.lua")
     echo "| Formhouse POST validate, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
 done
@@ -116,15 +122,21 @@ done
 # disk's fsync time hits both sides alike.
 ratios=()
 for round in $(seq 1 "$rounds"); do
-    start_server
-    read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
-    size="$(group_size)"
-    echo "| Formhouse POST submissions (group commit, mean group $size), $submit_conns conns | $round | $r | $p | $b |" | tee -a "$report"
-    grouped=$r
-    start_server FORMHOUSE_STORE_MAX_GROUP_SIZE=1
-    read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
-    echo "| Formhouse POST submissions (one transaction each), $submit_conns conns | $round | $r | $p | $b |" | tee -a "$report"
-    ratios+=("$(python3 -c "print($grouped/$r)")")
+    for side in $( (( round % 2 )) && echo "grouped single" || echo "single grouped"); do
+        if [[ $side == grouped ]]; then
+            start_server
+            read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
+            size="$(group_size)"
+            echo "| Formhouse POST submissions (group commit, mean group $size), $submit_conns conns | $round | $r | $p | $b |" | tee -a "$report"
+            grouped=$r
+        else
+            start_server FORMHOUSE_STORE_MAX_GROUP_SIZE=1
+            read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
+            echo "| Formhouse POST submissions (one transaction each), $submit_conns conns | $round | $r | $p | $b |" | tee -a "$report"
+            single=$r
+        fi
+    done
+    ratios+=("$(python3 -c "print($grouped/$single if $single else 0)")")
 done
 
 {
