@@ -285,24 +285,42 @@ struct DefinitionDecoder {
     struct Expansion {
         var expanded = 0
         var plain = 0
-        /// Whether a repeat inside was already reported, so its ancestors are not.
+        /// About how many bytes the profile writes for the subtree with empty id and title prefixes
+        /// (saturating); each component also repeats the prefixes of the groups around it.
+        var bytes = 0
+        /// Whether a problem inside was already reported, so its ancestors are not.
         var reported = false
         var added: Int { expanded - plain }
     }
 
+    /// The most bytes the Formworks profile may take, estimated before it is written: each
+    /// component repeats the titles and ids of the groups around it once per repeat entry, so a
+    /// 500 KB group title over many inputs, or a long title in a repeat, would make gigabytes.
+    static let maximumProfileBytes = 16 << 20
+
     /// Refuses repeats whose minimums expand the profile by more than `maximumAddedComponents`:
     /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes asked for a billion
     /// components and crashed the server), and sibling repeats add up. The innermost repeat past the
-    /// limit is reported, or `/components` when only siblings together pass it. Without `reporting`
-    /// (a stored definition) nothing is reported; the caller reads the total.
+    /// limit is reported, at its `repeat/min`, or at the `components` whose siblings together pass
+    /// it. Then the profile's size is estimated and refused past `maximumProfileBytes`. Without
+    /// `reporting` (a stored definition) nothing is reported; the caller reads the total.
     mutating func checkExpansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
         let total = expansion(nodes, reporting: reporting)
-        if reporting, !total.reported, total.added > Self.maximumAddedComponents {
+        guard reporting, !total.reported else { return total }
+        if total.added > Self.maximumAddedComponents {
+            problem("/components", "tooLarge", Self.siblingsMessage(total.added))
+        } else if total.bytes > Self.maximumProfileBytes {
             problem("/components", "tooLarge",
-                    "Repeats together add \(Self.describe(total.added)) components to the Formworks profile (each written \"min\" times), "
-                        + "more than the \(Self.maximumAddedComponents) repeats may add; lower their minimums.")
+                    "The Formworks profile of this form would take about \(Self.describe(total.bytes)) bytes, more than "
+                        + "\(Self.maximumProfileBytes): each component repeats the titles of the groups around it, once per repeat entry; "
+                        + "shorten the group titles or lower the repeat minimums.")
         }
         return total
+    }
+
+    private static func siblingsMessage(_ added: Int) -> String {
+        "Repeats together add \(describe(added)) components to the Formworks profile (each written \"min\" times), "
+            + "more than the \(maximumAddedComponents) repeats may add; lower their minimums."
     }
 
     private mutating func expansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
@@ -311,15 +329,34 @@ struct DefinitionDecoder {
             var part: Expansion
             switch node.kind {
             case .input:
-                part = Expansion(expanded: 1, plain: 1)
+                // The source's strings, twice: a select's options also become its regex and description.
+                part = Expansion(expanded: 1, plain: 1, bytes: 128 &+ 2 &* Self.approximateBytes(.object(node.source)))
             case .section(let children):
                 part = expansion(children, reporting: reporting)
             case .group(let group):
                 part = expansion(group.children, reporting: reporting)
-                if let bounds = group.repeatBounds, bounds.min > 1 {
-                    let (product, overflow) = bounds.min.multipliedReportingOverflow(by: max(part.expanded, 1))
+                if reporting, !part.reported, part.added > Self.maximumAddedComponents {
+                    // Siblings inside the group pass the limit by themselves: lowering this group's min would not help.
+                    problem(node.pointer + "/components", "tooLarge", Self.siblingsMessage(part.added))
+                    part.reported = true
+                }
+                let idBytes = group.id.utf8.count
+                guard let bounds = group.repeatBounds else {
+                    // Members get `id.` before their ids and `Title: ` before their titles.
+                    let prefix = idBytes + 1 + (group.title.isEmpty ? 0 : group.title.utf8.count + 2)
+                    part.bytes = Self.saturating(part.bytes, plus: Self.saturating(part.expanded, times: prefix))
+                    break
+                }
+                let copies = max(bounds.min, 1)
+                // Each entry i: `id[i].` and `Title i: `, at most the digits of `copies` each.
+                let digits = String(copies).utf8.count
+                let titleBytes = (group.title.isEmpty ? idBytes : group.title.utf8.count) + 3 + digits
+                let entryPrefix = idBytes + 3 + digits + titleBytes
+                let entryBytes = Self.saturating(part.bytes, plus: Self.saturating(part.expanded, times: entryPrefix))
+                part.bytes = Self.saturating(entryBytes, times: copies)
+                if copies > 1 {
                     let inner = part.expanded
-                    part.expanded = overflow ? .max : product
+                    part.expanded = Self.saturating(max(inner, 1), times: copies)
                     if reporting, !part.reported, part.added > Self.maximumAddedComponents {
                         problem(node.pointer + "/repeat/min", "tooLarge",
                                 "\"min\" \(bounds.min) writes the group's \(inner) component\(inner == 1 ? "" : "s") (with their own repeats) "
@@ -329,12 +366,32 @@ struct DefinitionDecoder {
                     }
                 }
             }
-            let (sum, overflow) = result.expanded.addingReportingOverflow(part.expanded)
-            result.expanded = overflow ? .max : sum
+            result.expanded = Self.saturating(result.expanded, plus: part.expanded)
             result.plain += part.plain
+            result.bytes = Self.saturating(result.bytes, plus: part.bytes)
             result.reported = result.reported || part.reported
         }
         return result
+    }
+
+    private static func saturating(_ a: Int, plus b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    private static func saturating(_ a: Int, times b: Int) -> Int {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? .max : product
+    }
+
+    /// The bytes of a value's strings plus a little per member: enough to tell kilobytes from gigabytes.
+    private static func approximateBytes(_ value: JSONValue) -> Int {
+        switch value {
+        case .string(let s): s.utf8.count + 2
+        case .array(let items): items.reduce(2) { $0 &+ approximateBytes($1) &+ 1 }
+        case .object(let object): object.members.reduce(2) { $0 &+ $1.key.utf8.count &+ 4 &+ approximateBytes($1.value) }
+        case .number, .bool, .null: 8
+        }
     }
 
     private static func describe(_ count: Int) -> String {

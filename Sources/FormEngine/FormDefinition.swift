@@ -80,6 +80,7 @@ public struct FormDefinition: Sendable {
         self.id = id
         self.title = title
         self.formworksProfileTooLarge = expansion.added > DefinitionDecoder.maximumAddedComponents
+            || expansion.bytes > DefinitionDecoder.maximumProfileBytes
         self.nodes = nodes
         let referenced = Step.referencedSlots(nodes)
         self.steps = Step.compile(nodes, referenced: referenced)

@@ -165,9 +165,10 @@ extension HostileInputTests {
 
         let nested = form(group("a", min: 1000, group("b", min: 1000, group("c", min: 1000, text))))
         #expect(codes(nested) == ["/components/0/group/components/0/group/repeat/min tooLarge"])
-        // Siblings inside a repeat, each within the limit: the enclosing repeat is reported.
+        // Siblings inside a group, each within the limit, pass it together: the group's components
+        // are reported, since lowering its own min would not help.
         let siblings = form(group("a", min: 20_000, group("b", min: 20_000, text) + "," + group("c", min: 20_000, text)))
-        #expect(codes(siblings) == ["/components/0/group/repeat/min tooLarge"])
+        #expect(codes(siblings) == ["/components/0/group/components tooLarge"])
         // Top-level siblings, each within the limit: the form is.
         let many = form((0..<50).map { group("g\($0)", min: 20_000, text) }.joined(separator: ","))
         #expect(codes(many) == ["/components tooLarge"])
@@ -180,5 +181,24 @@ extension HostileInputTests {
         // Many plain components are not repeats: a small repeat beside them adds one.
         let plain = (0..<300).map { #"{"text": {"id": "p\#($0)", "title": "P"}}"# }.joined(separator: ",")
         #expect(codes(form(plain + "," + group("r", min: 2, text))).isEmpty)
+    }
+
+    /// Each component repeats the titles and ids of the groups around it, once per repeat entry, so
+    /// a long group title made gigabytes from a small definition: the profile's size is estimated
+    /// and refused past 16 MiB, with repeats or without. A stored definition is read, and only
+    /// serves no profile.
+    @Test func longGroupTitlesCannotBlowUpTheProfile() throws {
+        let title = String(repeating: "T", count: 100_000)
+        let inputs = (0..<200).map { #"{"text": {"id": "i\#($0)"}}"# }.joined(separator: ",")
+        let nested = #"{"title": "F", "components": [{"group": {"id": "g", "title": "\#(title)", "components": [\#(inputs)]}}]}"#
+        #expect(Fixtures.problems(nested).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
+        let repeated = #"{"title": "F", "components": [{"group": {"id": "g", "title": "\#(title)", "repeat": {"min": 20000, "max": 20000}, "components": [{"text": {"id": "t"}}]}}]}"#
+        #expect(Fixtures.problems(repeated).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
+        let stored = try FormDefinition(json: Array(repeated.utf8), reading: .stored)
+        #expect(stored.formworksProfileTooLarge)
+        // A long title over a few inputs is fine.
+        let few = #"{"title": "F", "components": [{"group": {"id": "g", "title": "\#(title)", "components": [{"text": {"id": "t"}}]}}]}"#
+        #expect(Fixtures.problems(few).isEmpty)
+        #expect(try !Fixtures.definition(few).formworksProfileTooLarge)
     }
 }
