@@ -175,6 +175,13 @@ final class Connection: @unchecked Sendable {
                 state = .reading
                 deadline = loop.now + loop.server.bodyTimeout
                 if head.expectsContinue {
+                    // A client that waits for 100 Continue is told now, not after sending the body.
+                    let declared = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
+                    guard loop.server.hasPendingBodyRoom(declared, for: remoteAddress) else {
+                        dropPendingBody()
+                        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
+                        return offset
+                    }
                     write(Self.continueLine)
                 }
             case .request(let head, let body):

@@ -6,10 +6,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var port = 8080
     /// Largest request body accepted; larger is refused with 413 without reading it.
     public var maxBodyBytes = 1024 * 1024
-    /// Bytes that bodies still arriving (received in more than one read) may hold, over all
-    /// connections; one client address may hold a sixteenth of it (at least `maxBodyBytes`). A body
-    /// that would go past either is refused with 503 and `Retry-After`, so many slow uploads cannot
-    /// take the memory `maxConnections` × `maxBodyBytes` allows. Raised to `maxBodyBytes` if lower.
+    /// Memory that the buffers of bodies still arriving (received in more than one read) may hold,
+    /// over all connections; one client address may hold a sixteenth of it (at least twice
+    /// `maxBodyBytes`, as a chunked body's buffer doubles). A body that would go past either is
+    /// refused with 503 and `Retry-After`, so many slow uploads cannot take the memory
+    /// `maxConnections` × `maxBodyBytes` allows. Raised to twice `maxBodyBytes` if lower.
     public var maxPendingBodyBytes = 256 * 1024 * 1024
     /// Largest header section (all fields, without the request line); larger gets 431.
     public var maxHeaderBytes = 64 * 1024

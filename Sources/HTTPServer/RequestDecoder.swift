@@ -28,10 +28,10 @@ struct RequestDecoder: Sendable {
         self.limits = limits
     }
 
-    /// Body bytes received so far of a request whose body is still arriving.
+    /// Memory held by the body of a request whose body is still arriving (its buffer's capacity).
     var pendingBodyBytes: Int {
         switch state {
-        case .fixed(_, _, let body), .chunked(_, _, let body): body.count
+        case .fixed(_, _, let body), .chunked(_, _, let body): body.capacity
         case .head, .failed: 0
         }
     }
@@ -79,11 +79,9 @@ struct RequestDecoder: Sendable {
                         let body = [UInt8](UnsafeRawBufferPointer(rebasing: input[consumed..<(consumed + length)]))
                         return (consumed + length, .request(head, body: body))
                     }
-                    var body: [UInt8] = []
                     // Grown as bytes arrive: a client that declares a megabyte and sends nothing
                     // holds no megabyte.
-                    body.reserveCapacity(min(length, 64 * 1024))
-                    state = .fixed(head, remaining: length, body: body)
+                    state = .fixed(head, remaining: length, body: [])
                     return (consumed, .head(head))
                 case .chunked:
                     state = .chunked(head, ChunkedDecoder(maxBodyBytes: limits.maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes), body: [])
@@ -93,6 +91,11 @@ struct RequestDecoder: Sendable {
         case .fixed(let head, let remaining, var body):
             state = .failed
             let take = min(remaining, input.count)
+            if body.capacity < body.count + take {
+                // Doubling, but never past the declared length: the buffer is what the
+                // pending-body budget charges.
+                body.reserveCapacity(min(body.count + remaining, max(body.count + take, 2 * body.capacity)))
+            }
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<take]))
             if take == remaining {
                 state = .head(scanned: 0)

@@ -36,8 +36,9 @@ final class ServerCore: Sendable {
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
-        maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, configuration.maxBodyBytes)
-        maxPendingBodyBytesPerAddress = max(configuration.maxBodyBytes, maxPendingBodyBytes / 16)
+        // A chunked body's buffer may reach twice maxBodyBytes while it doubles: one always fits.
+        maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, 2 * configuration.maxBodyBytes)
+        maxPendingBodyBytesPerAddress = max(2 * configuration.maxBodyBytes, maxPendingBodyBytes / 16)
         headerTimeout = configuration.headerTimeout.nanoseconds
         bodyTimeout = configuration.bodyTimeout.nanoseconds
         idleTimeout = configuration.idleTimeout.nanoseconds
@@ -76,6 +77,13 @@ final class ServerCore: Sendable {
             pending.total += bytes
             pending.byAddress[address] = held + bytes
             return true
+        }
+    }
+
+    /// Whether a body of `bytes` from `address` would fit now (for `100 Continue`).
+    func hasPendingBodyRoom(_ bytes: Int, for address: String) -> Bool {
+        pendingBodies.withLock {
+            $0.total + bytes <= maxPendingBodyBytes && $0.byAddress[address, default: 0] + bytes <= maxPendingBodyBytesPerAddress
         }
     }
 
