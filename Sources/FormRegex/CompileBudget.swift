@@ -21,21 +21,23 @@ public final class CompileBudget {
     /// What is left for the guaranteed work of patterns compiled after `remaining` ran out.
     public private(set) var guaranteedRemaining: Int
 
-    public init(work: Int = CompileBudget.definitionWork, guaranteedWork: Int = CompileBudget.definitionWork) {
+    /// `work` shared by all patterns first, then a pool of `guaranteedPool` from which each later
+    /// pattern may take up to ``guaranteedWork``.
+    public init(work: Int = CompileBudget.definitionWork, guaranteedPool: Int = CompileBudget.definitionWork) {
         remaining = max(0, work)
-        guaranteedRemaining = max(0, guaranteedWork)
+        guaranteedRemaining = max(0, guaranteedPool)
     }
 
-    /// The most work the next pattern may use.
+    /// The most work the next pattern may use: what the shared work has left, but never less than
+    /// its guaranteed share while the pool lasts (the pattern that empties the shared work included).
     var grant: Int {
-        remaining > 0 ? min(Pattern.maximumWork, remaining) : min(Self.guaranteedWork, guaranteedRemaining)
+        max(min(Pattern.maximumWork, remaining), min(Self.guaranteedWork, guaranteedRemaining))
     }
 
+    /// Takes `work` from the shared work first and what it cannot cover from the guaranteed pool.
     func spend(_ work: Int) {
-        if remaining > 0 {
-            remaining = max(0, remaining - work)
-        } else {
-            guaranteedRemaining = max(0, guaranteedRemaining - work)
-        }
+        let shared = min(work, remaining)
+        remaining -= shared
+        guaranteedRemaining = max(0, guaranteedRemaining - (work - shared))
     }
 }

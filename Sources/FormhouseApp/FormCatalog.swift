@@ -59,9 +59,27 @@ final class FormCatalog: Sendable {
     /// Versions compiled since start (for tests).
     let compiles = Atomic<Int>(0)
 
-    init(store: any FormStore, cachedVersions: Int = 16) {
+    init(store: any FormStore, cachedVersions: Int = 16, maximumOldCompiles: Int = 2) {
         self.store = store
+        self.maximumOldCompiles = maximumOldCompiles
         versions = Mutex((VersionCache(capacity: cachedVersions), [:]))
+    }
+
+    /// Old versions being compiled for `?version=n` right now; more than `maximumOldCompiles` (2) at
+    /// once are refused, so cycling through old versions cannot take every core.
+    private let oldCompiles = Atomic<Int>(0)
+    private let maximumOldCompiles: Int
+
+    /// An old version for a public request: compiled only if fewer than `maximumOldCompiles` such
+    /// compiles are running, otherwise 503 with `Retry-After`.
+    func oldVersion(id: String, version: Int) async throws -> PublishedForm? {
+        if let cached = versions.withLock({ $0.cache.get(VersionKey(id: id, version: version)) }) { return cached }
+        guard oldCompiles.wrappingAdd(1, ordering: .relaxed).newValue <= maximumOldCompiles else {
+            oldCompiles.wrappingSubtract(1, ordering: .relaxed)
+            throw APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.")
+        }
+        defer { oldCompiles.wrappingSubtract(1, ordering: .relaxed) }
+        return try await self.version(id: id, version: version)
     }
 
     /// Whether the version is compiled and in memory, so answering with it costs no compile.
@@ -113,15 +131,19 @@ final class FormCatalog: Sendable {
         case .ready(let form): return form
         case .loading(let loading): task = loading
         }
+        // Only the compile this request waited on is cleared: a later one for the same key (after an
+        // eviction) may be running by the time a slow waiter resumes.
         do {
             let form = try await task.value
             versions.withLock { state in
-                state.loading[key] = nil
+                if state.loading[key] == task { state.loading[key] = nil }
                 state.cache.put(key, form)
             }
             return form
         } catch {
-            versions.withLock { $0.loading[key] = nil }
+            versions.withLock { state in
+                if state.loading[key] == task { state.loading[key] = nil }
+            }
             throw error
         }
     }

@@ -26,15 +26,17 @@ struct PublicRoutes {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
-            // An old version not in memory is compiled for this request: that costs like a
-            // submission, so it draws on the client's submission rate limit.
-            if version != current.version, !catalog.isCompiled(id: id, version: version) {
-                try rateLimiter.admit(request.remoteAddress)
+            if version != current.version {
+                // An old version not in memory is compiled for this request: that costs like a
+                // submission, so it draws on the client's submission rate limit.
+                if !catalog.isCompiled(id: id, version: version) {
+                    try rateLimiter.admit(request.remoteAddress)
+                }
+                guard let old = try await catalog.oldVersion(id: id, version: version) else {
+                    throw APIProblem.notFound("Form '\(id)' has no version \(version); the current version is \(current.version).")
+                }
+                form = old
             }
-            guard let old = try await catalog.version(id: id, version: version) else {
-                throw APIProblem.notFound("Form '\(id)' has no version \(version); the current version is \(current.version).")
-            }
-            form = old
         }
         let profile = try APIProblem.query(request, "profile")
         if let profile, profile != "formworks" {

@@ -39,7 +39,7 @@ final class RateLimiter: Sendable {
             // Clamped before the conversion: a tiny configured rate would make the wait overflow `Int`.
             let seconds = max(1, Int(min(wait, 86_400).rounded(.up)))
             throw APIProblem(status: 429, slug: "rate-limited", title: "Too many requests",
-                             detail: "This client sent submissions faster than \(perSecond) per second; retry after \(seconds) s.",
+                             detail: "This client sent submissions (or asked for old form versions) faster than \(perSecond) per second; retry after \(seconds) s.",
                              headers: [("Retry-After", String(seconds))])
         }
     }

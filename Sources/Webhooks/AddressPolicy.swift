@@ -75,7 +75,8 @@ public struct AddressPolicy: Sendable, Hashable {
         guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
         components.user = nil
         components.password = nil
-        return components.string ?? url
+        // Never the original: it holds the password.
+        return components.string ?? "(a URL with credentials)"
     }
 
     /// Checks a URL given for a new endpoint: scheme, host, and every address the host resolves to.

@@ -357,7 +357,7 @@ extension CatastrophicPatternTests {
     /// Patterns sharing a budget stop building DFA states once it and the guaranteed pool are spent,
     /// and still answer right.
     @Test func sharedBudgetBoundsManyLargePatterns() throws {
-        let budget = CompileBudget(work: Pattern.maximumWork, guaranteedWork: 15_000)
+        let budget = CompileBudget(work: Pattern.maximumWork, guaranteedPool: 15_000)
         var patterns: [Pattern] = []
         for count in 1...8 {
             patterns.append(try Pattern("[ab]*a[ab]{20}|x{\(count)}", budget: budget))
@@ -391,6 +391,10 @@ extension CatastrophicPatternTests {
         let alone = try Pattern(phone)
         let after = try Pattern(phone, budget: budget)
         #expect(after.compileWork == alone.compileWork && after.compiledStateCount == alone.compiledStateCount)
+        // Also the pattern that empties the shared work: it gets at least its guaranteed share.
+        let tight = CompileBudget(work: 1_000)
+        let emptying = try Pattern(phone, budget: tight)
+        #expect(emptying.compileWork == alone.compileWork && tight.remaining == 0)
     }
 
     /// The rules forms usually carry draw little from a definition's budget, so they keep their

@@ -50,4 +50,24 @@ extension VersionCacheTests {
         #expect(ones.count == 10 && ones.allSatisfy { $0 === ones[0] })
         #expect(catalog.isCompiled(id: "f", version: 1) && catalog.isCompiled(id: "f", version: 2))
     }
+
+    /// Past the cap on old versions compiled at once for public requests, the answer is 503; a
+    /// version already in memory is served whatever the cap.
+    @Test func oldVersionCompilesAreCapped() async throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let store = try SQLiteFormStore(directory: data.url)
+        defer { store.close() }
+        let definition = #"{"id": "f", "title": "T", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+        _ = try await store.saveFormVersion(formID: "f", definition: definition, title: "T", contentHash: "h")
+        let catalog = FormCatalog(store: store, maximumOldCompiles: 0)
+        do {
+            _ = try await catalog.oldVersion(id: "f", version: 1)
+            Issue.record("compiled past the cap")
+        } catch let problem as APIProblem {
+            #expect(problem.status == 503)
+        }
+        #expect(try await catalog.version(id: "f", version: 1)?.version == 1)
+        #expect(try await catalog.oldVersion(id: "f", version: 1)?.version == 1)
+    }
 }
