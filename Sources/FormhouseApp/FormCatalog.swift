@@ -54,7 +54,14 @@ final class FormCatalog: Sendable {
     /// Versions by number, bounded: anyone may ask for any old version (`?version=n`), and each
     /// holds a compiled definition (tens of MiB for a large one). `loading` holds the compile in
     /// progress of each version, which every request for it shares.
-    private let versions: Mutex<(cache: VersionCache, loading: [VersionKey: Task<PublishedForm, any Error>])>
+    private let versions: Mutex<VersionState>
+
+    private struct VersionState {
+        var cache: VersionCache
+        var loading: [VersionKey: Task<PublishedForm, any Error>] = [:]
+        /// Compiles started for public requests for old versions and still running.
+        var cappedCompiles = 0
+    }
 
     /// Versions compiled since start (for tests).
     let compiles = Atomic<Int>(0)
@@ -62,24 +69,17 @@ final class FormCatalog: Sendable {
     init(store: any FormStore, cachedVersions: Int = 16, maximumOldCompiles: Int = 2) {
         self.store = store
         self.maximumOldCompiles = maximumOldCompiles
-        versions = Mutex((VersionCache(capacity: cachedVersions), [:]))
+        versions = Mutex(VersionState(cache: VersionCache(capacity: cachedVersions)))
     }
 
-    /// Old versions being compiled for `?version=n` right now; more than `maximumOldCompiles` (2) at
-    /// once are refused, so cycling through old versions cannot take every core.
-    private let oldCompiles = Atomic<Int>(0)
+    /// Compiles of old versions for public requests (`?version=n`, a body's `formVersion`) that may
+    /// run at once; a request that would start one more gets 503, so cycling through old versions
+    /// cannot take every core. Joining a compile already running is always allowed.
     private let maximumOldCompiles: Int
 
-    /// An old version for a public request: compiled only if fewer than `maximumOldCompiles` such
-    /// compiles are running, otherwise 503 with `Retry-After`.
+    /// An old version for a public request: compiled under the `maximumOldCompiles` cap.
     func oldVersion(id: String, version: Int) async throws -> PublishedForm? {
-        if let cached = versions.withLock({ $0.cache.get(VersionKey(id: id, version: version)) }) { return cached }
-        guard oldCompiles.wrappingAdd(1, ordering: .relaxed).newValue <= maximumOldCompiles else {
-            oldCompiles.wrappingSubtract(1, ordering: .relaxed)
-            throw APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.")
-        }
-        defer { oldCompiles.wrappingSubtract(1, ordering: .relaxed) }
-        return try await self.version(id: id, version: version)
+        try await self.version(id: id, version: version, capped: true)
     }
 
     /// Whether the version is compiled and in memory, so answering with it costs no compile.
@@ -103,26 +103,35 @@ final class FormCatalog: Sendable {
     }
 
     /// Any version ever stored, even of a form deleted since.
-    func version(id: String, version: Int) async throws -> PublishedForm? {
+    func version(id: String, version: Int, capped: Bool = false) async throws -> PublishedForm? {
         if let cached = versions.withLock({ $0.cache.get(VersionKey(id: id, version: version)) }) { return cached }
         guard let record = try await store.formVersion(id: id, version: version) else { return nil }
-        return try await published(record)
+        return try await published(record, capped: capped)
     }
 
     private enum Lookup {
         case ready(PublishedForm)
         case loading(Task<PublishedForm, any Error>)
+        case refused
     }
 
     /// The version compiled once, however many requests ask for it at the same time (after a
     /// restart, every submission to a form wants its current version at once).
-    private func published(_ record: FormVersionRecord) async throws -> PublishedForm {
+    private func published(_ record: FormVersionRecord, capped: Bool = false) async throws -> PublishedForm {
         let key = VersionKey(id: record.formID, version: record.version)
+        let maximum = maximumOldCompiles
         let lookup = versions.withLock { state -> Lookup in
             if let form = state.cache.get(key) { return .ready(form) }
             if let task = state.loading[key] { return .loading(task) }
+            if capped {
+                guard state.cappedCompiles < maximum else { return .refused }
+                state.cappedCompiles += 1
+            }
             compiles.wrappingAdd(1, ordering: .relaxed)
-            let task = Task { try await Self.publish(record) }
+            let task = Task {
+                defer { if capped { self.versions.withLock { $0.cappedCompiles -= 1 } } }
+                return try await Self.publish(record)
+            }
             state.loading[key] = task
             return .loading(task)
         }
@@ -130,6 +139,7 @@ final class FormCatalog: Sendable {
         switch lookup {
         case .ready(let form): return form
         case .loading(let loading): task = loading
+        case .refused: throw APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.")
         }
         // Only the compile this request waited on is cleared: a later one for the same key (after an
         // eviction) may be running by the time a slow waiter resumes.

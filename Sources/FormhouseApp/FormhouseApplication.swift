@@ -66,13 +66,14 @@ public final class FormhouseApplication: Sendable {
 
         let catalog = FormCatalog(store: store)
         let auth = AdminAuth(tokens: configuration.adminTokens)
-        let submissions = SubmissionService(catalog: catalog, store: store, maxValueLength: configuration.maxValueLength)
+        let rateLimiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)
+        let submissions = SubmissionService(
+            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength, rateLimiter: rateLimiter)
         // Woken once per group commit that queued deliveries, not per submission (most forms have
         // no endpoint, and a wake costs the worker a claim query).
         store.onDeliveriesCreated { worker.notify() }
         var router = Router()
-        PublicRoutes(catalog: catalog, submissions: submissions,
-                     rateLimiter: RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond))
+        PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter)
             .register(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
         AdminFormRoutes(catalog: catalog, store: store, auth: auth, cursors: cursors).register(on: &router)

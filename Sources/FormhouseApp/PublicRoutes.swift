@@ -77,7 +77,7 @@ struct PublicRoutes {
 
     func validate(_ request: Request) async throws -> Response {
         try request.requireJSON()
-        let result = try await submissions.validate(formID: try request.formID(), body: request.body)
+        let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
         let body = JSONValue.members([("valid", .bool(result.isValid))] + APIProblem.errorMembers(result.errors))
         return .json(body.serialized())
     }

@@ -15,12 +15,15 @@ final class SubmissionService: Sendable {
     private let catalog: FormCatalog
     private let store: any FormStore
     private let options: ValidationOptions
+    /// Charged when a body's `formVersion` names an old version not in memory, which costs a compile.
+    private let rateLimiter: RateLimiter?
     private let inFlight = Mutex<Set<String>>([])
     private let counters = Mutex<[String: (accepted: Counter, rejected: Counter)]>([:])
 
-    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int) {
+    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, rateLimiter: RateLimiter? = nil) {
         self.catalog = catalog
         self.store = store
+        self.rateLimiter = rateLimiter
         var options = ValidationOptions()
         options.maxValueLength = maxValueLength
         self.options = options
@@ -40,14 +43,14 @@ final class SubmissionService: Sendable {
     }
 
     /// Validates without storing (`POST /validate`).
-    func validate(formID: String, body: [UInt8]) async throws -> ValidationResult {
-        let (submission, form) = try await prepare(formID: formID, body: body)
+    func validate(formID: String, body: [UInt8], clientAddress: String) async throws -> ValidationResult {
+        let (submission, form) = try await prepare(formID: formID, body: body, clientAddress: clientAddress)
         return form.definition.validate(submission, options: options)
     }
 
     func submit(_ input: Input) async throws -> Outcome {
         guard let key = input.idempotencyKey else {
-            let (submission, form) = try await prepare(formID: input.formID, body: input.body)
+            let (submission, form) = try await prepare(formID: input.formID, body: input.body, clientAddress: input.clientAddress)
             return try await accept(input, submission: submission, form: form, bodyHash: nil)
         }
         try Self.checkIdempotencyKey(key)
@@ -64,11 +67,11 @@ final class SubmissionService: Sendable {
         if let earlier = try await store.submission(formID: input.formID, idempotencyKey: key) {
             return try Self.replay(earlier, bodyHash: hash)
         }
-        let (submission, form) = try await prepare(formID: input.formID, body: input.body)
+        let (submission, form) = try await prepare(formID: input.formID, body: input.body, clientAddress: input.clientAddress)
         return try await accept(input, submission: submission, form: form, bodyHash: hash)
     }
 
-    private func prepare(formID: String, body: [UInt8]) async throws -> (Submission, PublishedForm) {
+    private func prepare(formID: String, body: [UInt8], clientAddress: String) async throws -> (Submission, PublishedForm) {
         guard let current = try await catalog.current(id: formID) else {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
@@ -86,8 +89,12 @@ final class SubmissionService: Sendable {
         guard let requested = submission.formVersion, requested != current.version else {
             return (submission, current)
         }
+        // An old version not in memory costs a compile: charged to the client, and capped.
+        if requested > 0, requested < current.version, !catalog.isCompiled(id: formID, version: requested) {
+            try rateLimiter?.admit(clientAddress)
+        }
         guard requested > 0, requested < current.version,
-              let old = try await catalog.version(id: formID, version: requested) else {
+              let old = try await catalog.oldVersion(id: formID, version: requested) else {
             throw APIProblem(status: 409, slug: "unknown-form-version", title: "Unknown form version",
                              detail: "Form '\(formID)' has no version \(requested); the current version is \(current.version).",
                              extra: [("currentVersion", .number(Double(current.version)))])

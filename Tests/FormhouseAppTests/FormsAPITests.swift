@@ -183,8 +183,9 @@ import Testing
         await server.finish()
     }
 
-    /// An old version not in memory is compiled for the request that asks, so asking draws on the
-    /// client's submission rate limit; versions in memory and the current one do not.
+    /// An old version not in memory is compiled for the request that asks (`?version=n` or a body's
+    /// `formVersion`), so asking draws on the client's submission rate limit; versions in memory and
+    /// the current one do not.
     @Test func oldVersionsNotInMemoryCountAgainstTheRateLimit() async throws {
         let data = try TemporaryDirectory()
         let first = try await InProcessServer(dataDirectory: data)
@@ -203,6 +204,9 @@ import Testing
         #expect(try await client.get("/v1/forms/v?version=1").status == 200)
         #expect(try await client.get("/v1/forms/v?version=4").status == 200)
         #expect(try await client.get("/v1/forms/v").status == 200)
+        // A body's formVersion is charged the same way, on /validate too.
+        #expect(try await client.postJSON("/v1/forms/v/validate", #"{"formVersion": 3, "values": {}}"#).status == 429)
+        #expect(try await client.postJSON("/v1/forms/v/validate", #"{"formVersion": 1, "values": {}}"#).status == 200)
         await server.finish()
     }
 
