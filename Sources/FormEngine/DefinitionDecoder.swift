@@ -328,9 +328,9 @@ struct DefinitionDecoder {
         for node in nodes {
             var part: Expansion
             switch node.kind {
-            case .input:
-                // The source's strings, twice: a select's options also become its regex and description.
-                part = Expansion(expanded: 1, plain: 1, bytes: 128 &+ 2 &* Self.approximateBytes(.object(node.source)))
+            case .input(let spec):
+                // Written out once per input, not per copy: the copies only add prefixes.
+                part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source))
             case .section(let children):
                 part = expansion(children, reporting: reporting)
             case .group(let group):
@@ -340,17 +340,18 @@ struct DefinitionDecoder {
                     problem(node.pointer + "/components", "tooLarge", Self.siblingsMessage(part.added))
                     part.reported = true
                 }
-                let idBytes = group.id.utf8.count
+                let idBytes = FormDefinition.escapedBytes(group.id)
+                let groupTitleBytes = FormDefinition.escapedBytes(group.title)
                 guard let bounds = group.repeatBounds else {
                     // Members get `id.` before their ids and `Title: ` before their titles.
-                    let prefix = idBytes + 1 + (group.title.isEmpty ? 0 : group.title.utf8.count + 2)
+                    let prefix = idBytes + 1 + (group.title.isEmpty ? 0 : groupTitleBytes + 2)
                     part.bytes = Self.saturating(part.bytes, plus: Self.saturating(part.expanded, times: prefix))
                     break
                 }
                 let copies = max(bounds.min, 1)
                 // Each entry i: `id[i].` and `Title i: `, at most the digits of `copies` each.
                 let digits = String(copies).utf8.count
-                let titleBytes = (group.title.isEmpty ? idBytes : group.title.utf8.count) + 3 + digits
+                let titleBytes = (group.title.isEmpty ? idBytes : groupTitleBytes) + 3 + digits
                 let entryPrefix = idBytes + 3 + digits + titleBytes
                 let entryBytes = Self.saturating(part.bytes, plus: Self.saturating(part.expanded, times: entryPrefix))
                 part.bytes = Self.saturating(entryBytes, times: copies)
@@ -384,15 +385,6 @@ struct DefinitionDecoder {
         return overflow ? .max : product
     }
 
-    /// The bytes of a value's strings plus a little per member: enough to tell kilobytes from gigabytes.
-    private static func approximateBytes(_ value: JSONValue) -> Int {
-        switch value {
-        case .string(let s): s.utf8.count + 2
-        case .array(let items): items.reduce(2) { $0 &+ approximateBytes($1) &+ 1 }
-        case .object(let object): object.members.reduce(2) { $0 &+ $1.key.utf8.count &+ 4 &+ approximateBytes($1.value) }
-        case .number, .bool, .null: 8
-        }
-    }
 
     private static func describe(_ count: Int) -> String {
         count == .max ? "more than \(Int.max)" : "\(count)"

@@ -42,6 +42,18 @@ extension FormDefinition {
         }
     }
 
+    /// The bytes one input's component takes in the served profile with empty id and title prefixes,
+    /// as the serializer writes them (escapes included), for the size check before it is written.
+    static func componentBytes(_ spec: InputSpec, _ source: JSONObject) -> Int {
+        max(component(spec, source, id: "", titlePrefix: "", conditional: false).serialized().count,
+            component(spec, source, id: "", titlePrefix: "", conditional: true).serialized().count) + 1
+    }
+
+    /// The bytes `text` takes inside a serialized JSON string (escapes included).
+    static func escapedBytes(_ text: String) -> Int {
+        JSONValue.string(text).serialized().count - 2
+    }
+
     private static func component(_ spec: InputSpec, _ source: JSONObject, id: String, titlePrefix: String,
                                   conditional: Bool) -> JSONValue {
         var props = JSONObject()

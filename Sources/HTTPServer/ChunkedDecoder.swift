@@ -80,6 +80,11 @@ struct ChunkedDecoder: Sendable {
                 }
             case .data(let remaining):
                 let take = min(remaining, n - i)
+                if body.capacity < body.count + take {
+                    // Doubling, but never past the body limit: the buffer is what the pending-body
+                    // budget charges.
+                    body.reserveCapacity(min(maxBodyBytes, max(body.count + take, 2 * body.capacity)))
+                }
                 body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[i..<(i + take)]))
                 i += take
                 state = remaining == take ? .dataCR : .data(remaining: remaining - take)

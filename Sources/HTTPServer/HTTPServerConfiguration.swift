@@ -8,7 +8,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes = 1024 * 1024
     /// Memory that the buffers of bodies still arriving (received in more than one read) may hold,
     /// over all connections; one client address may hold a sixteenth of it (at least twice
-    /// `maxBodyBytes`, as a chunked body's buffer doubles). A body that would go past either is
+    /// `maxBodyBytes`). Buffers grow with their bodies, never past the declared length or
+    /// `maxBodyBytes`. A body that would go past either share is
     /// refused with 503 and `Retry-After`, so many slow uploads cannot take the memory
     /// `maxConnections` × `maxBodyBytes` allows. Raised to twice `maxBodyBytes` if lower.
     public var maxPendingBodyBytes = 256 * 1024 * 1024

@@ -36,7 +36,8 @@ final class ServerCore: Sendable {
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
-        // A chunked body's buffer may reach twice maxBodyBytes while it doubles: one always fits.
+        // Buffers grow to at most maxBodyBytes (plus malloc's rounding): two bodies' worth always
+        // leaves room for one whole body.
         maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, 2 * configuration.maxBodyBytes)
         maxPendingBodyBytesPerAddress = max(2 * configuration.maxBodyBytes, maxPendingBodyBytes / 16)
         headerTimeout = configuration.headerTimeout.nanoseconds

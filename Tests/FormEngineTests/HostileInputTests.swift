@@ -196,6 +196,12 @@ extension HostileInputTests {
         #expect(Fixtures.problems(repeated).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
         let stored = try FormDefinition(json: Array(repeated.utf8), reading: .stored)
         #expect(stored.formworksProfileTooLarge)
+        // Counted as served: a control character is six bytes there, and a multiple select writes its
+        // options three times (description and regex), so 1.9 KB here would be about 108 MB.
+        let control = String(repeating: "\\u0001", count: 291)
+        let select = #"{"select": {"id": "s", "multiple": true, "options": [{"id": "\#(control)"}]}}"#
+        let escaped = #"{"title": "F", "components": [{"group": {"id": "g", "repeat": {"min": 20000, "max": 20000}, "components": [\#(select)]}}]}"#
+        #expect(Fixtures.problems(escaped).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
         // A long title over a few inputs is fine.
         let few = #"{"title": "F", "components": [{"group": {"id": "g", "title": "\#(title)", "components": [{"text": {"id": "t"}}]}}]}"#
         #expect(Fixtures.problems(few).isEmpty)
