@@ -42,11 +42,11 @@ extension FormDefinition {
         }
     }
 
-    /// The bytes one input's component takes in the served profile with empty id and title prefixes,
-    /// as the serializer writes them (escapes included), for the size check before it is written.
+    /// The bytes one input's component takes in the served profile without the prefixes of the
+    /// groups around it, as the serializer writes them (escapes included), for the size check before
+    /// it is written. (`conditional` only turns `required` to false, one byte longer than true.)
     static func componentBytes(_ spec: InputSpec, _ source: JSONObject) -> Int {
-        max(component(spec, source, id: "", titlePrefix: "", conditional: false).serialized().count,
-            component(spec, source, id: "", titlePrefix: "", conditional: true).serialized().count) + 1
+        component(spec, source, id: spec.id, titlePrefix: "", conditional: true).serialized().count + 2
     }
 
     /// The bytes `text` takes inside a serialized JSON string (escapes included).

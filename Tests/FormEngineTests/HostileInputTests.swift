@@ -202,6 +202,10 @@ extension HostileInputTests {
         let select = #"{"select": {"id": "s", "multiple": true, "options": [{"id": "\#(control)"}]}}"#
         let escaped = #"{"title": "F", "components": [{"group": {"id": "g", "repeat": {"min": 20000, "max": 20000}, "components": [\#(select)]}}]}"#
         #expect(Fixtures.problems(escaped).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
+        // An input's own id has no length limit and is written in every copy too.
+        let longID = String(repeating: "x", count: 500_000)
+        let ids = #"{"title": "F", "components": [{"group": {"id": "g", "repeat": {"min": 2000, "max": 2000}, "components": [{"text": {"id": "\#(longID)", "title": "x"}}]}}]}"#
+        #expect(Fixtures.problems(ids).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
         // A long title over a few inputs is fine.
         let few = #"{"title": "F", "components": [{"group": {"id": "g", "title": "\#(title)", "components": [{"text": {"id": "t"}}]}}]}"#
         #expect(Fixtures.problems(few).isEmpty)
