@@ -29,6 +29,18 @@ struct CORS: RequestHook {
         }
     }
 
+    /// The server's own refusals after a head was read (413, 503, 408) carry the same fields, so a
+    /// browser on an allowed origin can read them.
+    func refusalHeaders(for requestHeaders: HTTPHeaders) -> [(String, String)] {
+        guard let origin = requestHeaders["Origin"], origins.contains(origin) || origins.contains("*") else {
+            return variesByOrigin ? [("Vary", "Origin")] : []
+        }
+        var fields = [("Access-Control-Allow-Origin", origins.contains("*") ? "*" : origin),
+                      ("Access-Control-Expose-Headers", Self.exposedHeaders)]
+        if variesByOrigin { fields.append(("Vary", "Origin")) }
+        return fields
+    }
+
     /// Whether answers differ by `Origin`: only with a list of origins (`*` answers everyone alike).
     private var variesByOrigin: Bool { !origins.isEmpty && !origins.contains("*") }
 

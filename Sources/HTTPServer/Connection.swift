@@ -179,7 +179,8 @@ final class Connection: @unchecked Sendable {
                     let declared = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
                     guard loop.server.hasPendingBodyRoom(declared, for: remoteAddress) else {
                         dropPendingBody()
-                        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
+                        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1,
+                                   requestHeaders: head.headers)
                         return offset
                     }
                     write(Self.continueLine)
@@ -445,7 +446,7 @@ final class Connection: @unchecked Sendable {
         loop.server.logger.info("request refused", metadata: [
             "status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)",
         ])
-        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).")
+        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).", requestHeaders: error.headers)
     }
 
     /// Takes what the body being read has grown by since the last read from the server's
@@ -457,8 +458,10 @@ final class Connection: @unchecked Sendable {
             reservedBodyBytes = held
             return true
         }
+        let headers = decoder.pendingHead?.headers
         dropPendingBody()
-        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1)
+        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1,
+                   requestHeaders: headers)
         return false
     }
 
@@ -475,7 +478,9 @@ final class Connection: @unchecked Sendable {
         reservedBodyBytes = 0
     }
 
-    private func writeFinal(status: Int, detail: String, retryAfter: Int? = nil) {
+    /// Answers with the server's own problem and closes; `requestHeaders` are the refused request's
+    /// fields when its head was read, for hooks that add fields to the answer (CORS).
+    private func writeFinal(status: Int, detail: String, retryAfter: Int? = nil, requestHeaders: HTTPHeaders? = nil) {
         for hook in loop.server.hooks { hook.didRefuse(status: status) }
         let body = Response.problemBody(
             status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
@@ -486,6 +491,14 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: loop.server.fixedHeaders)
         Self.appendContentLength(body.count, to: &buffer)
         if let retryAfter { buffer.append(contentsOf: Array("Retry-After: \(retryAfter)\r\n".utf8)) }
+        if let requestHeaders {
+            for hook in loop.server.hooks {
+                for (name, value) in hook.refusalHeaders(for: requestHeaders)
+                where Self.isSafe(name) && Self.isSafe(value) && !Self.isFramingHeader(name) {
+                    buffer.append(contentsOf: Array("\(name): \(value)\r\n".utf8))
+                }
+            }
+        }
         buffer.append(contentsOf: Self.closeHeader)
         buffer.append(contentsOf: [13, 10])
         buffer.append(contentsOf: body)
@@ -598,8 +611,9 @@ final class Connection: @unchecked Sendable {
         case .reading:
             loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
             // The body is abandoned now, not when the 408 has been read and the linger is over.
+            let headers = decoder.pendingHead?.headers
             dropPendingBody()
-            writeFinal(status: 408, detail: "The request was not received in time.")
+            writeFinal(status: 408, detail: "The request was not received in time.", requestHeaders: headers)
         case .fresh, .idle, .writing, .lingering:
             close()
         case .processing where drainWaiter != nil:

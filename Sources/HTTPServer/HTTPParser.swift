@@ -8,6 +8,14 @@ import Darwin
 struct ParseError: Error, Equatable, Sendable {
     var status: Int
     var reason: String
+    /// The request's fields, when the refusal came after they were read (a body over the limit),
+    /// so hooks can add what the answer needs (CORS).
+    var headers: HTTPHeaders? = nil
+
+    /// Equal by what was refused and why; the fields are context.
+    static func == (lhs: ParseError, rhs: ParseError) -> Bool {
+        lhs.status == rhs.status && lhs.reason == rhs.reason
+    }
 }
 
 /// How the body of a request is delimited.
@@ -264,7 +272,7 @@ enum HTTPParser {
             framing = .chunked
         } else if let contentLength {
             guard contentLength <= limits.maxBodyBytes else {
-                return .failure(.init(status: 413, reason: "body too large"))
+                return .failure(.init(status: 413, reason: "body too large", headers: headers))
             }
             framing = contentLength > 0 ? .length(contentLength) : .none
         }

@@ -28,6 +28,14 @@ struct RequestDecoder: Sendable {
         self.limits = limits
     }
 
+    /// The head of the request whose body is still arriving.
+    var pendingHead: RequestHead? {
+        switch state {
+        case .fixed(let head, _, _), .chunked(let head, _, _): head
+        case .head, .failed: nil
+        }
+    }
+
     /// Memory held by the body of a request whose body is still arriving (its buffer's capacity).
     var pendingBodyBytes: Int {
         switch state {

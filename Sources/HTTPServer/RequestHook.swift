@@ -18,9 +18,15 @@ public protocol RequestHook: Sendable {
     /// connection before any request reached the hooks: malformed HTTP, a body or head over its
     /// limit, a request not received in time.
     func didRefuse(status: Int)
+
+    /// Fields to add to a refusal the server answers by itself after the request's head was read
+    /// (a body over its limit, too many bodies arriving, a body not received in time), given that
+    /// head's fields: a browser can only read the refusal with the CORS fields.
+    func refusalHeaders(for requestHeaders: HTTPHeaders) -> [(String, String)]
 }
 
 extension RequestHook {
     public func willRespond(to request: Request) -> Response? { nil }
     public func didRefuse(status: Int) {}
+    public func refusalHeaders(for requestHeaders: HTTPHeaders) -> [(String, String)] { [] }
 }

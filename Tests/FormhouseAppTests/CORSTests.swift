@@ -54,4 +54,17 @@ import Testing
         CORS(origins: []).didRespond(to: request(origin: "https://any.example"), response: &plain, elapsed: .zero)
         #expect(!plain.headers.contains("Vary") && !plain.headers.contains("Access-Control-Allow-Origin"))
     }
+
+    /// The server's own refusals after a head was read (a body over the limit) get the same fields.
+    @Test func refusalsCarryTheSameFields() {
+        var allowed = HTTPHeaders()
+        allowed.add("Origin", "https://app.example")
+        let fields = Dictionary(cors.refusalHeaders(for: allowed), uniquingKeysWith: { $1 })
+        #expect(fields["Access-Control-Allow-Origin"] == "https://app.example" && fields["Vary"] == "Origin")
+        #expect(fields["Access-Control-Expose-Headers"]?.contains("Retry-After") == true)
+        var other = HTTPHeaders()
+        other.add("Origin", "https://evil.example")
+        #expect(cors.refusalHeaders(for: other).map(\.0) == ["Vary"])
+        #expect(cors.refusalHeaders(for: HTTPHeaders()).map(\.0) == ["Vary"])
+    }
 }

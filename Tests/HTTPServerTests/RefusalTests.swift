@@ -178,6 +178,31 @@ import Testing
         #expect(raised.maxPendingBodyBytes == 2000 && raised.reserveBody(2000, for: "a"))
     }
 
+    /// Refusals after a head was read (413, the pending-body 503, 408) carry what hooks add for that
+    /// head, so CORS can make them readable; refusals before a head (400, 431) cannot.
+    @Test func refusalsAfterAHeadCarryTheHooksFields() async throws {
+        struct Echo: RequestHook {
+            func didRespond(to request: Request, response: inout Response, elapsed: Duration) {}
+            func refusalHeaders(for requestHeaders: HTTPHeaders) -> [(String, String)] {
+                [("X-Seen-Origin", requestHeaders["Origin"] ?? "none"), ("X-Bad", "a\r\nInjected: yes")]
+            }
+        }
+        try await withServer(testRouter(), hooks: [Echo()], configure: {
+            $0.maxBodyBytes = 1000; $0.maxPendingBodyBytes = 2000; $0.bodyTimeout = .milliseconds(500)
+        }) { port, _ in
+            let tooLarge = try RawClient(port: port).exchange("POST /echo HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nContent-Length: 1001\r\n\r\n")
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge.headers["X-Seen-Origin"] == "https://a.example")
+            #expect(tooLarge.headers["X-Bad"] == nil && tooLarge.headers["Injected"] == nil)
+            let slow = try RawClient(port: port)
+            try slow.send("POST /echo HTTP/1.1\r\nHost: x\r\nOrigin: https://b.example\r\nContent-Length: 10\r\n\r\nabc")
+            let timedOut = try slow.readReply()
+            #expect(timedOut.status == 408 && timedOut.headers["X-Seen-Origin"] == "https://b.example")
+            let malformed = try RawClient(port: port).exchange("GARBAGE\r\n\r\n")
+            #expect(malformed.status == 400 && malformed.headers["X-Seen-Origin"] == nil)
+        }
+    }
+
     /// Polls `condition` for up to five seconds.
     static func eventually(_ condition: () async -> Bool) async throws -> Bool {
         for _ in 0..<500 {
