@@ -121,7 +121,9 @@ struct RequestDecoder: Sendable {
             case .done:
                 state = .head(scanned: 0)
                 return (consumed, .request(head, body: body))
-            case .failure(let error):
+            case .failure(var error):
+                // Chunks past the limit come after the head: its fields go with the refusal.
+                error.headers = head.headers
                 return (consumed, .failure(error))
             }
         }

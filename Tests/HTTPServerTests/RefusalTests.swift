@@ -194,6 +194,9 @@ import Testing
             #expect(tooLarge.status == 413)
             #expect(tooLarge.headers["X-Seen-Origin"] == "https://a.example")
             #expect(tooLarge.headers["X-Bad"] == nil && tooLarge.headers["Injected"] == nil)
+            let chunks = try RawClient(port: port).exchange(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nOrigin: https://c.example\r\nTransfer-Encoding: chunked\r\n\r\n3e9\r\n")
+            #expect(chunks.status == 413 && chunks.headers["X-Seen-Origin"] == "https://c.example")
             let slow = try RawClient(port: port)
             try slow.send("POST /echo HTTP/1.1\r\nHost: x\r\nOrigin: https://b.example\r\nContent-Length: 10\r\n\r\nabc")
             let timedOut = try slow.readReply()
