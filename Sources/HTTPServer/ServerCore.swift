@@ -73,19 +73,20 @@ final class ServerCore: Sendable {
     /// the total or `address`'s share over. Only bodies that span reads come here, not the hot path.
     func reserveBody(_ bytes: Int, for address: String) -> Bool {
         pendingBodies.withLock { pending in
-            let held = pending.byAddress[address, default: 0]
-            guard pending.total + bytes <= maxPendingBodyBytes, held + bytes <= maxPendingBodyBytesPerAddress else { return false }
+            guard fits(bytes, for: address, in: pending) else { return false }
             pending.total += bytes
-            pending.byAddress[address] = held + bytes
+            pending.byAddress[address, default: 0] += bytes
             return true
         }
     }
 
     /// Whether a body of `bytes` from `address` would fit now (for `100 Continue`).
     func hasPendingBodyRoom(_ bytes: Int, for address: String) -> Bool {
-        pendingBodies.withLock {
-            $0.total + bytes <= maxPendingBodyBytes && $0.byAddress[address, default: 0] + bytes <= maxPendingBodyBytesPerAddress
-        }
+        pendingBodies.withLock { fits(bytes, for: address, in: $0) }
+    }
+
+    private func fits(_ bytes: Int, for address: String, in pending: (total: Int, byAddress: [String: Int])) -> Bool {
+        pending.total + bytes <= maxPendingBodyBytes && pending.byAddress[address, default: 0] + bytes <= maxPendingBodyBytesPerAddress
     }
 
     func releaseBody(_ bytes: Int, for address: String) {
