@@ -178,9 +178,7 @@ final class Connection: @unchecked Sendable {
                     // A client that waits for 100 Continue is told now, not after sending the body.
                     let declared = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
                     guard loop.server.hasPendingBodyRoom(declared, for: remoteAddress) else {
-                        dropPendingBody()
-                        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1,
-                                   requestHeaders: head.headers)
+                        refusePendingBody(requestHeaders: head.headers)
                         return offset
                     }
                     write(Self.continueLine)
@@ -458,11 +456,15 @@ final class Connection: @unchecked Sendable {
             reservedBodyBytes = held
             return true
         }
-        let headers = decoder.pendingHead?.headers
+        refusePendingBody(requestHeaders: decoder.pendingHead?.headers)
+        return false
+    }
+
+    /// Refuses a body past the pending-body budget: 503 with `Retry-After`, the body dropped.
+    private func refusePendingBody(requestHeaders: HTTPHeaders?) {
         dropPendingBody()
         writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1,
-                   requestHeaders: headers)
-        return false
+                   requestHeaders: requestHeaders)
     }
 
     /// Gives up a body still arriving (its connection is being refused): its buffer and its share.
