@@ -80,12 +80,7 @@ struct ChunkedDecoder: Sendable {
                 }
             case .data(let remaining):
                 let take = min(remaining, n - i)
-                if body.capacity < body.count + take {
-                    // Doubling, but never past the body limit: the buffer is what the pending-body
-                    // budget charges.
-                    body.reserveCapacity(min(maxBodyBytes, max(body.count + take, 2 * body.capacity)))
-                }
-                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[i..<(i + take)]))
+                body.appendBounded(UnsafeRawBufferPointer(rebasing: input[i..<(i + take)]), capacityLimit: maxBodyBytes)
                 i += take
                 state = remaining == take ? .dataCR : .data(remaining: remaining - take)
             case .dataCR:
@@ -131,5 +126,17 @@ struct ChunkedDecoder: Sendable {
         }
         if case .done = state { return (i, .done) }
         return (i, .needMore)
+    }
+}
+
+extension [UInt8] {
+    /// Appends `bytes`, growing by doubling but never past `capacityLimit` (at least what is
+    /// needed): a body's buffer is what the pending-body budget charges, so it stays within the
+    /// body's declared length or the body limit.
+    mutating func appendBounded(_ bytes: UnsafeRawBufferPointer, capacityLimit: Int) {
+        if capacity < count + bytes.count {
+            reserveCapacity(Swift.min(Swift.max(capacityLimit, count + bytes.count), Swift.max(count + bytes.count, 2 * capacity)))
+        }
+        append(contentsOf: bytes)
     }
 }

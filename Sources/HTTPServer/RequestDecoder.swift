@@ -99,12 +99,7 @@ struct RequestDecoder: Sendable {
         case .fixed(let head, let remaining, var body):
             state = .failed
             let take = min(remaining, input.count)
-            if body.capacity < body.count + take {
-                // Doubling, but never past the declared length: the buffer is what the
-                // pending-body budget charges.
-                body.reserveCapacity(min(body.count + remaining, max(body.count + take, 2 * body.capacity)))
-            }
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<take]))
+            body.appendBounded(UnsafeRawBufferPointer(rebasing: input[0..<take]), capacityLimit: body.count + remaining)
             if take == remaining {
                 state = .head(scanned: 0)
                 return (take, .request(head, body: body))
