@@ -77,14 +77,13 @@ final class FormCatalog: Sendable {
     /// cannot take every core. Joining a compile already running is always allowed.
     private let maximumOldCompiles: Int
 
-    /// An old version for a public request: compiled under the `maximumOldCompiles` cap.
-    func oldVersion(id: String, version: Int) async throws -> PublishedForm? {
-        try await self.version(id: id, version: version, capped: true)
-    }
-
-    /// Whether the version is compiled and in memory, so answering with it costs no compile.
-    func isCompiled(id: String, version: Int) -> Bool {
-        versions.withLock { $0.cache.contains(VersionKey(id: id, version: version)) }
+    /// An old version for a public request. One not in memory costs a compile, so `charge` runs
+    /// first (the client's rate limit, which may throw 429), and the compile runs under the
+    /// `maximumOldCompiles` cap.
+    func oldVersion(id: String, version: Int, charge: () throws -> Void) async throws -> PublishedForm? {
+        if let cached = versions.withLock({ $0.cache.get(VersionKey(id: id, version: version)) }) { return cached }
+        try charge()
+        return try await self.version(id: id, version: version, capped: true)
     }
 
     /// The form's current version, or nil when it does not exist or was deleted.
@@ -216,8 +215,6 @@ struct VersionCache {
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     var count: Int { entries.count }
-
-    func contains(_ key: VersionKey) -> Bool { entries[key] != nil }
 
     mutating func get(_ key: VersionKey) -> PublishedForm? {
         guard let form = entries[key]?.form else { return nil }

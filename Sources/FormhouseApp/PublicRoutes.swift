@@ -27,12 +27,8 @@ struct PublicRoutes {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
             if version != current.version {
-                // An old version not in memory is compiled for this request: that costs like a
-                // submission, so it draws on the client's submission rate limit.
-                if !catalog.isCompiled(id: id, version: version) {
-                    try rateLimiter.admit(request.remoteAddress)
-                }
-                guard let old = try await catalog.oldVersion(id: id, version: version) else {
+                // Compiling an old version costs like a submission: it draws on the same rate limit.
+                guard let old = try await catalog.oldVersion(id: id, version: version, charge: { try rateLimiter.admit(request.remoteAddress) }) else {
                     throw APIProblem.notFound("Form '\(id)' has no version \(version); the current version is \(current.version).")
                 }
                 form = old

@@ -89,12 +89,9 @@ final class SubmissionService: Sendable {
         guard let requested = submission.formVersion, requested != current.version else {
             return (submission, current)
         }
-        // An old version not in memory costs a compile: charged to the client, and capped.
-        if requested > 0, requested < current.version, !catalog.isCompiled(id: formID, version: requested) {
-            try rateLimiter?.admit(clientAddress)
-        }
+        // Compiling an old version costs like a submission: it draws on the same rate limit.
         guard requested > 0, requested < current.version,
-              let old = try await catalog.oldVersion(id: formID, version: requested) else {
+              let old = try await catalog.oldVersion(id: formID, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
             throw APIProblem(status: 409, slug: "unknown-form-version", title: "Unknown form version",
                              detail: "Form '\(formID)' has no version \(requested); the current version is \(current.version).",
                              extra: [("currentVersion", .number(Double(current.version)))])
