@@ -136,9 +136,13 @@ struct JSONParser {
             skipWhitespace()
             let value = try parseValue()
             // Duplicate keys: compare key hashes by scanning while the object is small; very large
-            // objects switch to a set so hostile bodies stay linear.
+            // objects switch to a set so hostile bodies stay linear. Keys are the same when Swift's ==
+            // says so (canonical equivalence: "café" spelled with é or with e and U+0301), as lookups
+            // later compare them; a non-ASCII key has no byte hash to go by (`nonASCIIKey`).
             if seen == nil, memberStack.count - start < 256 {
-                for i in start..<keyHashStack.count where keyHashStack[i] == hash && memberStack[i].key == key {
+                for i in start..<keyHashStack.count
+                where (keyHashStack[i] == hash || keyHashStack[i] == Self.nonASCIIKey || hash == Self.nonASCIIKey)
+                    && memberStack[i].key == key {
                     throw error("duplicate key \"\(key)\"", at: keyOffset)
                 }
                 keyHashStack.append(hash)
@@ -175,16 +179,28 @@ struct JSONParser {
         }
     }
 
-    /// Parses a key, with FNV-1a of its decoded bytes.
+    /// The hash of every key with a non-ASCII byte; no ASCII key hashes to it.
+    private static let nonASCIIKey: UInt32 = 0
+
+    /// Parses a key, with FNV-1a of its decoded bytes when they are ASCII (ASCII text equals only
+    /// itself), else `nonASCIIKey`.
     private mutating func parseKey() throws(JSONParseError) -> (String, UInt32) {
-        var hash: UInt32 = 2_166_136_261
         if let range = try scanString() {
             let raw = UnsafeBufferPointer(rebasing: bytes[range])
-            for byte in raw { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-            return (String(decoding: raw, as: UTF8.self), hash)
+            return (String(decoding: raw, as: UTF8.self), Self.keyHash(raw))
         }
-        for byte in scratch { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return (String(decoding: scratch, as: UTF8.self), hash)
+        return (String(decoding: scratch, as: UTF8.self), scratch.withUnsafeBufferPointer(Self.keyHash))
+    }
+
+    private static func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        var high: UInt8 = 0
+        for byte in bytes {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+            high |= byte
+        }
+        if high >= 0x80 { return nonASCIIKey }
+        return hash == nonASCIIKey ? 1 : hash
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {

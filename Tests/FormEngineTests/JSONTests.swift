@@ -25,6 +25,18 @@ import Testing
         #expect(throws: JSONParseError.self) { try parse(#"{"a":{"b":1,"c":[{"d":1,"d":2}]}}"#) }
     }
 
+    /// Keys are the same when Swift's == says so, which is how they are looked up later: "café" with
+    /// é, or with e and a combining accent, or "K" and the Kelvin sign, clash as duplicates in small
+    /// objects as they always did in large ones.
+    @Test func canonicallyEquivalentKeysAreDuplicates() throws {
+        for pair in [(#"caf\u00e9"#, #"cafe\u0301"#), ("K", #"\u212a"#), (#"\u212a"#, "K"), ("é", "é")] {
+            #expect(throws: JSONParseError.self, "\(pair)") { try parse(#"{"\#(pair.0)": 1, "x": 2, "\#(pair.1)": 3}"#) }
+        }
+        let large = "{" + (0..<300).map { #""k\#($0)": 0, "#}.joined() + #""caf\u00e9": 1, "cafe\u0301": 2}"#
+        #expect(throws: JSONParseError.self) { try parse(large) }
+        #expect(text(try parse(#"{"é": 1, "e": 2, "ё": 3}"#)) == #"{"é":1,"e":2,"ё":3}"#)
+    }
+
     @Test func integralNumbersPrintWithoutFraction() throws {
         #expect(text(try parse("[1.0, 0, -0, 12345678901234, 1e3, 0.1, 1e-7, 1.5e300]"))
                 == "[1,0,0,12345678901234,1000,0.1,1e-07,1.5e+300]")
