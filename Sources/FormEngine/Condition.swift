@@ -16,11 +16,11 @@ indirect enum Condition: Sendable {
     /// Evaluates against the normalized values accepted so far, by slot (`.null` when none).
     func evaluate(_ slots: [JSONValue]) -> Bool {
         switch self {
-        case .equals(let ref, let v): return Self.same(slots[ref.slot], v)
-        case .notEquals(let ref, let v): return !Self.same(slots[ref.slot], v)
+        case .equals(let ref, let v): return Self.matches(slots[ref.slot], v)
+        case .notEquals(let ref, let v): return !Self.matches(slots[ref.slot], v)
         case .oneOf(let ref, let vs):
             let value = slots[ref.slot]
-            return vs.contains { Self.same(value, $0) }
+            return vs.contains { Self.matches(value, $0) }
         case .notEmpty(let ref, let wanted):
             return Self.isEmpty(slots[ref.slot]) != wanted
         case .all(let cs): return cs.allSatisfy { $0.evaluate(slots) }
@@ -44,6 +44,15 @@ indirect enum Condition: Sendable {
         case .object(let o): o.isEmpty
         default: false
         }
+    }
+
+    /// A multiple select's choices (an array) match a single value when they include it, so
+    /// `{"equals": "a"}` means "a is chosen"; an array operand compares with the whole array.
+    private static func matches(_ value: JSONValue, _ expected: JSONValue) -> Bool {
+        if case .array(let chosen) = value, expected.arrayValue == nil {
+            return chosen.contains { same($0, expected) }
+        }
+        return same(value, expected)
     }
 
     /// Equality where an absent value equals "" and a stored number equals its text.

@@ -496,19 +496,19 @@ struct DefinitionDecoder {
             problem(pointer, "badCondition", "A condition has \"field\" and exactly one of \"equals\", \"notEquals\", \"in\", \"notEmpty\".")
             return nil
         }
-        guard let reference = resolve(field, at: pointer + "/field", owner: owner, scopes: scopes, ancestors: ancestors) else {
+        guard let (node, reference) = resolve(field, at: pointer + "/field", owner: owner, scopes: scopes, ancestors: ancestors) else {
             return nil
         }
         let operand = object[tests[0]]!
         switch tests[0] {
-        case "equals": return .equals(reference, operand)
-        case "notEquals": return .notEquals(reference, operand)
+        case "equals": return .equals(reference, Self.asStored(operand, by: node))
+        case "notEquals": return .notEquals(reference, Self.asStored(operand, by: node))
         case "in":
             guard let values = operand.arrayValue else {
                 problem(pointer + "/in", "badCondition", "\"in\" must be an array of values.")
                 return nil
             }
-            return .oneOf(reference, values)
+            return .oneOf(reference, values.map { Self.asStored($0, by: node) })
         default:
             guard let wanted = operand.boolValue else {
                 problem(pointer + "/notEmpty", "badCondition", "\"notEmpty\" must be true or false.")
@@ -516,6 +516,14 @@ struct DefinitionDecoder {
             }
             return .notEmpty(reference, wanted)
         }
+    }
+
+    /// A condition compares with the value as stored: a `usstate` stores the two-letter code, so
+    /// `"Texas"` is compared as `"TX"`.
+    private static func asStored(_ operand: JSONValue, by node: FormNode) -> JSONValue {
+        guard case .input(let spec) = node.kind, spec.type == .usstate,
+              case .string(let s) = operand, let code = USState.code(for: s) else { return operand }
+        return .string(code)
     }
 
     private enum Walk {
@@ -526,7 +534,7 @@ struct DefinitionDecoder {
 
     /// Resolves a key path from the innermost scope outwards, as a reader would.
     private mutating func resolve(_ field: String, at pointer: String, owner: Int,
-                                  scopes: [[FormNode]], ancestors: [Int]) -> FieldReference? {
+                                  scopes: [[FormNode]], ancestors: [Int]) -> (FormNode, FieldReference)? {
         let segments = field.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var throughRepeat = false
         for start in stride(from: scopes.count - 1, through: 0, by: -1) {
@@ -536,7 +544,7 @@ struct DefinitionDecoder {
                     problem(pointer, "forwardReference", "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
                     return nil
                 }
-                return reference
+                return (node, reference)
             case .throughRepeat:
                 throughRepeat = true
             case .notFound:

@@ -57,6 +57,10 @@ struct ValidationRun {
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.id, value)
                     if let slot = rule.slot { slots[slot] = value }
+                } else if rule.type == .switch, let slot = rule.slot, Self.isEmptyAnswer(raw ?? .null, rule) {
+                    // A visible switch left alone is off, whether the client sent "", nothing or false:
+                    // `{"equals": false}` must not depend on which.
+                    slots[slot] = .bool(false)
                 }
             case .group(let group):
                 let raw = submitted.value(of: group.id, cursor: &cursor)
@@ -106,22 +110,47 @@ struct ValidationRun {
             fail("type", "Expected an array of items, got \(raw.typeName).", nil)
             return nil
         }
-        if items.count < bounds.min || items.count > bounds.max {
+        // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
+        // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
+        let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0]) }
+        if counted.count < bounds.min || counted.count > bounds.max {
             fail("repeat", bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
                                                     : "Add between \(bounds.min) and \(bounds.max) items.", nil)
         }
+        // Every item is checked, also past `max`, so that all of the submission's errors are listed.
         var out: [JSONValue] = []
-        out.reserveCapacity(min(items.count, bounds.max))
-        for (i, item) in items.prefix(bounds.max).enumerated() {
+        out.reserveCapacity(counted.count)
+        for i in counted {
             path.append(.index(i))
-            switch item {
+            switch items[i] {
             case .object(let o): out.append(.object(walkItem(group, o)))
             case .null: out.append(.object(walkItem(group, JSONObject())))
-            default: fail("type", "Expected an object of this group's fields, got \(item.typeName).", nil)
+            default: fail("type", "Expected an object of this group's fields, got \(items[i].typeName).", nil)
             }
             path.removeLast()
         }
-        return .array(out)
+        // No items is no value, as for an empty group or input.
+        return out.isEmpty ? nil : .array(out)
+    }
+
+    /// Whether a repeat item holds no answer at all: null, or an object whose members are all empty
+    /// (nested groups and repeats included). Anything else is an item, checked as such.
+    static func isBlankItem(_ item: JSONValue) -> Bool {
+        switch item {
+        case .null: true
+        case .object(let o): o.members.allSatisfy { isBlank($0.value) }
+        default: false
+        }
+    }
+
+    private static func isBlank(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: true
+        case .string(let s): s.isEmpty
+        case .array(let a): a.allSatisfy(isBlank)
+        case .object(let o): o.members.allSatisfy { isBlank($0.value) }
+        case .bool, .number: false
+        }
     }
 
     private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
@@ -168,7 +197,7 @@ struct ValidationRun {
 
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
-        if Condition.isEmpty(raw) {
+        if Self.isEmptyAnswer(raw, rule) {
             if rule.required { fail("required", "This field is required.", rule) }
             return nil
         }
@@ -180,7 +209,14 @@ struct ValidationRun {
             // mantissa); past that, as number or as text, they are refused rather than rounded.
             let n: Double
             switch raw {
-            case .number(let v) where v == v.rounded(): n = v
+            case .number(let v) where v == v.rounded():
+                // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
+                // ...992), so only text can carry one exactly.
+                guard v.magnitude < 9.007_199_254_740_992e15 else {
+                    fail("integer", Self.largeNumberMessage, rule)
+                    return nil
+                }
+                n = v
             case .string(let s):
                 switch ValueRules.wholeNumber(s) {
                 case .value(let i) where i.magnitude <= 1 << 53:
@@ -255,13 +291,33 @@ struct ValidationRun {
         }
     }
 
+    /// No answer: null or "", or no choice in a multiple select. An array or object sent to any other
+    /// input is a wrong type, reported as such, not an empty answer.
+    static func isEmptyAnswer(_ raw: JSONValue, _ rule: InputRule) -> Bool {
+        switch raw {
+        case .null: true
+        case .string(let s): s.isEmpty
+        case .array(let a): rule.multiple && a.isEmpty
+        default: false
+        }
+    }
+
     private static let integerRangeMessage = "Please enter a whole number between -9007199254740992 and 9007199254740992."
+    private static let largeNumberMessage =
+        "A JSON number this large may already be rounded; send numbers beyond 9007199254740991 as text, in quotes."
 
     private mutating func checkText(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let s: String
         switch raw {
         case .string(let v): s = v
-        case .number(let n): s = JSONValue.numberText(n)
+        case .number(let n):
+            // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
+            // ...168), so such numbers must come as text.
+            guard n.magnitude < 9.007_199_254_740_992e15 else {
+                fail("type", Self.largeNumberMessage, rule)
+                return nil
+            }
+            s = JSONValue.numberText(n)
         default:
             fail("type", "Expected text, got \(raw.typeName).", rule)
             return nil
@@ -335,11 +391,13 @@ struct ValidationRun {
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
         guard rule.multiple else {
-            guard case .string(let s) = raw, rule.options.contains(s) else {
+            // The definition's spelling is stored: Swift's == also matches another Unicode
+            // normalization of the same text.
+            guard case .string(let s) = raw, let i = rule.options.firstIndex(of: s) else {
                 fail("option", message, rule)
                 return nil
             }
-            return raw
+            return .string(rule.options[i])
         }
         var chosen: [String] = []
         switch raw {
@@ -360,12 +418,13 @@ struct ValidationRun {
             return nil
         }
         var out: [JSONValue] = []
-        for s in chosen where !out.contains(.string(s)) {
-            guard rule.options.contains(s) else {
+        for s in chosen {
+            guard let i = rule.options.firstIndex(of: s) else {
                 fail("option", message, rule)
                 return nil
             }
-            out.append(.string(s))
+            let option = JSONValue.string(rule.options[i])
+            if !out.contains(option) { out.append(option) }
         }
         return .array(out)
     }

@@ -33,9 +33,11 @@ enum ValueRules {
     }
 
     /// A decimal: optional sign, digits, optionally a point and digits. Returns the value and the
-    /// number of digits after the point.
+    /// number of digits after the point that matter: trailing zeros do not, so "1.10" has one, as the
+    /// JSON number 1.10 has.
     static func decimal(_ s: String) -> (value: Double, places: Int)? {
         var places = 0
+        var trailingZeros = 0
         var digitsBefore = 0
         var seenPoint = false
         for (i, b) in s.utf8.enumerated() {
@@ -43,7 +45,12 @@ enum ValueRules {
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 if i != 0 { return nil }
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if seenPoint { places += 1 } else { digitsBefore += 1 }
+                if seenPoint {
+                    places += 1
+                    trailingZeros = b == UInt8(ascii: "0") ? trailingZeros + 1 : 0
+                } else {
+                    digitsBefore += 1
+                }
             case UInt8(ascii: "."):
                 if seenPoint { return nil }
                 seenPoint = true
@@ -52,7 +59,7 @@ enum ValueRules {
             }
         }
         guard digitsBefore > 0, !seenPoint || places > 0, let value = Double(s), value.isFinite else { return nil }
-        return (value, places)
+        return (value, places - trailingZeros)
     }
 
     /// Digits after the point in a JSON number's shortest form (`1.25` → 2, `1e-7` → 7).
@@ -113,7 +120,8 @@ enum ValueRules {
     /// Characters as a person sees them (grapheme clusters), counting no further than `limit + 1`.
     static func length(_ s: String, limit: Int) -> Int {
         let bytes = s.utf8.count
-        if bytes <= limit, s.utf8.allSatisfy({ $0 < 0x80 }) { return bytes }
+        // ASCII is one character per byte, except CR LF, which is one grapheme.
+        if bytes <= limit, s.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) { return bytes }
         var n = 0
         for _ in s {
             n += 1

@@ -94,6 +94,83 @@ import Testing
     }
 }
 
+extension ContainerTests {
+    static let optionalKids = #"""
+    {"title": "T", "components": [
+      {"group": {"id": "kids", "repeat": {"min": 0, "max": 2}, "components": [
+        {"text": {"id": "name", "required": true}},
+        {"group": {"id": "pet", "components": [{"text": {"id": "kind"}}]}}
+      ]}},
+      {"text": {"id": "other"}}
+    ]}
+    """#
+
+    /// A Formworks snapshot sends every entry the profile shows, so an optional entry left blank is
+    /// no item: its inputs' `required` does not apply and nothing is stored for it.
+    @Test func blankOptionalRepeatEntriesAreNoItems() throws {
+        let form = try Fixtures.definition(Self.optionalKids)
+        let snapshot = try Fixtures.validate(form, #"""
+        {"components": [{"id": "kids[0].name", "content": ""}, {"id": "kids[0].pet.kind", "content": ""}, {"id": "other", "content": "x"}]}
+        """#)
+        #expect(snapshot.isValid, "\(snapshot.errors)")
+        #expect(snapshot.values == ["other": "x"])
+        let values = try Fixtures.validate(form, #"{"values": {"kids": [{"name": "Bo"}, {"name": "", "pet": {"kind": ""}}, null, {}]}}"#)
+        #expect(values.isValid, "\(values.errors)")
+        #expect(values.values == ["kids": [["name": "Bo"]]])
+        // A blank item among the required ones is still an item, and its inputs still required.
+        let required = try Fixtures.definition(Self.optionalKids.replacingOccurrences(of: #""min": 0"#, with: #""min": 1"#))
+        let blank = try Fixtures.validate(required, #"{"values": {"kids": [{"name": ""}]}}"#)
+        #expect(blank.errors.map { "\($0.field) \($0.code)" } == ["kids[0].name required"])
+        // A filled item after a blank one keeps its own index in errors.
+        let later = try Fixtures.validate(form, #"{"values": {"kids": [{}, {"pet": {"kind": "cat"}}]}}"#)
+        #expect(later.errors.map { "\($0.field) \($0.code)" } == ["kids[1].name required"])
+        // Not sending the repeat, or only blanks, stores nothing for it (not an empty array).
+        #expect(try Fixtures.validate(form, #"{"values": {"other": "x"}}"#).values == ["other": "x"])
+        #expect(try Fixtures.validate(form, #"{"values": {"kids": []}}"#).values == [:])
+        // Anything that is not null or an object stays a wrong item.
+        #expect(try Fixtures.validate(form, #"{"values": {"kids": [""]}}"#).errors.map(\.field) == ["kids[0]"])
+    }
+
+    /// Items past a repeat's `max` are refused with the count and still checked, so every error of
+    /// the submission is listed at once.
+    @Test func itemsPastTheMaximumAreStillChecked() throws {
+        let form = try Fixtures.definition(Self.optionalKids)
+        let result = try Fixtures.validate(form, #"{"values": {"kids": [{"name": "a"}, {"name": "b"}, {"zzz": 1}, "str"]}}"#)
+        #expect(result.errors.map { "\($0.field) \($0.code)" } == [
+            "kids repeat", "kids[2].name required", "kids[2].zzz unknown", "kids[3] type",
+        ])
+    }
+
+    /// `equals`/`in` on a multiple select test whether the option is among the chosen; a condition on
+    /// a `usstate` compares with the stored code, whichever way the definition spells the state; a
+    /// visible switch left alone reads as false.
+    @Test func conditionsOnMultipleSelectsStatesAndSwitches() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [
+          {"select": {"id": "m", "multiple": true, "options": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}]}},
+          {"text": {"id": "ifA", "required": true, "visibleWhen": {"field": "m", "equals": "a"}}},
+          {"text": {"id": "ifAOrB", "required": true, "visibleWhen": {"field": "m", "in": ["a", "b"]}}},
+          {"text": {"id": "notA", "required": true, "visibleWhen": {"field": "m", "notEquals": "a"}}},
+          {"usstate": {"id": "st"}},
+          {"text": {"id": "texan", "required": true, "visibleWhen": {"field": "st", "equals": "Texas"}}},
+          {"switch": {"id": "more"}},
+          {"text": {"id": "why", "required": true, "visibleWhen": {"field": "more", "equals": false}}}
+        ]}
+        """#)
+        func missing(_ values: String) throws -> [String] {
+            try Fixtures.validate(form, #"{"values": \#(values)}"#).errors.filter { $0.code == "required" }.map(\.field)
+        }
+        #expect(try missing(#"{"m": ["b", "a"], "st": "tx", "more": true}"#) == ["ifA", "ifAOrB", "texan"])
+        #expect(try missing(#"{"m": ["b"], "more": true}"#) == ["ifAOrB", "notA"])
+        #expect(try missing(#"{"m": "a,b", "more": true}"#) == ["ifA", "ifAOrB"])
+        // Off, however it is sent: absent, "", false.
+        for off in [#"{"m": ["a"], "ifA": "x", "ifAOrB": "x"}"#, #"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "more": ""}"#,
+                    #"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "more": false}"#] {
+            #expect(try missing(off) == ["why"], "\(off)")
+        }
+    }
+}
+
 @Suite struct InputPathLookupTests {
     @Test func valuesAtInputPathsExpandRepeats() throws {
         let form = try Fixtures.definition(ContainerTests.form)

@@ -44,6 +44,35 @@ import Testing
 
     /// Whole numbers stay exact to 2^53 whether sent as numbers or text; past that both are refused
     /// (text once came back rounded: "9007199254740993" was stored as 9007199254740992).
+    /// A JSON number of 2^53 or more may already have lost digits when it arrives (4111111111111111111
+    /// reads as ...168, 9007199254740993 as ...992); text inputs and whole numbers refuse it and ask
+    /// for text, which keeps every digit.
+    @Test func jsonNumbersThatMayHaveLostDigitsAreRefused() throws {
+        let numerical = try Fixtures.single("numerical")
+        let text = try Fixtures.single("text")
+        let integer = try Fixtures.single("integer")
+        for big in ["4111111111111111111", "9007199254740993", "-9007199254740992", "1e300"] {
+            #expect(try Fixtures.codes(numerical, big) == ["type"], "\(big)")
+            #expect(try Fixtures.codes(text, big) == ["type"], "\(big)")
+            #expect(try Fixtures.codes(integer, big) == ["integer"], "\(big)")
+        }
+        let message = try Fixtures.validate(integer, #"{"values": {"f": 9007199254740993}}"#).errors.first?.message
+        #expect(message?.contains("as text") == true)
+        #expect(try stored(numerical, #""4111111111111111111""#) == "4111111111111111111")
+        #expect(try stored(numerical, "9007199254740991") == "9007199254740991")
+        #expect(try stored(integer, "-9007199254740991") == .number(-9_007_199_254_740_991))
+        #expect(try stored(text, "0.1") == "0.1")
+    }
+
+    /// CR LF is one character (one grapheme), also in ASCII text, where length is counted in bytes.
+    @Test func crlfCountsAsOneCharacter() throws {
+        let form = try Fixtures.single("text", #""maxLength": 3"#)
+        #expect(try Fixtures.codes(form, #""a\r\nb""#) == [])
+        #expect(try Fixtures.codes(form, #""é\r\nb""#) == [])
+        #expect(try Fixtures.codes(form, #""a\r\nbc""#) == ["maxLength"])
+        #expect(try Fixtures.codes(form, #""a\rb\nc""#) == ["maxLength"])
+    }
+
     @Test func integersBeyondTwoToThe53AreRefusedNotRounded() throws {
         let form = try Fixtures.single("integer")
         #expect(try stored(form, "1000000000000000") == .number(1e15))
@@ -80,8 +109,14 @@ import Testing
         }
         #expect(try stored(form, #""2.50""#) == .number(2.5))
         let whole = try Fixtures.single("decimal", #""maxDecimalPlaces": 0"#)
-        #expect(try Fixtures.codes(whole, #""2.0""#) == ["decimalPlaces"])
+        // Trailing zeros are not decimal places, as text or as a JSON number (1.10 is 1.1).
+        #expect(try Fixtures.codes(whole, #""2.0""#) == [])
+        #expect(try Fixtures.codes(whole, #""2.50""#) == ["decimalPlaces"])
         #expect(try Fixtures.codes(whole, "2") == [])
+        let one = try Fixtures.single("decimal", #""maxDecimalPlaces": 1"#)
+        for same in [#""1.10""#, "1.10", #""1.100""#] {
+            #expect(try stored(one, same) == .number(1.1), "\(same)")
+        }
         // Large whole numbers have no decimal places either way they are sent (1e15 was once printed
         // as "1e+15" and counted one).
         for big in ["1000000000000000", #""1000000000000000""#, "1e15", "12345678901234567"] {

@@ -39,6 +39,35 @@ import Testing
     }
 }
 
+@Suite struct AnswerShapeTests {
+    /// A select stores the option id as the definition spells it, even when the client sent another
+    /// Unicode normalization of it.
+    @Test func selectStoresTheDefinitionsSpelling() throws {
+        let options = #""options": [{"id": "caf\u00e9", "title": "C"}, {"id": "tea", "title": "T"}]"#
+        let single = try Fixtures.single("select", options)
+        let chosen = try Fixtures.validate(single, #"{"values": {"f": "cafe\u0301"}}"#).values["f"]
+        #expect(chosen.map { Array(String(decoding: $0.serialized(), as: UTF8.self).utf8) } == Array("\"caf\u{e9}\"".utf8))
+        let multiple = try Fixtures.single("select", options + #", "multiple": true"#)
+        #expect(try Fixtures.validate(multiple, #"{"values": {"f": ["cafe\u0301", "caf\u00e9", "tea"]}}"#).values["f"]
+                == ["caf\u{e9}", "tea"])
+    }
+
+    /// Only null and "" (and no choice in a multiple select) are empty answers; an array or object
+    /// sent to another input is the wrong type, not a missing answer.
+    @Test func containersAreWrongTypesNotEmptyAnswers() throws {
+        let text = try Fixtures.single("text", #""required": true"#)
+        #expect(try Fixtures.codes(text, "[]") == ["type"])
+        #expect(try Fixtures.codes(text, "{}") == ["type"])
+        #expect(try Fixtures.codes(text, #""""#) == ["required"])
+        #expect(try Fixtures.codes(try Fixtures.single("text"), "[]") == ["type"])
+        #expect(try Fixtures.codes(try Fixtures.single("switch"), "{}") == ["boolean"])
+        #expect(try Fixtures.codes(try Fixtures.single("date"), "[]") == ["date"])
+        let multiple = try Fixtures.single("select", #""required": true, "multiple": true, "options": [{"id": "a", "title": "A"}]"#)
+        #expect(try Fixtures.codes(multiple, "[]") == ["required"])
+        #expect(try Fixtures.codes(multiple, "{}") == ["option"])
+    }
+}
+
 @Suite struct MessageDefinitionTests {
     @Test func messageKeysMustBeErrorCodes() {
         let problems = Fixtures.problems(#"{"title": "T", "components": [{"text": {"id": "a", "messages": {"requird": "x", "required": 3}}}]}"#)
