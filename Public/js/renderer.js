@@ -137,6 +137,12 @@ function sameValue(actual, expected) {
   return false;
 }
 
+/** As the engine: a multiple select's choices match a single value when they include it. */
+function matches(actual, expected) {
+  if (Array.isArray(actual) && !Array.isArray(expected)) return actual.some((v) => sameValue(v, expected));
+  return sameValue(actual, expected);
+}
+
 /** Splits a component `{ "<type>": { ...props } }` into its type and properties. */
 export function componentParts(component) {
   if (!component || typeof component !== "object" || Array.isArray(component)) return { type: null, props: {} };
@@ -532,10 +538,12 @@ export class FormView {
     if (Array.isArray(condition.all)) return condition.all.every((c) => this.evaluate(c, scope));
     if (Array.isArray(condition.any)) return condition.any.some((c) => this.evaluate(c, scope));
     if (typeof condition.field !== "string") return true;
-    const value = this.lookup(condition.field, scope);
-    if ("equals" in condition) return sameValue(value, condition.equals);
-    if ("notEquals" in condition) return !sameValue(value, condition.notEquals);
-    if (Array.isArray(condition.in)) return condition.in.some((v) => sameValue(value, v));
+    const { value, type } = this.lookup(condition.field, scope);
+    // As the engine, a state named in a condition on a `usstate` compares as its code.
+    const operand = (v) => (type === "usstate" && typeof v === "string" ? US_STATE_CODES.get(v.toLowerCase()) ?? v : v);
+    if ("equals" in condition) return matches(value, operand(condition.equals));
+    if ("notEquals" in condition) return !matches(value, operand(condition.notEquals));
+    if (Array.isArray(condition.in)) return condition.in.some((v) => matches(value, operand(v)));
     if ("notEmpty" in condition) return isEmpty(value) !== (condition.notEmpty !== false);
     return true;
   }
@@ -544,6 +552,7 @@ export class FormView {
    * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
    * entering the current item of a repeating group the component stands in. A hidden input, or one
    * the server last rejected, reads as absent: the engine only lets accepted values reach conditions.
+   * Returns the value and the input's type.
    */
   lookup(field, scope) {
     const names = String(field).split(".");
@@ -558,12 +567,15 @@ export class FormView {
       const path = formatPath(candidate);
       const input = this.fields.get(path);
       if (input && input.kind === "input") {
-        if (!this.isShown(input) || this.rejected.has(path)) return undefined;
+        if (!this.isShown(input) || this.rejected.has(path)) return { value: undefined, type: input.type };
         const value = getAt(this.state, candidate);
-        return input.type === "usstate" && typeof value === "string" ? US_STATE_CODES.get(value.toLowerCase()) ?? value : value;
+        return {
+          value: input.type === "usstate" && typeof value === "string" ? US_STATE_CODES.get(value.toLowerCase()) ?? value : value,
+          type: input.type,
+        };
       }
     }
-    return undefined;
+    return { value: undefined, type: null };
   }
 
   isShown(field) {

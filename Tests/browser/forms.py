@@ -21,6 +21,8 @@ TOUR = {
                   "visibleWhen": {"field": "contact", "equals": "other"}}},
         {"select": {"id": "topics", "title": "Topics", "multiple": True, "options": [
             {"id": "news", "title": "News"}, {"id": "events", "title": "Events"}]}},
+        {"text": {"id": "eventCity", "title": "Events in which city?",
+                  "visibleWhen": {"field": "topics", "equals": "events"}}},
         {"switch": {"id": "newsletter", "title": "Send me the newsletter"}},
         {"text": {"id": "frequency", "title": "How often?",
                   "visibleWhen": {"all": [{"field": "newsletter", "equals": True}, {"field": "mail", "notEmpty": True}]}}},
@@ -30,7 +32,7 @@ TOUR = {
             {"usphone": {"id": "usPhone", "title": "US phone"}},
             {"usstate": {"id": "state", "title": "State", "visibleWhen": {"any": [
                 {"field": "usPhone", "notEmpty": True}, {"field": "contact", "in": ["phone"]}]}}},
-            {"text": {"id": "county", "title": "County", "visibleWhen": {"field": "state", "equals": "TX"}}},
+            {"text": {"id": "county", "title": "County", "visibleWhen": {"field": "state", "equals": "Texas"}}},
         ]}},
         {"group": {"id": "address", "title": "Address", "components": [
             {"text": {"id": "line1", "title": "Street", "required": True}},

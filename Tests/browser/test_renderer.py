@@ -146,12 +146,26 @@ def test_visible_when_follows_typing(browser, tour):
     control(browser, "usPhone").send_keys("555-123-4567")
     browser.wait(lambda: shown(browser, "state"), "any/notEmpty did not show the state")
 
-    # A state's name counts as its code, as the engine normalizes it.
+    # A state's name counts as its code, as the engine normalizes it, in the value and in the condition
+    # ("Texas").
     assert not shown(browser, "county")
     set_value(browser, "state", "texas")
     browser.wait(lambda: shown(browser, "county"), "state name did not match its code")
     set_value(browser, "state", "OH")
     browser.wait(lambda: not shown(browser, "county"), "county stayed visible")
+
+    # On a multiple select, equals means "is among the chosen", as in the engine.
+    def topic(value):
+        return wrapper(browser, "topics").find_element(By.CSS_SELECTOR, f'input[value="{value}"]')
+
+    assert not shown(browser, "eventCity")
+    topic("news").click()
+    assert not shown(browser, "eventCity")
+    topic("events").click()
+    browser.wait(lambda: shown(browser, "eventCity"), "equals on a multiple select did not test membership")
+    topic("events").click()
+    browser.wait(lambda: not shown(browser, "eventCity"), "eventCity stayed visible")
+    topic("news").click()
 
     # all: switch on and an e-mail given.
     assert not shown(browser, "frequency")
