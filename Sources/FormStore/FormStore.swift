@@ -92,7 +92,12 @@ public protocol FormStore: Sendable {
     ///
     /// A delivery is due when it is `pending` or `failed`, its next attempt time has come, and it is
     /// not leased or its lease has expired (a crashed worker's rows come back this way).
-    func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [ClaimedDelivery]
+    ///
+    /// No rows go to `excludingEndpoints`, and at most `roomByEndpoint[id]` to an endpoint listed there
+    /// (the worker's per-endpoint in-flight limit minus what it has in flight), counted within the claim.
+    func claimDueDeliveries(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [ClaimedDelivery]
 
     /// Appends an attempt to a delivery, applies its outcome and releases the lease.
     ///
@@ -125,6 +130,13 @@ public protocol FormStore: Sendable {
 extension FormStore {
     /// Claims due deliveries to any endpoint.
     public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
-        try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
+        try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [], roomByEndpoint: [:])
+    }
+
+    /// Claims due deliveries, none to `excludingEndpoints`, with no limit per endpoint.
+    public func claimDueDeliveries(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>
+    ) async throws -> [ClaimedDelivery] {
+        try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
     }
 }

@@ -119,26 +119,33 @@ extension SQLiteFormStore {
     /// flight and a row whose worker died becomes due again exactly when its lease expires. The index
     /// is forced: without statistics SQLite would pick the status index and sort every open row.
     /// `excludingEndpoints` lets the worker skip endpoints whose share of in-flight slots is used up.
+    /// `roomByEndpoint` is applied to the rows read, in order, before any is leased: rows past an
+    /// endpoint's room are left alone, so the claim may come back short.
     public func claimDueDeliveries(
-        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
     ) async throws -> [ClaimedDelivery] {
         guard limit > 0 else { return [] }
         let nowMilliseconds = now.storedMilliseconds
         let leaseEnd = now.addingTimeInterval(lease).storedMilliseconds
+        let excludingEndpoints = excludingEndpoints.union(roomByEndpoint.filter { $0.value <= 0 }.keys)
         // One statement text whatever the set's size: the ids travel as a JSON array.
         let excluded = String(decoding: try JSONSerialization.data(withJSONObject: excludingEndpoints.sorted()), as: UTF8.self)
+        // With partial rooms, more rows than `limit` are read so that skipping some still fills the claim.
+        let readLimit = roomByEndpoint.isEmpty ? limit : limit * 2
         return try await write { db in
             // The head of the due index serves almost every claim for a few `limit` of index entries.
             // Only excluded endpoints' rows are dropped from it (rows of disabled endpoints are ended,
             // leased ones are not due), so a short answer from a full head means a skipped endpoint's
             // backlog sits in front: then each usable endpoint is read on its own instead of walking it.
             let cap = limit * 4
-            var rows = try Row.fetchAll(
-                db.cachedStatement(sql: Self.claimHeadSQL), arguments: [nowMilliseconds, cap, nowMilliseconds, excluded, limit])
-            if rows.count < limit, !excludingEndpoints.isEmpty,
+            var rows = try Self.withinRoom(Row.fetchAll(
+                db.cachedStatement(sql: Self.claimHeadSQL), arguments: [nowMilliseconds, cap, nowMilliseconds, excluded, readLimit]),
+                roomByEndpoint, limit: limit)
+            if rows.count < limit, !excludingEndpoints.isEmpty || !roomByEndpoint.isEmpty,
                try Int.fetchOne(db.cachedStatement(sql: Self.claimHeadCountSQL), arguments: [nowMilliseconds, cap]) == cap {
-                rows = try Row.fetchAll(
-                    db.cachedStatement(sql: Self.claimPerEndpointSQL), arguments: [nowMilliseconds, nowMilliseconds, limit, excluded, limit])
+                rows = try Self.withinRoom(Row.fetchAll(
+                    db.cachedStatement(sql: Self.claimPerEndpointSQL), arguments: [nowMilliseconds, nowMilliseconds, limit, excluded, readLimit]),
+                    roomByEndpoint, limit: limit)
             }
             let lease = try db.cachedStatement(sql: """
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
@@ -158,6 +165,22 @@ extension SQLiteFormStore {
                     leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
             }
         }
+    }
+
+    /// The first `limit` of `rows` (in order) that fit their endpoint's room.
+    private static func withinRoom(_ rows: [Row], _ roomByEndpoint: [String: Int], limit: Int) -> [Row] {
+        guard !roomByEndpoint.isEmpty else { return Array(rows.prefix(limit)) }
+        var room = roomByEndpoint
+        var kept: [Row] = []
+        for row in rows where kept.count < limit {
+            let endpoint: String = row["endpoint_id"]
+            if let left = room[endpoint] {
+                guard left > 0 else { continue }
+                room[endpoint] = left - 1
+            }
+            kept.append(row)
+        }
+        return kept
     }
 
     /// Concurrent calls are committed in groups, like submissions, so a busy worker does not pay one

@@ -14,10 +14,17 @@ struct StoreDeliveryQueue: DeliveryQueue {
         try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
     }
 
-    /// Honours the worker's exclusions, so slow endpoints cannot take the slots fast ones need.
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
+    }
+
+    /// Honours the worker's exclusions and per-endpoint rooms, so slow endpoints cannot take the slots
+    /// fast ones need and no endpoint gets more than its in-flight limit.
+    func claimDue(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [DeliveryJob] {
         let claimed = try await store.claimDueDeliveries(
-            owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints)
+            owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: roomByEndpoint)
         // Each row on its own: these rows are already leased, so one secret that does not open must
         // not throw the whole claim away (its rows would wait out the lease, again and again).
         return claimed.map { row in

@@ -55,6 +55,14 @@ struct DeliveryLanes {
         return slow.filter { (endpoints[$0]?.inFlight ?? 0) >= share }
     }
 
+    /// What each endpoint with deliveries in flight may still get under `endpointLimit` (endpoints
+    /// not listed have none in flight).
+    var roomByEndpoint: [String: Int] {
+        var room: [String: Int] = [:]
+        for (endpoint, state) in endpoints where state.inFlight > 0 { room[endpoint] = endpointLimit - state.inFlight }
+        return room
+    }
+
     /// Notes a delivery starting; the token identifies it to `finish`.
     mutating func start(_ endpoint: String, now: ContinuousClock.Instant = .now) -> UInt64 {
         var state = endpoints[endpoint] ?? Endpoint(seen: now)

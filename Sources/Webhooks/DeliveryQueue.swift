@@ -15,6 +15,13 @@ public protocol DeliveryQueue: Sendable {
     /// ones. The default ignores the exclusion; a queue that honours it gets that fairness.
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob]
 
+    /// As above, and at most `roomByEndpoint[id]` jobs for an endpoint listed there: the worker passes
+    /// what each endpoint with deliveries in flight may still get under `maxInFlightPerEndpoint`. The
+    /// default honours only the exclusion.
+    func claimDue(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [DeliveryJob]
+
     /// Stores an attempt and applies its outcome, clearing the lease: `succeeded` and `dead` are
     /// final, `retry(at:)` keeps the delivery pending until then, `endpointDisabled` ends it as failed.
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: DeliveryOutcome) async throws
@@ -29,6 +36,13 @@ public protocol DeliveryQueue: Sendable {
 extension DeliveryQueue {
     public func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
         try await claimDue(owner: owner, limit: limit, now: now, lease: lease)
+    }
+
+    public func claimDue(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease,
+                           excludingEndpoints: excludingEndpoints.union(roomByEndpoint.filter { $0.value <= 0 }.keys))
     }
 }
 

@@ -190,23 +190,29 @@ public final class DeliveryWorker: Service, Sendable {
     /// The free slots are claimed skipping probed, saturated and slow endpoints; then what is left of
     /// the slow lane is claimed skipping only slow endpoints that hold their share of it.
     private func claim() async -> [(DeliveryJob, token: UInt64)] {
-        let (free, busy, slow, slowAtShare, slowRoom) = state.withLock { state in
+        let (free, busy, slow, slowAtShare, slowRoom, endpointRoom) = state.withLock { state in
             (configuration.maxInFlight - state.lanes.inFlight, state.lanes.probing.union(state.lanes.saturated),
-             state.lanes.slow, state.lanes.slowAtShare, state.lanes.slowRoom)
+             state.lanes.slow, state.lanes.slowAtShare, state.lanes.slowRoom, state.lanes.roomByEndpoint)
         }
         guard free > 0 else { return [] }
-        let limit = min(free, configuration.claimBatch)
+        // No claim can give one endpoint more than its limit, whatever the batch.
+        let limit = min(free, configuration.claimBatch, configuration.maxInFlightPerEndpoint)
         var jobs: [DeliveryJob] = []
         var full = false
         var failure: (any Error)?
         do {
+            // Each endpoint's room under `maxInFlightPerEndpoint` caps what one claim gives it: the
+            // saturated set alone let an endpoint with 33 in flight get a whole batch more.
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
-                                            excludingEndpoints: busy.union(slow))
+                                            excludingEndpoints: busy.union(slow), roomByEndpoint: endpointRoom)
             full = jobs.count == limit
             let room = min(limit - jobs.count, slowRoom)
             if room > 0 && slowAtShare.count < slow.count {
+                // What the first claim gave each endpoint counts against its room in the second.
+                var left = endpointRoom
+                for job in jobs { left[job.endpointID] = left[job.endpointID, default: configuration.maxInFlightPerEndpoint] - 1 }
                 let more = try await queue.claimDue(owner: configuration.owner, limit: room, now: Date(), lease: configuration.lease,
-                                                    excludingEndpoints: busy.union(slowAtShare))
+                                                    excludingEndpoints: busy.union(slowAtShare), roomByEndpoint: left)
                 jobs += more
                 full = full || more.count == room
             }

@@ -71,6 +71,32 @@ import Testing
         }
     }
 
+    /// A claim gives an endpoint listed in `roomByEndpoint` at most that many rows and fills the rest
+    /// from other endpoints; a room of 0 excludes the endpoint.
+    @Test func claimsKeepToEachEndpointsRoom() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let a = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
+            let b = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://b.test/", secretCiphertext: secret))
+            let base = Date().addingTimeInterval(-100)
+            for index in 0..<30 {
+                _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index))))
+            }
+            let now = Date().addingTimeInterval(1)
+            let first = try await store.claimDueDeliveries(
+                owner: "w", limit: 12, now: now, lease: 30, excludingEndpoints: [], roomByEndpoint: [a.id: 3])
+            #expect(first.count == 12)
+            #expect(first.filter { $0.endpointID == a.id }.map(\.submissionID) == ["sub_0", "sub_1", "sub_2"])
+            let second = try await store.claimDueDeliveries(
+                owner: "w", limit: 12, now: now, lease: 30, excludingEndpoints: [], roomByEndpoint: [a.id: 0, b.id: 2])
+            #expect(second.count == 2 && second.allSatisfy { $0.endpointID == b.id })
+            // Rows left out were not leased: the next claim without rooms takes them, oldest first.
+            let rest = try await store.claimDueDeliveries(owner: "w", limit: 100, now: now, lease: 30)
+            #expect(rest.count == 60 - 14)
+            #expect(rest.first?.endpointID == a.id && rest.first?.submissionID == "sub_3")
+        }
+    }
+
     /// Claims take the oldest due rows across endpoints, reading each endpoint's rows through its own
     /// index range, so an excluded endpoint's backlog is never walked.
     @Test func claimsMergeEndpointsOldestFirstWithoutWalkingSkippedBacklogs() async throws {

@@ -305,6 +305,31 @@ import Webhooks
         #expect(concurrency.withLock { $0.peak } <= 2, "a quarter of 8 slots")
     }
 
+    /// No endpoint gets more than `maxInFlightPerEndpoint` deliveries at once: an endpoint below the
+    /// limit but past half of it once got a whole claim batch more (123 in flight against 64).
+    @Test func noEndpointPassesItsInFlightLimit() async throws {
+        let secret = WebhookSecret.generate()
+        let concurrency = Mutex((now: 0, peak: 0))
+        let receiver = try LoopbackReceiver(recording: false) { _ in
+            concurrency.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.15))
+            concurrency.withLock { $0.now -= 1 }
+            return ReceiverReply(status: 200)
+        }
+        defer { receiver.stop() }
+        let queue = MemoryDeliveryQueue()
+        let configuration = DeliveryWorker.Configuration(maxInFlight: 64, claimBatch: 16, pollInterval: .milliseconds(5),
+                                                          slowThreshold: .seconds(10), maxInFlightPerEndpoint: 6)
+        try await withWorker(queue, schedule: slow, configuration: configuration) { worker in
+            for index in 0..<150 { await queue.add(job("d_\(index)", to: receiver.url, secrets: [secret])) }
+            worker.notify()
+            try await eventually("all delivered") { await queue.statuses.values.allSatisfy { $0 == "succeeded" } }
+        }
+        let peak = concurrency.withLock { $0.peak }
+        #expect(peak <= 6, "peak \(peak)")
+        #expect(peak >= 4, "the endpoint was never busy (peak \(peak))")
+    }
+
     @Test func shutdownLetsInFlightDeliveriesFinish() async throws {
         let secret = WebhookSecret.generate()
         let receiver = try verifyingReceiver([secret]) { _ in ReceiverReply(status: 200, delay: .milliseconds(300)) }

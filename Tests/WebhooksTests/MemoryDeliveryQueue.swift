@@ -40,11 +40,20 @@ actor MemoryDeliveryQueue: DeliveryQueue {
     }
 
     func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
+    }
+
+    func claimDue(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [DeliveryJob] {
         claims += 1
         var jobs: [DeliveryJob] = []
+        var room = roomByEndpoint
         for id in order where jobs.count < limit {
             guard var row = rows[id], row.status == "pending", row.nextAttemptAt <= now,
-                  disabled[row.job.endpointID] == nil, !excludingEndpoints.contains(row.job.endpointID), (row.leaseUntil ?? .distantPast) <= now else { continue }
+                  disabled[row.job.endpointID] == nil, !excludingEndpoints.contains(row.job.endpointID), (row.leaseUntil ?? .distantPast) <= now,
+                  room[row.job.endpointID].map({ $0 > 0 }) ?? true else { continue }
+            if let left = room[row.job.endpointID] { room[row.job.endpointID] = left - 1 }
             row.leaseOwner = owner
             row.leaseUntil = now.addingTimeInterval(lease)
             row.job.attempt = row.attempts.count + 1
