@@ -14,7 +14,8 @@ public struct DefinitionErrors: Error, Sendable {
 /// Codes: `malformedJSON`, `invalidType` (a property of the wrong JSON type), `missing`,
 /// `componentKeys`, `unknownType`, `invalidID`, `duplicateID`, `badRegex`, `badColor`, `badBounds`,
 /// `badDate`, `badValue`, `notApplicable`, `optionWithoutID`, `duplicateOptionID`, `badCondition`,
-/// `unknownField`, `conditionInRepeat`, `forwardReference`.
+/// `unknownField`, `conditionInRepeat`, `forwardReference`, `tooLarge` (repeats or a formworks profile
+/// past their limits). The server adds `invalidFormId` and `idMismatch`, both at `/id`.
 public struct DefinitionProblem: Sendable, Equatable {
     public var pointer: String
     public var code: String

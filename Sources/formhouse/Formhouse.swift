@@ -22,7 +22,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host: String?
     @Option(help: "Port to listen on; 0 picks a free one.") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database.") var dataDirectory: String?
-    @Option(name: .customLong("forms-dir"), help: "Directory of sample forms loaded at first start.") var formsDirectory: String?
+    @Option(name: .customLong("forms-dir"), help: "Directory of sample forms; at every start, each *.json whose form id never existed (not even deleted) is stored.") var formsDirectory: String?
     @Option(name: .customLong("public-dir"), help: "Directory served at /.") var publicDirectory: String?
     @Option(name: .customLong("cors-origins"), help: "Comma-separated origins allowed to call the API from a browser.") var corsOrigins: String?
     @Option(name: .customLong("event-loops"), help: "Event loop threads; 0 means one per core.") var eventLoops: Int?
