@@ -9,6 +9,11 @@ extension SQLiteFormStore {
             guard try Int.fetchOne(
                 db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [endpoint.formID]) != nil
             else { throw StoreError.notFound("form \(endpoint.formID)") }
+            if let max = endpoint.maxPerForm, try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL",
+                arguments: [endpoint.formID]) ?? 0 >= max {
+                throw StoreError.limitReached("form \(endpoint.formID) has \(max) endpoints")
+            }
             let createdAt = endpoint.createdAt.storedMilliseconds
             do {
                 try db.execute(sql: """
@@ -258,7 +263,8 @@ extension SQLiteFormStore {
     public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
         try await write { db in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.id, e.deleted_at, e.disabled_at FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                SELECT e.id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
+                FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.id = ?
                 """, arguments: [id])
             else { return .unknownDelivery }
@@ -266,6 +272,9 @@ extension SQLiteFormStore {
             if (row["deleted_at"] as Int64?) != nil { return .endpointDeleted(endpointID: endpointID) }
             if (row["disabled_at"] as Int64?) != nil { return .endpointDisabled(endpointID: endpointID) }
             let milliseconds = now.storedMilliseconds
+            if (row["lease_owner"] as String?) != nil, let expires = row["lease_expires_at"] as Int64?, expires > milliseconds {
+                return .inFlight(leaseExpiresAt: Date(storedMilliseconds: expires))
+            }
             try db.execute(sql: """
                 UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """, arguments: [milliseconds, milliseconds, id])

@@ -11,6 +11,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCursor
     /// A delivery's lease was taken over by another owner.
     case leaseLost(String)
+    /// A limit on stored rows would be passed (a form's webhook endpoints).
+    case limitReached(String)
 
     /// A stable machine-readable code.
     public var code: String {
@@ -20,12 +22,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict: "conflict"
         case .invalidCursor: "invalid_cursor"
         case .leaseLost: "lease_lost"
+        case .limitReached: "limit_reached"
         }
     }
 
     public var description: String {
         switch self {
-        case .unavailable(let detail), .notFound(let detail), .conflict(let detail), .leaseLost(let detail):
+        case .unavailable(let detail), .notFound(let detail), .conflict(let detail), .leaseLost(let detail),
+             .limitReached(let detail):
             "\(code): \(detail)"
         case .invalidCursor:
             code

@@ -8,16 +8,20 @@ public struct NewEndpoint: Sendable {
     /// The signing secret, encrypted by the caller; the store never sees it in clear.
     public var secretCiphertext: [UInt8]
     public var createdAt: Date
+    /// The most endpoints (not deleted) the form may have with this one, checked in the insert's
+    /// transaction so that concurrent creations cannot pass it; nil for no limit.
+    public var maxPerForm: Int?
 
     public init(
         id: String = RandomID.make(prefix: "ep_"), formID: String, url: String, secretCiphertext: [UInt8],
-        createdAt: Date = Date()
+        createdAt: Date = Date(), maxPerForm: Int? = nil
     ) {
         self.id = id
         self.formID = formID
         self.url = url
         self.secretCiphertext = secretCiphertext
         self.createdAt = createdAt
+        self.maxPerForm = maxPerForm
     }
 }
 
@@ -125,6 +129,9 @@ public enum RedeliveryOutcome: Sendable, Equatable {
     /// Its endpoint no longer receives anything: disabled (after a 410) or deleted. Nothing changed.
     case endpointDisabled(endpointID: String)
     case endpointDeleted(endpointID: String)
+    /// An attempt is being sent under a lease that runs until `leaseExpiresAt`. Nothing changed: the
+    /// attempt's result, recorded when it ends, would overwrite the request.
+    case inFlight(leaseExpiresAt: Date)
 }
 
 /// The states a delivery goes through.

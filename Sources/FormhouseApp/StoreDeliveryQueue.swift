@@ -65,7 +65,13 @@ struct StoreDeliveryQueue: DeliveryQueue {
         try await store.releaseLeases(owner: owner)
     }
 
+    /// An endpoint deleted meanwhile (a 410 arriving after the admin removed it) has nothing left to
+    /// disable; that is not a failure to record the attempt.
     func disableEndpoint(id: String, reason: String) async throws {
-        try await store.disableEndpoint(id: id, reason: reason)
+        do {
+            try await store.disableEndpoint(id: id, reason: reason)
+        } catch StoreError.notFound {
+            return
+        }
     }
 }

@@ -15,7 +15,7 @@ extension StoreError: HTTPResponseConvertible {
             return APIProblem.unavailable("Storage cannot be used right now; nothing was changed. Retry the request.").response
         case .notFound:
             return APIProblem.notFound("The requested resource does not exist.").response
-        case .conflict:
+        case .conflict, .limitReached:
             return APIProblem(status: 409, slug: "conflict", title: "Conflict",
                               detail: "The request conflicts with what is stored; read it again and retry.").response
         case .invalidCursor:

@@ -41,10 +41,9 @@ struct WebhookRoutes {
         guard url.utf8.count <= Self.maxURLLength else {
             throw APIProblem.badRequest("invalid-body", "The URL is longer than \(Self.maxURLLength) bytes.")
         }
-        guard try await store.endpoints(formID: formID).count < Self.maxEndpointsPerForm else {
-            throw APIProblem(status: 409, slug: "too-many-webhooks", title: "Too many webhooks",
-                             detail: "A form has at most \(Self.maxEndpointsPerForm) webhook endpoints; remove one first.")
-        }
+        // Checked here to spare the DNS lookup, and again in the insert's transaction, which is what
+        // holds against concurrent creations.
+        guard try await store.endpoints(formID: formID).count < Self.maxEndpointsPerForm else { throw Self.tooManyWebhooks }
         do {
             // Resolving the host blocks; keep it off the event loop that serves other requests.
             let policy = self.policy
@@ -57,15 +56,25 @@ struct WebhookRoutes {
         }
         let secret = WebhookSecret.generate()
         let id = RandomID.make(prefix: "ep_")
-        let record = try await store.createEndpoint(NewEndpoint(
-            id: id, formID: formID, url: url,
-            secretCiphertext: Array(try secrets.seal(secret, context: id).utf8), createdAt: Date()))
+        let record: EndpointRecord
+        do {
+            record = try await store.createEndpoint(NewEndpoint(
+                id: id, formID: formID, url: url,
+                secretCiphertext: Array(try secrets.seal(secret, context: id).utf8), createdAt: Date(),
+                maxPerForm: Self.maxEndpointsPerForm))
+        } catch StoreError.limitReached {
+            throw Self.tooManyWebhooks
+        }
         var members = endpointJSON(record)
         members.append(("secret", .string(secret.encoded)))
         var response = Response.json(JSONValue.members(members).serialized(), status: 201)
         response.headers.set("Location", "/v1/admin/forms/\(formID)/webhooks")
         return response
     }
+
+    private static let tooManyWebhooks = APIProblem(
+        status: 409, slug: "too-many-webhooks", title: "Too many webhooks",
+        detail: "A form has at most \(maxEndpointsPerForm) webhook endpoints; remove one first.")
 
     func list(_ request: Request) async throws -> Response {
         let formID = try request.formID()
@@ -146,6 +155,11 @@ struct WebhookRoutes {
             throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was disabled when it answered 410 Gone")
         case .endpointDeleted(let endpointID):
             throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was deleted")
+        case .inFlight:
+            throw APIProblem(
+                status: 409, slug: "delivery-in-flight", title: "Delivery being sent",
+                detail: "Delivery '\(id)' is being sent right now, and that attempt's result will be recorded; "
+                    + "redeliver it once it is no longer in flight (see its status).")
         }
         notify()
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }

@@ -85,6 +85,11 @@ public struct AddressPolicy: Sendable, Hashable {
     /// is enforced again on the address each delivery connects to.
     public func validate(url text: String) throws(WebhookError) -> URL {
         // The messages do not repeat the URL: it may carry a password.
+        // Spaces and control characters (CR LF, tab, NUL) are not in any URL: libcurl refuses them at
+        // send time, so such an endpoint would only fail for a day, and SQLite cuts text at a NUL.
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw WebhookError(.invalidURL, "The webhook URL contains a space or a control character; percent-encode it (%20).")
+        }
         guard let components = URLComponents(string: text), let url = components.url, let scheme = components.scheme?.lowercased() else {
             throw WebhookError(.invalidURL, "The webhook URL is not an absolute URL.")
         }

@@ -78,6 +78,9 @@ public final class DeliveryWorker: Service, Sendable {
         /// The last claim failed: a store that stays unusable is logged once, not on every poll.
         var claimFailing = false
         var lanes: DeliveryLanes
+        /// Deliveries being sent. A lease that ran out mid-send (a stalled store) lets this worker claim
+        /// the row again; it is not sent twice at once, and the running attempt's result stands.
+        var sending: Set<String> = []
     }
 
     private let queue: any DeliveryQueue
@@ -225,7 +228,7 @@ public final class DeliveryWorker: Service, Sendable {
             state.backlog = full
             let wasFailing = state.claimFailing
             state.claimFailing = failure != nil
-            let claimed = jobs.map { job in (job, token: state.lanes.start(job.endpointID)) }
+            let claimed = jobs.filter { state.sending.insert($0.id).inserted }.map { job in (job, token: state.lanes.start(job.endpointID)) }
             return (claimed, state.lanes.inFlight, wasFailing)
         }
         if let failure {
@@ -242,6 +245,7 @@ public final class DeliveryWorker: Service, Sendable {
         var speed: DeliveryLanes.Speed?
         defer {
             let (inFlight, wake) = state.withLock { state in
+                state.sending.remove(job.id)
                 let unblocks = state.lanes.finish(token, speed: speed)
                 return (state.lanes.inFlight, state.backlog || state.stopping || unblocks ? state.wake : nil)
             }

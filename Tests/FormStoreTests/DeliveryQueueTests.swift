@@ -205,6 +205,13 @@ import Testing
             #expect(try await store.delivery(id: id)?.status == "pending")
             let again = try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(100), lease: 30)
             #expect(again.map(\.id) == [id])
+            // While that attempt runs under its lease, a redeliver would be overwritten by its result:
+            // it is refused and changes nothing. Once the lease has run out, it queues again.
+            let leased = try #require(try await store.delivery(id: id))
+            #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(101))
+                    == .inFlight(leaseExpiresAt: Date(storedMilliseconds: now.addingTimeInterval(130).storedMilliseconds)))
+            #expect(try await store.delivery(id: id)?.nextAttemptAt == leased.nextAttemptAt)
+            #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(131)) == .queued)
             try await store.recordAttempt(deliveryID: id, owner: "w", attempt: attempt(200), outcome: .succeeded)
             let delivered = try #require(try await store.delivery(id: id))
             #expect(delivered.status == "succeeded" && delivered.attempts.count == 3 && delivered.lastError == nil)

@@ -218,6 +218,40 @@ import Webhooks
         #expect(try await client.admin("POST", "/v1/admin/forms/missing/webhooks", json: #"{"url": "https://example.com"}"#).status == 404)
         await server.finish()
     }
+
+    /// A form has at most 20 endpoints, also when many creations race: the count is checked in the
+    /// insert's transaction (concurrent requests once made 25). A URL with a space or control
+    /// character is refused at creation instead of failing every send.
+    @Test func twentyEndpointsPerFormEvenUnderConcurrentCreation() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await client.admin("POST", "/v1/admin/forms/signup/webhooks",
+                                           json: #"{"url": "http://127.0.0.1:9/hook\#(index)"}"#).status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 20)
+        #expect(statuses.filter { $0 == 409 }.count == 20)
+        let listed = try await client.admin("GET", "/v1/admin/forms/signup/webhooks").object["items"] as? [[String: Any]]
+        #expect(listed?.count == 20)
+        let refused = try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "http://127.0.0.1:9/a"}"#)
+        #expect(refused.status == 409)
+        #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/too-many-webhooks")
+        await server.finish()
+
+        let other = try await InProcessServer()
+        #expect(try await other.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        for url in [#"http://127.0.0.1:9/ok\r\nX-Evil: 1"#, "http://127.0.0.1:9/ok x", #"http://127.0.0.1:9/ok\u0000x"#] {
+            let response = try await other.client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(url)"}"#)
+            #expect(response.status == 422, "\(url)")
+        }
+        await other.finish()
+    }
 }
 
 /// Flips a receiver from failing to healthy.

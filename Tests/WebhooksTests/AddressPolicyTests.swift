@@ -73,6 +73,18 @@ import Webhooks
         }
     }
 
+    /// Spaces and control characters are refused when the endpoint is created, not found out by every
+    /// send for a day (libcurl refuses them; SQLite would cut the stored text at a NUL).
+    @Test func spacesAndControlCharactersAreRefused() throws {
+        let open = AddressPolicy(allowInsecure: true, allowPrivate: true)
+        for url in ["http://127.0.0.1:9/ok\r\nX-Evil: 1", "http://127.0.0.1:9/ok x", "http://127.0.0.1:9/ok\t",
+                    "http://127.0.0.1:9/ok\u{0}x", "http://127.0.0.1:9/ok\u{7F}", " http://127.0.0.1:9/ok"] {
+            #expect(throws: WebhookError.self, "\(url.debugDescription)") { try open.validate(url: url) }
+            do { _ = try open.validate(url: url) } catch { #expect(error.code == .invalidURL) }
+        }
+        #expect(try open.validate(url: "http://127.0.0.1:9/ok%20x").path == "/ok x")
+    }
+
     @Test func credentialsAreLeftOutWhenAURLIsShown() {
         #expect(AddressPolicy.withoutCredentials("https://user:hunter2@example.com:8443/hook?a=1") == "https://example.com:8443/hook?a=1")
         #expect(AddressPolicy.withoutCredentials("https://example.com/hook") == "https://example.com/hook")

@@ -357,6 +357,27 @@ import Webhooks
         for index in 0..<5 { #expect(await queue.row("msg_\(index)")?.attempts.isEmpty == true) }
     }
 
+    /// A lease that runs out while its attempt is still being sent (a stalled store, a lease set too
+    /// short) lets the row be claimed again; the worker does not send what it is already sending.
+    @Test func aDeliveryStillBeingSentIsNotSentAgain() async throws {
+        let receiver = try LoopbackReceiver { request in
+            ReceiverReply(status: 200, delay: request.path.hasSuffix("/slow") ? .milliseconds(800) : .zero)
+        }
+        defer { receiver.stop() }
+        let queue = MemoryDeliveryQueue()
+        // A first, quick answer makes the endpoint known (an unknown one gets a single probe at a time).
+        await queue.add(job("msg_warm", to: receiver.url + "/warm", secrets: [WebhookSecret.generate()]))
+        try await withWorker(queue, schedule: slow, configuration: .init(lease: 0.2, pollInterval: .milliseconds(20))) { worker in
+            try await eventually("warmed") { await queue.row("msg_warm")?.status == "succeeded" }
+            await queue.add(job("msg_0", to: receiver.url + "/slow", secrets: [WebhookSecret.generate()]))
+            worker.notify()
+            try await eventually("delivered") { await queue.row("msg_0")?.status == "succeeded" }
+        }
+        #expect(receiver.requests.filter { $0.path.hasSuffix("/slow") }.count == 1)
+        #expect(await queue.claims > 5, "the expired lease was never claimed again, so this proves nothing")
+        #expect(await queue.row("msg_0")?.attempts.count == 1)
+    }
+
     @Test func cancellingTheWorkerReleasesItsLeases() async throws {
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200, delay: .seconds(30)) }
         defer { receiver.stop() }
