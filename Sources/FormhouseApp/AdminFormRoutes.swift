@@ -57,6 +57,10 @@ struct AdminFormRoutes {
         do {
             definition = try await Offload.run { try FormDefinition(json: body) }
         } catch let error as DefinitionErrors {
+            // POST takes its id from the body: a bad one is listed with the body's other problems.
+            if pathID == nil, let idProblem = try await Offload.run({ FormIdentifier.problem(inDefinition: body) }) {
+                problems.append(idProblem)
+            }
             throw APIProblem.invalidDefinition(problems + error.problems)
         }
         if let pathID, let bodyID = definition.id, bodyID != pathID {

@@ -140,6 +140,14 @@ public enum FormIdentifier {
         pointer: "/id", code: "invalidFormId",
         message: "A form id is 1–64 letters, digits, '-' or '_', starting with a letter or digit.")
 
+    /// The id problem of a definition that did not compile, read from its JSON, so that it is listed
+    /// with the others rather than only once they are fixed. Nil when the id is valid, absent or
+    /// unreadable (a malformed body has its own problem).
+    public static func problem(inDefinition bytes: [UInt8]) -> DefinitionProblem? {
+        guard let value = try? JSONValue(parsing: bytes), case .string(let id)? = value["id"], !isValid(id) else { return nil }
+        return problem
+    }
+
     public static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
         guard (1...64).contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }

@@ -80,8 +80,9 @@ struct Check: ParsableCommand {
                 failed = true
                 continue
             }
+            let bytes = [UInt8](data)
             do throws(DefinitionErrors) {
-                let definition = try FormDefinition(json: [UInt8](data))
+                let definition = try FormDefinition(json: bytes)
                 // The server refuses such an id on upload; a check that passed it would mislead.
                 if let id = definition.id, !FormIdentifier.isValid(id) {
                     throw DefinitionErrors(problems: [FormIdentifier.problem])
@@ -89,7 +90,13 @@ struct Check: ParsableCommand {
                 print("\(file): ok (\(definition.inputPaths.count) inputs)")
             } catch {
                 failed = true
-                for problem in error.problems { print("\(file): \(problem.pointer): \(problem.message) [\(problem.code)]") }
+                // A bad id is listed with the definition's other problems, as the server lists them.
+                var problems = error.problems
+                if !problems.contains(where: { $0.code == FormIdentifier.problem.code }),
+                   let idProblem = FormIdentifier.problem(inDefinition: bytes) {
+                    problems.insert(idProblem, at: 0)
+                }
+                for problem in problems { print("\(file): \(problem.pointer): \(problem.message) [\(problem.code)]") }
             }
         }
         if failed { throw ExitCode(1) }

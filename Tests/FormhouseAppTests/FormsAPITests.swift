@@ -224,6 +224,13 @@ import Testing
         let both = try await server.client.admin("PUT", "/v1/admin/forms/a.b", json: #"{"components": []}"#)
         let pointers = (both.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
         #expect(pointers.first == "/id" && pointers.contains("/title"))
+        // POST reads the id from the body: a bad one is listed with the body's other problems too,
+        // not only once they are fixed.
+        let posted = try await server.client.admin(
+            "POST", "/v1/admin/forms", json: #"{"id": "bad id", "title": "t", "components": [{"email": {"minValue": 1}}]}"#)
+        #expect(posted.status == 422)
+        let postedErrors = (posted.object["errors"] as? [[String: Any]] ?? []).map { "\($0["pointer"] ?? "") \($0["code"] ?? "")" }
+        #expect(postedErrors.first == "/id invalidFormId" && postedErrors.count == 2, "\(postedErrors)")
         await server.finish()
     }
 

@@ -154,6 +154,11 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.output.contains("bad-id.json: /id:"))
         #expect(refused.output.contains("[invalidFormId]"))
+        // Also alongside the definition's other problems.
+        try #"{"id": "bad id", "title": "t", "components": [{"email": {"minValue": 1}}]}"#
+            .write(toFile: badID, atomically: true, encoding: .utf8)
+        let both = try await Offload.blocking { try Self.run(["check", badID]) }
+        #expect(both.output.contains("[invalidFormId]") && both.output.contains("[notApplicable]"), "\(both.output)")
         let version = try await Offload.blocking { try Self.run(["version"]) }
         #expect(version.status == 0 && version.output.hasPrefix("formhouse "))
     }
