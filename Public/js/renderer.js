@@ -100,25 +100,41 @@ export function formatPath(segments) {
   return out;
 }
 
+// Ids are the user's (a definition may name an input `constructor` or a group `__proto__`), so only
+// own properties are read, and values are defined, not assigned: `node["__proto__"] = v` would set
+// the prototype, polluting every object of the page.
 function getAt(root, segments) {
   let node = root;
   for (const s of segments) {
-    if (node === null || typeof node !== "object") return undefined;
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, s)) return undefined;
     node = node[s];
   }
   return node;
+}
+
+function put(node, key, value) {
+  Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function setAt(root, segments, value) {
   let node = root;
   for (let i = 0; i < segments.length - 1; i++) {
     const s = segments[i];
-    if (node[s] === null || typeof node[s] !== "object") node[s] = typeof segments[i + 1] === "number" ? [] : {};
+    if (!Object.hasOwn(node, s) || node[s] === null || typeof node[s] !== "object") {
+      if (value === undefined) return;
+      put(node, s, typeof segments[i + 1] === "number" ? [] : {});
+    }
     node = node[s];
   }
   const last = segments[segments.length - 1];
-  if (value === undefined) delete node[last];
-  else node[last] = value;
+  if (value === undefined) {
+    if (Object.hasOwn(node, last)) delete node[last];
+  } else put(node, last, value);
+}
+
+/** Swift's `Double(String)`, which the engine's conditions use: no surrounding spaces, no "0x". */
+function engineNumber(text) {
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
 }
 
 function isEmpty(value) {
@@ -131,10 +147,18 @@ function sameValue(actual, expected) {
   if (JSON.stringify(value) === JSON.stringify(expected)) return true;
   if (value === null && expected === "") return true;
   if (value === "" && expected === null) return true;
-  if (typeof value === "number" && typeof expected === "string") return expected.trim() !== "" && Number(expected) === value;
-  if (typeof value === "string" && typeof expected === "number") return value.trim() !== "" && Number(value) === expected;
+  if (typeof value === "number" && typeof expected === "string") return engineNumber(expected) === value;
+  if (typeof value === "string" && typeof expected === "number") return engineNumber(value) === expected;
   if (typeof value === "boolean" && typeof expected === "string") return expected === String(value);
   return false;
+}
+
+/** A value as the engine stores it, which is what its conditions read: a state as its code, a decimal as its number. */
+function normalized(type, value) {
+  if (typeof value !== "string") return value;
+  if (type === "usstate") return US_STATE_CODES.get(value.toLowerCase()) ?? value;
+  if (type === "decimal" && value.length <= 64 && /^[+-]?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value;
 }
 
 /** As the engine: a multiple select's choices match a single value when they include it. */
@@ -209,9 +233,17 @@ export class FormView {
     return `${this.prefix}-${++this.counter}`;
   }
 
-  /** The values map to submit: `{ name: "Ana", address: {...}, addresses: [{...}] }`. */
+  /**
+   * The values map to submit: `{ name: "Ana", address: {...}, addresses: [{...}] }`, without the
+   * inputs that are hidden now: what someone typed before a field was hidden is not sent (the engine
+   * would drop it, but the raw body is kept as received).
+   */
   values() {
-    return structuredClone(this.state);
+    const out = structuredClone(this.state);
+    for (const field of this.fields.values()) {
+      if (field.kind === "input" && !this.isShown(field)) setAt(out, field.segments, undefined);
+    }
+    return out;
   }
 
   renderList(components, parent, scope) {
@@ -505,7 +537,7 @@ export class FormView {
     } else {
       const raw = field.controls[0].value;
       if (raw === "") value = undefined;
-      else if (field.type === "integer" || field.type === "count") value = /^\s*[+-]?\d+\s*$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
+      else if (field.type === "integer" || field.type === "count") value = /^[+-]?\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
       else value = raw;
     }
     setAt(this.state, field.segments, value);
@@ -568,11 +600,7 @@ export class FormView {
       const input = this.fields.get(path);
       if (input && input.kind === "input") {
         if (!this.isShown(input) || this.rejected.has(path)) return { value: undefined, type: input.type };
-        const value = getAt(this.state, candidate);
-        return {
-          value: input.type === "usstate" && typeof value === "string" ? US_STATE_CODES.get(value.toLowerCase()) ?? value : value,
-          type: input.type,
-        };
+        return { value: normalized(input.type, getAt(this.state, candidate)), type: input.type };
       }
     }
     return { value: undefined, type: null };

@@ -391,3 +391,57 @@ def test_version_parameter_renders_and_submits_that_version(browser, server):
     open_form(browser, "versioned")
     assert d.find_element(By.CSS_SELECTOR, "h1.fh-title").text == "Version two"
     assert d.find_elements(By.CSS_SELECTOR, '[data-path="mail"]')
+
+
+HOSTILE = {
+    "id": "browser-engine-agreement",
+    "title": "Agreement with the engine",
+    "components": [
+        {"select": {"id": "pay", "title": "Pay by", "options": [{"id": "card", "title": "Card"}, {"id": "cash", "title": "Cash"}]}},
+        {"text": {"id": "cardnumber", "title": "Card number", "visibleWhen": {"field": "pay", "equals": "card"}}},
+        {"decimal": {"id": "amount", "title": "Amount"}},
+        {"text": {"id": "reason", "title": "Why 12.5?", "required": True, "visibleWhen": {"field": "amount", "equals": "12.5"}}},
+        {"text": {"id": "code", "title": "Code"}},
+        {"text": {"id": "detail", "title": "Detail", "visibleWhen": {"field": "code", "equals": 5}}},
+        {"text": {"id": "constructor", "title": "Builder", "required": True}},
+        {"group": {"id": "__proto__", "title": "Odd group", "components": [{"count": {"id": "body", "title": "Body"}}]}},
+    ],
+}
+
+
+def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
+    """What the page shows and sends is what the engine validates: a hidden field's earlier value is
+    not sent; a decimal typed "12.50" equals 12.5 and a code "5 " does not equal 5, as in Swift; ids
+    such as `constructor` and `__proto__` are plain keys, not JavaScript's prototype machinery."""
+    server.put_form(HOSTILE)
+    open_form(browser, HOSTILE["id"])
+    d = browser.driver
+    assert control(browser, "constructor").get_attribute("value") == ""
+    assert browser.script("return ({}).body === undefined && Object.getPrototypeOf({}) === Object.prototype")
+
+    Select(control(browser, "pay")).select_by_value("card")
+    browser.wait(lambda: shown(browser, "cardnumber"))
+    set_value(browser, "cardnumber", "4111111111111111")
+    Select(control(browser, "pay")).select_by_value("cash")
+    browser.wait(lambda: not shown(browser, "cardnumber"))
+
+    set_value(browser, "amount", "12.50")
+    browser.wait(lambda: shown(browser, "reason"), "12.50 did not equal 12.5")
+    set_value(browser, "reason", "Because")
+    set_value(browser, "code", "5 ")
+    assert not shown(browser, "detail"), '"5 " counted as 5, which the engine does not do'
+    set_value(browser, "constructor", "Bob")
+    plus = wrapper(browser, "__proto__.body").find_elements(By.CSS_SELECTOR, ".fh-step")[1]
+    plus.click()
+    assert browser.script("return ({}).body === undefined"), "the group's value landed on Object.prototype"
+
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    assert stored["values"] == {"pay": "cash", "amount": 12.5, "reason": "Because", "code": "5 ",
+                                "constructor": "Bob", "__proto__": {"body": 1}}
+    status, _, raw = server.call("GET", f"/v1/admin/submissions/{receipt_id}/raw")
+    assert status == 200
+    assert "4111111111111111" not in json.dumps(raw), "the hidden card number was sent"
