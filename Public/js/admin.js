@@ -219,7 +219,14 @@ signOutButton.addEventListener("click", () => {
 // ---------- routing ----------
 
 function parseRoute() {
-  const parts = location.hash.split("?")[0].replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = location.hash.split("?")[0].replace(/^#\/?/, "").split("/").filter(Boolean).map((part) => {
+    // A hand-edited address with a broken escape (%E0) is a form that does not exist, not an exception.
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
   if (parts[0] === "deliveries") return { view: "deliveries" };
   if (parts[0] === "new") return { view: "editor", formId: null };
   if (parts[0] === "forms" && parts[1]) return { view: "form", formId: parts[1], tab: parts[2] || "definition" };
@@ -525,7 +532,9 @@ function editorPanel(generation, initialText, formId) {
       say(status, "Fix the JSON syntax first.", "error");
       return;
     }
-    const id = definition && typeof definition.id === "string" && definition.id ? definition.id : formId;
+    // Editing saves to the form being edited (a different id in the text is the server's idMismatch,
+    // not a silent save to another form); a new form is created with POST, which refuses an id in use.
+    const id = formId;
     save.disabled = true;
     say(status, "Saving…");
     try {

@@ -47,7 +47,10 @@ async function load() {
     definition = data;
     formVersion = Number.isInteger(data && data.version) ? data.version : versionFromETag(headers);
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 404) {
+    if (error instanceof ProblemError && error.status === 404 && requestedVersion) {
+      // The server says which: no such form, or no such version (and which one is current).
+      showStatus(`This version of the form cannot be shown. ${describe(error)}`, "error");
+    } else if (error instanceof ProblemError && error.status === 404) {
       showStatus("This form does not exist or is no longer published.", "error");
     } else {
       showStatus(`The form could not be loaded. ${describe(error)}`, "error");

@@ -11,8 +11,11 @@ public protocol FormStore: Sendable {
     /// Stores a definition as the form's new current version.
     ///
     /// An upload whose `contentHash` equals the current version's keeps that version. A deleted form is
-    /// brought back with a new version.
-    func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion
+    /// brought back with a new version. With `createOnly`, a form that exists (not deleted) is left as
+    /// it is and ``StoreError/conflict(_:)`` is thrown, decided in the same transaction.
+    func saveFormVersion(
+        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
+    ) async throws -> SavedVersion
 
     /// The current version of a form, or `nil` when the form is unknown or deleted.
     func currentForm(id: String) async throws -> FormVersionRecord?
@@ -128,6 +131,11 @@ public protocol FormStore: Sendable {
 }
 
 extension FormStore {
+    /// Stores a definition as the form's new current version, creating the form if needed.
+    public func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion {
+        try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash, createOnly: false)
+    }
+
     /// Claims due deliveries to any endpoint.
     public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
         try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [], roomByEndpoint: [:])

@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 
 extension SQLiteFormStore {
-    public func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion {
+    public func saveFormVersion(
+        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
+    ) async throws -> SavedVersion {
         try await write { db in
             let now = Date().storedMilliseconds
             guard let form = try Row.fetchOne(
@@ -17,6 +19,7 @@ extension SQLiteFormStore {
             }
             let current: Int = form["current_version"]
             let deleted = (form["deleted_at"] as Int64?) != nil
+            if createOnly, !deleted { throw StoreError.conflict("form \(formID) exists") }
             if !deleted {
                 let currentHash = try String.fetchOne(
                     db, sql: "SELECT content_hash FROM form_versions WHERE form_id = ? AND version = ?",

@@ -38,11 +38,18 @@ struct AdminFormRoutes {
         guard FormIdentifier.isValid(id) else {
             throw APIProblem.invalidDefinition([FormIdentifier.problem])
         }
-        return try await save(id: id, definition: definition)
+        // POST creates: an id in use is refused rather than given a new version (that is PUT's job),
+        // so a "new form" cannot silently replace a live one.
+        do {
+            return try await save(id: id, definition: definition, createOnly: true)
+        } catch StoreError.conflict {
+            throw APIProblem(status: 409, slug: "form-exists", title: "Form exists",
+                             detail: "A form with id '\(id)' exists; PUT /v1/admin/forms/\(id) adds a version to it.")
+        }
     }
 
-    private func save(id: String, definition: FormDefinition) async throws -> Response {
-        let (form, created) = try await catalog.save(id: id, definition: definition)
+    private func save(id: String, definition: FormDefinition, createOnly: Bool = false) async throws -> Response {
+        let (form, created) = try await catalog.save(id: id, definition: definition, createOnly: createOnly)
         var response = Response.json(summary(form).serialized(), status: created ? 201 : 200)
         response.headers.set("Location", "/v1/admin/forms/\(id)")
         response.headers.set("ETag", form.etag)

@@ -124,6 +124,14 @@ import Testing
         let generated = anonymous.object["id"] as? String ?? ""
         #expect(generated.hasPrefix("form_"))
         #expect(try await client.get("/v1/forms/\(generated)").status == 200)
+        // POST creates: an id in use is refused (PUT adds versions), and the form is left as it was.
+        let again = try await client.admin("POST", "/v1/admin/forms", json: Fixtures.signup.replacingOccurrences(of: "\"title\"", with: "\"description\": \"changed\", \"title\""))
+        #expect(again.status == 409)
+        #expect(again.object["type"] as? String == "https://formhouse.dev/problems/form-exists")
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup").object["version"] as? Int == 1)
+        // A deleted form's id can be created again.
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/signup").status == 204)
+        #expect(try await client.admin("POST", "/v1/admin/forms", json: Fixtures.signup).status == 201)
         await server.finish()
     }
 

@@ -200,6 +200,28 @@ def test_edit_adds_a_version_and_the_diff_shows_it(browser, server):
     assert any('"Before"' in line for line in removed)
     assert any('"After"' in line for line in added)
 
+    # Saving on this form's page saves to this form: another id in the text is the server's
+    # idMismatch, not a silent new version of that other form.
+    server.put_form(simple("console-other", "Other"))
+    go(browser, "#/forms/console-diff/definition")
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.wait(lambda: '"After"' in editor.get_attribute("value"))
+    text = editor.get_attribute("value").replace('"console-diff"', '"console-other"')
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
+    d.find_element(By.ID, "save-definition").click()
+    errors = browser.wait(lambda: rows(browser, "#definition-errors .ad-error"), "no idMismatch listed")
+    assert any(e.get_attribute("data-pointer") == "/id" for e in errors)
+    assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 1
+
+    # A new form cannot take an id in use: POST answers 409 and the live form stays as it was.
+    go(browser, "#/new")
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))",
+                   editor, json.dumps(simple("console-other", "Replaced")))
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: "exists" in d.find_element(By.ID, "editor-status").text, "no form-exists refusal shown")
+    assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 1
+
 
 def test_webhook_add_rotate_deliveries_redeliver_delete(browser, server, receiver):
     server.put_form(simple("console-hooks", "Hooked"))
