@@ -135,14 +135,13 @@ struct JSONParser {
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            // Duplicate keys: compare key hashes by scanning while the object is small; very large
-            // objects switch to a set so hostile bodies stay linear. Keys are the same when Swift's ==
-            // says so (canonical equivalence: "café" spelled with é or with e and U+0301), as lookups
-            // later compare them; a non-ASCII key has no byte hash to go by (`nonASCIIKey`).
-            if seen == nil, memberStack.count - start < 256 {
-                for i in start..<keyHashStack.count
-                where (keyHashStack[i] == hash || keyHashStack[i] == Self.nonASCIIKey || hash == Self.nonASCIIKey)
-                    && memberStack[i].key == key {
+            // Duplicate keys: compare key hashes by scanning while the object is small and its keys
+            // ASCII; very large objects, and any with a non-ASCII key, switch to a set so hostile bodies
+            // stay linear. Keys are the same when Swift's == says so (canonical equivalence: "café"
+            // spelled with é or with e and U+0301, "K" and the Kelvin sign), as lookups later compare
+            // them, and as the set hashes them; ASCII bytes are their own canonical form.
+            if seen == nil, memberStack.count - start < 256, hash != Self.nonASCIIKey {
+                for i in start..<keyHashStack.count where keyHashStack[i] == hash && memberStack[i].key == key {
                     throw error("duplicate key \"\(key)\"", at: keyOffset)
                 }
                 keyHashStack.append(hash)
@@ -179,7 +178,8 @@ struct JSONParser {
         }
     }
 
-    /// The hash of every key with a non-ASCII byte; no ASCII key hashes to it.
+    /// The hash of every key with a non-ASCII byte (its object then checks keys with a set); no ASCII
+    /// key hashes to it.
     private static let nonASCIIKey: UInt32 = 0
 
     /// Parses a key, with FNV-1a of its decoded bytes when they are ASCII (ASCII text equals only

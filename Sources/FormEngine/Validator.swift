@@ -57,9 +57,9 @@ struct ValidationRun {
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.id, value)
                     if let slot = rule.slot { slots[slot] = value }
-                } else if rule.type == .switch, let slot = rule.slot, Self.isEmptyAnswer(raw ?? .null, rule) {
-                    // A visible switch left alone is off, whether the client sent "", nothing or false:
-                    // `{"equals": false}` must not depend on which.
+                } else if rule.type == .switch, let slot = rule.slot, Self.isOff(raw ?? .null, rule) {
+                    // A visible switch left alone is off, whether the client sent "", nothing or false
+                    // (refused by `required`): `{"equals": false}` must not depend on which.
                     slots[slot] = .bool(false)
                 }
             case .group(let group):
@@ -112,7 +112,7 @@ struct ValidationRun {
         }
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
-        let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0]) }
+        let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
         if counted.count < bounds.min || counted.count > bounds.max {
             fail("repeat", bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
                                                     : "Add between \(bounds.min) and \(bounds.max) items.", nil)
@@ -129,16 +129,17 @@ struct ValidationRun {
             }
             path.removeLast()
         }
-        // No items is no value, as for an empty group or input.
-        return out.isEmpty ? nil : .array(out)
+        // No items is stored as [], as it always was (receivers may count them).
+        return .array(out)
     }
 
-    /// Whether a repeat item holds no answer at all: null, or an object whose members are all empty
-    /// (nested groups and repeats included). Anything else is an item, checked as such.
-    static func isBlankItem(_ item: JSONValue) -> Bool {
+    /// Whether a repeat item holds no answer at all: null, or an object of the group's own keys whose
+    /// values are all empty (nested groups and repeats included). Anything else, an unknown key
+    /// too, is an item, checked as such.
+    static func isBlankItem(_ item: JSONValue, of group: GroupRule) -> Bool {
         switch item {
         case .null: true
-        case .object(let o): o.members.allSatisfy { isBlank($0.value) }
+        case .object(let o): o.members.allSatisfy { group.knownIDs.contains($0.key) && isBlank($0.value) }
         default: false
         }
     }
@@ -213,7 +214,7 @@ struct ValidationRun {
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
                 guard v.magnitude < 9.007_199_254_740_992e15 else {
-                    fail("integer", Self.largeNumberMessage, rule)
+                    fail("integer", Self.largeWholeNumberMessage, rule)
                     return nil
                 }
                 n = v
@@ -291,6 +292,14 @@ struct ValidationRun {
         }
     }
 
+    /// A switch answer that means off: no answer, `false` or `"false"`.
+    static func isOff(_ raw: JSONValue, _ rule: InputRule) -> Bool {
+        switch raw {
+        case .bool(false), .string("false"): true
+        default: isEmptyAnswer(raw, rule)
+        }
+    }
+
     /// No answer: null or "", or no choice in a multiple select. An array or object sent to any other
     /// input is a wrong type, reported as such, not an empty answer.
     static func isEmptyAnswer(_ raw: JSONValue, _ rule: InputRule) -> Bool {
@@ -303,6 +312,8 @@ struct ValidationRun {
     }
 
     private static let integerRangeMessage = "Please enter a whole number between -9007199254740992 and 9007199254740992."
+    private static let largeWholeNumberMessage =
+        "A JSON number this large may already be rounded; send a whole number of 9007199254740992 or -9007199254740992 as text, in quotes (larger ones cannot be stored exactly)."
     private static let largeNumberMessage =
         "A JSON number this large may already be rounded; send numbers beyond 9007199254740991 as text, in quotes."
 

@@ -65,7 +65,8 @@ struct AdminFormRoutes {
             definition = try await Offload.run { try FormDefinition(json: body) }
         } catch let error as DefinitionErrors {
             // POST takes its id from the body: a bad one is listed with the body's other problems.
-            if pathID == nil, let idProblem = try await Offload.run({ FormIdentifier.problem(inDefinition: body) }) {
+            if pathID == nil, !error.problems.contains(where: { $0.pointer == "/id" }),
+               let idProblem = try await Offload.run({ FormIdentifier.problem(inDefinition: body) }) {
                 problems.append(idProblem)
             }
             throw APIProblem.invalidDefinition(problems + error.problems)

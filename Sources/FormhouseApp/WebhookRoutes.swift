@@ -155,11 +155,16 @@ struct WebhookRoutes {
             throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was disabled when it answered 410 Gone")
         case .endpointDeleted(let endpointID):
             throw APIProblem.endpointGone(delivery: id, endpoint: endpointID, why: "was deleted")
-        case .inFlight:
-            throw APIProblem(
+        case .inFlight(let leaseExpiresAt):
+            // The lease bounds the wait: the attempt ends before it, or (after a crash) the lease
+            // runs out and the delivery is due again by itself.
+            let seconds = max(1, Int(leaseExpiresAt.timeIntervalSinceNow.rounded(.up)))
+            var problem = APIProblem(
                 status: 409, slug: "delivery-in-flight", title: "Delivery being sent",
                 detail: "Delivery '\(id)' is being sent right now, and that attempt's result will be recorded; "
-                    + "redeliver it once it is no longer in flight (see its status).")
+                    + "redeliver it once it is no longer in flight, at the latest in \(seconds) s when its lease ends.")
+            problem.headers.append(("Retry-After", String(seconds)))
+            throw problem
         }
         notify()
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }

@@ -92,7 +92,7 @@ struct Check: ParsableCommand {
                 failed = true
                 // A bad id is listed with the definition's other problems, as the server lists them.
                 var problems = error.problems
-                if !problems.contains(where: { $0.code == FormIdentifier.problem.code }),
+                if !problems.contains(where: { $0.pointer == "/id" }),
                    let idProblem = FormIdentifier.problem(inDefinition: bytes) {
                     problems.insert(idProblem, at: 0)
                 }

@@ -113,7 +113,7 @@ extension ContainerTests {
         {"components": [{"id": "kids[0].name", "content": ""}, {"id": "kids[0].pet.kind", "content": ""}, {"id": "other", "content": "x"}]}
         """#)
         #expect(snapshot.isValid, "\(snapshot.errors)")
-        #expect(snapshot.values == ["other": "x"])
+        #expect(snapshot.values == ["kids": [], "other": "x"])
         let values = try Fixtures.validate(form, #"{"values": {"kids": [{"name": "Bo"}, {"name": "", "pet": {"kind": ""}}, null, {}]}}"#)
         #expect(values.isValid, "\(values.errors)")
         #expect(values.values == ["kids": [["name": "Bo"]]])
@@ -124,9 +124,12 @@ extension ContainerTests {
         // A filled item after a blank one keeps its own index in errors.
         let later = try Fixtures.validate(form, #"{"values": {"kids": [{}, {"pet": {"kind": "cat"}}]}}"#)
         #expect(later.errors.map { "\($0.field) \($0.code)" } == ["kids[1].name required"])
-        // Not sending the repeat, or only blanks, stores nothing for it (not an empty array).
-        #expect(try Fixtures.validate(form, #"{"values": {"other": "x"}}"#).values == ["other": "x"])
-        #expect(try Fixtures.validate(form, #"{"values": {"kids": []}}"#).values == [:])
+        // Not sending the repeat, or only blanks, stores no items, as [] (as it always did).
+        #expect(try Fixtures.validate(form, #"{"values": {"other": "x"}}"#).values == ["kids": [], "other": "x"])
+        #expect(try Fixtures.validate(form, #"{"values": {"kids": [{}]}}"#).values == ["kids": []])
+        // An unknown key makes an item of it, reported as such.
+        let unknown = try Fixtures.validate(form, #"{"values": {"kids": [{"bogus": ""}]}}"#)
+        #expect(unknown.errors.map { "\($0.field) \($0.code)" } == ["kids[0].name required", "kids[0].bogus unknown"])
         // Anything that is not null or an object stays a wrong item.
         #expect(try Fixtures.validate(form, #"{"values": {"kids": [""]}}"#).errors.map(\.field) == ["kids[0]"])
     }
@@ -154,19 +157,25 @@ extension ContainerTests {
           {"usstate": {"id": "st"}},
           {"text": {"id": "texan", "required": true, "visibleWhen": {"field": "st", "equals": "Texas"}}},
           {"switch": {"id": "more"}},
-          {"text": {"id": "why", "required": true, "visibleWhen": {"field": "more", "equals": false}}}
+          {"text": {"id": "why", "required": true, "visibleWhen": {"field": "more", "equals": false}}},
+          {"switch": {"id": "consent", "required": true}},
+          {"text": {"id": "whyNot", "required": true, "visibleWhen": {"field": "consent", "equals": false}}}
         ]}
         """#)
         func missing(_ values: String) throws -> [String] {
             try Fixtures.validate(form, #"{"values": \#(values)}"#).errors.filter { $0.code == "required" }.map(\.field)
         }
-        #expect(try missing(#"{"m": ["b", "a"], "st": "tx", "more": true}"#) == ["ifA", "ifAOrB", "texan"])
-        #expect(try missing(#"{"m": ["b"], "more": true}"#) == ["ifAOrB", "notA"])
-        #expect(try missing(#"{"m": "a,b", "more": true}"#) == ["ifA", "ifAOrB"])
-        // Off, however it is sent: absent, "", false.
-        for off in [#"{"m": ["a"], "ifA": "x", "ifAOrB": "x"}"#, #"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "more": ""}"#,
-                    #"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "more": false}"#] {
-            #expect(try missing(off) == ["why"], "\(off)")
+        let on = #""more": true, "consent": true"#
+        #expect(try missing(#"{"m": ["b", "a"], "st": "tx", \#(on)}"#) == ["ifA", "ifAOrB", "texan"])
+        #expect(try missing(#"{"m": ["b"], \#(on)}"#) == ["ifAOrB", "notA"])
+        #expect(try missing(#"{"m": "a,b", \#(on)}"#) == ["ifA", "ifAOrB"])
+        // Off, however it is sent: absent, "", false; a required switch that is off is refused and
+        // still reads as off.
+        for off in ["", #", "more": """#, #", "more": false"#, #", "more": "false""#] {
+            #expect(try missing(#"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "consent": true\#(off)}"#) == ["why"], "\(off)")
+        }
+        for off in ["", #", "consent": """#, #", "consent": false"#] {
+            #expect(try missing(#"{"m": ["a"], "ifA": "x", "ifAOrB": "x", "more": true\#(off)}"#) == ["consent", "whyNot"], "\(off)")
         }
     }
 }

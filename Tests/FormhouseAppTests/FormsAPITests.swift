@@ -239,6 +239,10 @@ import Testing
         #expect(posted.status == 422)
         let postedErrors = (posted.object["errors"] as? [[String: Any]] ?? []).map { "\($0["pointer"] ?? "") \($0["code"] ?? "")" }
         #expect(postedErrors.first == "/id invalidFormId" && postedErrors.count == 2, "\(postedErrors)")
+        // An id of the wrong type is the decoder's problem at /id, listed once.
+        let empty = try await server.client.admin("POST", "/v1/admin/forms", json: #"{"id": "", "components": []}"#)
+        let emptyPointers = (empty.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
+        #expect(emptyPointers.filter { $0 == "/id" }.count == 1, "\(emptyPointers)")
         await server.finish()
     }
 

@@ -119,6 +119,30 @@ import Webhooks
         await server.finish()
     }
 
+    /// Redeliver while an attempt is being sent is refused (its result would overwrite the request),
+    /// with a Retry-After no later than the lease's end.
+    @Test func redeliverWhileBeingSentIsRefused() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200, delay: .seconds(2)) }
+        defer { receiver.stop() }
+        #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
+        try await Self.wait("the attempt to start") { receiver.count == 1 }
+        let id = try #require(try await Self.deliveries(client, "formId=signup").first?["id"] as? String)
+        let refused = try await client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver")
+        #expect(refused.status == 409)
+        #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/delivery-in-flight")
+        let wait = try #require(refused.header("Retry-After").flatMap { Int($0) })
+        #expect((1...60).contains(wait))
+        try await Self.wait("the attempt to end") {
+            try await client.admin("GET", "/v1/admin/deliveries/\(id)").object["status"] as? String == "succeeded"
+        }
+        #expect(try await client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver").status == 202)
+        await server.finish()
+    }
+
     /// After a restart with another secret key, an old endpoint's secret does not open. Its deliveries
     /// fail as attempts that say why (never sent unsigned), and deliveries to other endpoints claimed
     /// in the same batch still go out; they used to wait out the lease again and again.

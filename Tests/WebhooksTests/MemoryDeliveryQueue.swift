@@ -17,6 +17,8 @@ actor MemoryDeliveryQueue: DeliveryQueue {
     private var order: [String] = []
     private(set) var disabled: [String: String] = [:]
     private(set) var claims = 0
+    /// Every id any claim returned, in order (an id may come back once its lease ran out).
+    private(set) var claimedIDs: [String] = []
 
     func add(_ job: DeliveryJob) {
         rows[job.id] = Row(job: job)
@@ -60,6 +62,7 @@ actor MemoryDeliveryQueue: DeliveryQueue {
             rows[id] = row
             jobs.append(row.job)
         }
+        claimedIDs += jobs.map(\.id)
         return jobs
     }
 
