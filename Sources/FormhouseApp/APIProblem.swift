@@ -74,11 +74,23 @@ struct APIProblem: Error, HTTPResponseConvertible {
     /// make an answer many times its own size.
     static let maxListedErrors = 1_000
 
-    /// `errors` in form order, up to ``maxListedErrors``; past that also `errorCount` (the total) and
-    /// `"truncated": true`. Shared by the 422 and the `/validate` answer.
+    /// Text of the listed errors at most (fields and messages): unknown keys of 1 KB each would
+    /// otherwise make a 1 MB body's answer 2 MB, which a client that does not read holds in memory.
+    static let maxListedErrorBytes = 256 * 1024
+
+    /// `errors` in form order, up to ``maxListedErrors`` and ``maxListedErrorBytes`` (at least one);
+    /// past that also `errorCount` (the total) and `"truncated": true`. Shared by the 422 and the
+    /// `/validate` answer.
     static func errorMembers(_ errors: [FieldError]) -> [(String, JSONValue)] {
-        var members: [(String, JSONValue)] = [("errors", .array(errors.prefix(maxListedErrors).map(\.json)))]
-        if errors.count > maxListedErrors {
+        var listed = 0
+        var bytes = 0
+        for error in errors.prefix(maxListedErrors) {
+            bytes += error.field.utf8.count + error.message.utf8.count + error.code.utf8.count
+            if listed > 0, bytes > maxListedErrorBytes { break }
+            listed += 1
+        }
+        var members: [(String, JSONValue)] = [("errors", .array(errors.prefix(listed).map(\.json)))]
+        if errors.count > listed {
             members.append(("errorCount", .number(Double(errors.count))))
             members.append(("truncated", .bool(true)))
         }

@@ -6,6 +6,8 @@ struct PublicRoutes {
     let catalog: FormCatalog
     let submissions: SubmissionService
     let rateLimiter: RateLimiter
+    /// `/validate`'s own, more generous bucket: the web renderer calls it as a person types.
+    let validateRateLimiter: RateLimiter
 
     func register(on router: inout Router) {
         router.on(.get, "/v1/forms/{id}") { try await getForm($0) }
@@ -52,7 +54,7 @@ struct PublicRoutes {
 
     func submit(_ request: Request) async throws -> Response {
         try request.requireJSON()
-        try rateLimiter.admit(request.remoteAddress)
+        try rateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
         let key = request.headers["Idempotency-Key"]
         // Which of two keys counts is anyone's guess; neither is taken.
         if key != nil, request.headers.values("Idempotency-Key").count > 1 {
@@ -73,6 +75,7 @@ struct PublicRoutes {
 
     func validate(_ request: Request) async throws -> Response {
         try request.requireJSON()
+        try validateRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
         let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
         let body = JSONValue.members([("valid", .bool(result.isValid))] + APIProblem.errorMembers(result.errors))
         return .json(body.serialized())

@@ -162,6 +162,27 @@ import Testing
         #expect(limited.status == 429)
         #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
         #expect(try await client.get("/v1/forms/signup").status == 200)
+        // /validate has its own bucket, four times as large, so typing in the web form does not use
+        // up the submissions; it is limited too.
+        var validations: [Int] = []
+        for _ in 0..<13 { validations.append(try await client.postJSON("/v1/forms/signup/validate", Fixtures.validValues).status) }
+        #expect(validations == Array(repeating: 200, count: 12) + [429])
+        await server.finish()
+    }
+
+    /// A large body costs one token per 64 KiB more, as parsing and validating it costs in proportion.
+    @Test func largeBodiesCostMoreOfTheRateLimit() async throws {
+        let server = try await server { $0.rateLimitBurst = 10; $0.rateLimitPerSecond = 0.01 }
+        let client = server.client
+        // About 300 KiB of unknown keys: 1 + 4 tokens, and a 422 that lists them within its byte cap.
+        let padding = (0..<300).map { #""unknown\#($0)\#(String(repeating: "x", count: 1000))": "v""# }.joined(separator: ", ")
+        let big = #"{"values": {"name": "Ana", \#(padding)}}"#
+        let first = try await client.postJSON("/v1/forms/signup/submissions", big)
+        #expect(first.status == 422)
+        #expect(first.object["truncated"] as? Bool == true && (first.object["errorCount"] as? Int ?? 0) >= 300)
+        #expect(first.body.count < 300 * 1024, "the error list is capped in bytes")
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", big).status == 422)
+        #expect(try await client.postJSON("/v1/forms/signup/submissions", big).status == 429)
         await server.finish()
     }
 
