@@ -19,6 +19,8 @@ public struct AppConfiguration: Sendable {
     public var maxBodyBytes = 1 << 20
     /// Bytes all bodies still arriving may hold together; past it a new one gets 503.
     public var maxPendingBodyBytes = 256 << 20
+    /// Bytes all answers not yet read by their clients may hold together; past it, stalled ones close.
+    public var maxQueuedOutputBytes = 256 << 20
     public var maxValueLength = 10_000
     /// Submissions per client address: bucket size and refill per second.
     public var rateLimitBurst = 60
@@ -110,6 +112,7 @@ public struct AppConfiguration: Sendable {
         eventLoops = config.int(forKey: "eventLoops", default: d.eventLoops)
         maxBodyBytes = config.int(forKey: "maxBodyBytes", default: d.maxBodyBytes)
         maxPendingBodyBytes = config.int(forKey: "maxPendingBodyBytes", default: d.maxPendingBodyBytes)
+        maxQueuedOutputBytes = config.int(forKey: "maxQueuedOutputBytes", default: d.maxQueuedOutputBytes)
         maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
         rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
         rateLimitPerSecond = config.double(forKey: "rateLimit.perSecond", default: d.rateLimitPerSecond)
@@ -137,6 +140,9 @@ public struct AppConfiguration: Sendable {
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
         if maxPendingBodyBytes < maxBodyBytes || maxPendingBodyBytes > 1 << 40 {
             try fail("maxPendingBodyBytes", "must be at least maxBodyBytes (\(maxBodyBytes)) and at most 1 TiB")
+        }
+        if maxQueuedOutputBytes < 1 << 20 || maxQueuedOutputBytes > 1 << 40 {
+            try fail("maxQueuedOutputBytes", "must be between 1 MiB and 1 TiB")
         }
         if !(1...(64 << 20)).contains(maxValueLength) { try fail("maxValueLength", "must be between 1 and 67108864") }
         if !(1...1_000_000_000).contains(rateLimitBurst) { try fail("rateLimit.burst", "must be between 1 and 1000000000") }

@@ -100,6 +100,7 @@ public final class FormhouseApplication: Sendable {
         http.port = configuration.port
         http.maxBodyBytes = configuration.maxBodyBytes
         http.maxPendingBodyBytes = configuration.maxPendingBodyBytes
+        http.maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
         http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = APIProblem.typeBase

@@ -51,6 +51,10 @@ final class Connection: @unchecked Sendable {
     private var input: [UInt8] = []
     private var output: [UInt8] = []
     private var outputSent = 0
+    /// What this connection's queued output adds to the server's `queuedOutput`.
+    private var chargedOutput = 0
+    /// When queued output last moved (or started waiting), for shedding stalled writers.
+    private(set) var lastOutputProgress: UInt64 = 0
     private var readable = false
     private var writable = true
     private var hangup = false
@@ -517,8 +521,10 @@ final class Connection: @unchecked Sendable {
     func write(_ bytes: [UInt8]) {
         guard state != .closed else { return }
         if outputSent < output.count || !writable {
+            if outputSent == output.count { lastOutputProgress = loop.now }
             output.append(contentsOf: bytes)
             flush()
+            chargeOutput()
             return
         }
         let sent = bytes.withUnsafeBytes { raw -> Int in
@@ -542,9 +548,20 @@ final class Connection: @unchecked Sendable {
             close()
         } else if sent < bytes.count {
             output.append(contentsOf: bytes[sent...])
+            lastOutputProgress = loop.now
+            chargeOutput()
         } else {
             flushed()
         }
+    }
+
+    /// Brings this connection's share of the server's queued-output count up to date. Only
+    /// connections whose client is slower than their answers get here with anything queued.
+    private func chargeOutput() {
+        let queued = state == .closed ? 0 : output.count - outputSent
+        guard queued != chargedOutput else { return }
+        loop.server.queuedOutput.wrappingAdd(queued - chargedOutput, ordering: .relaxed)
+        chargedOutput = queued
     }
 
     private func flush() {
@@ -555,6 +572,7 @@ final class Connection: @unchecked Sendable {
             }
             if count > 0 {
                 outputSent += count
+                lastOutputProgress = loop.now
                 if state == .writing || drainWaiter != nil { deadline = loop.now + loop.server.writeTimeout }
             } else if count < 0, errno == EINTR {
                 continue
@@ -568,7 +586,10 @@ final class Connection: @unchecked Sendable {
         if outputSent == output.count {
             output = []
             outputSent = 0
+            chargeOutput()
             flushed()
+        } else {
+            chargeOutput()
         }
     }
 
@@ -646,6 +667,8 @@ final class Connection: @unchecked Sendable {
         releaseBodyReservation()
         input = []
         output = []
+        outputSent = 0
+        chargeOutput()
         if let waiter = drainWaiter {
             drainWaiter = nil
             waiter.resume(throwing: StreamWriter.Closed())

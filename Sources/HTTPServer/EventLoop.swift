@@ -313,6 +313,24 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         for case let connection? in connections where connection.deadline != 0 && connection.deadline <= now {
             connection.timedOut()
         }
+        if server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes { shedStalledWriters() }
+    }
+
+    /// Queued responses are over the server's budget: closes this loop's connections whose output
+    /// has not moved for a second, largest first, until the total is back under it. Clients that
+    /// read keep their connections; each loop sheds its own.
+    private func shedStalledWriters() {
+        let stalled = connections.compactMap { $0 }
+            .filter { $0.queuedBytes > 0 && now - $0.lastOutputProgress >= 1_000_000_000 }
+            .sorted { $0.queuedBytes > $1.queuedBytes }
+        guard !stalled.isEmpty else { return }
+        var closed = 0
+        for connection in stalled where server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes {
+            connection.close()
+            closed += 1
+        }
+        server.logger.warning("queued responses over maxQueuedOutputBytes; closed connections that stopped reading",
+                              metadata: ["closed": "\(closed)", "queuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))"])
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.

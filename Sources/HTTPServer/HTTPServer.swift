@@ -127,6 +127,7 @@ public final class HTTPServer: Service, Sendable {
 
     /// Bytes taken from `maxPendingBodyBytes` by bodies still arriving (for tests).
     var pendingBodyBytes: Int { core.pendingBodyByteCount }
+    var queuedOutputBytes: Int { core.queuedOutput.load(ordering: .relaxed) }
 
     /// Connection tasks started since `start()` and those still running (for tests).
     var connectionTasks: (started: Int, running: Int) {

@@ -22,6 +22,9 @@ final class ServerCore: Sendable {
     let problemTypeBase: String?
     private let openConnections = Atomic<Int>(0)
     let maxPendingBodyBytes: Int
+    let maxQueuedOutputBytes: Int
+    /// Bytes of responses queued and not yet taken by the kernel, over all connections.
+    let queuedOutput = Atomic<Int>(0)
     let maxPendingBodyBytesPerAddress: Int
     /// Bytes held by bodies still arriving, in all and by client address.
     private let pendingBodies = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
@@ -40,6 +43,7 @@ final class ServerCore: Sendable {
         // leaves room for one whole body.
         maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, 2 * configuration.maxBodyBytes)
         maxPendingBodyBytesPerAddress = max(2 * configuration.maxBodyBytes, maxPendingBodyBytes / 16)
+        maxQueuedOutputBytes = max(0, configuration.maxQueuedOutputBytes)
         headerTimeout = configuration.headerTimeout.nanoseconds
         bodyTimeout = configuration.bodyTimeout.nanoseconds
         idleTimeout = configuration.idleTimeout.nanoseconds

@@ -116,6 +116,8 @@ struct ConfigurationTests {
         #expect(await refusedKey(["FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "0.5", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "0.01"]) == nil)
         // The pending-body budget must hold at least one whole body.
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "1000"]) == "maxPendingBodyBytes")
+        #expect(await refusedKey(["FORMHOUSE_MAX_QUEUED_OUTPUT_BYTES": "1000"]) == "maxQueuedOutputBytes")
+        #expect(await refusedKey(["FORMHOUSE_MAX_QUEUED_OUTPUT_BYTES": "1048576"]) == nil)
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "1048576"]) == nil)
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "2048", "FORMHOUSE_MAX_BODY_BYTES": "4096"]) == "maxPendingBodyBytes")
     }
