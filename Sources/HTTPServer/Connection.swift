@@ -663,7 +663,7 @@ final class Connection: @unchecked Sendable {
         deadline = 0
         Glibc.close(fd)
         loop.remove(fd)
-        loop.server.releaseConnection()
+        loop.server.releaseConnection(from: remoteAddress)
         releaseBodyReservation()
         input = []
         output = []

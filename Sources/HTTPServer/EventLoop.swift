@@ -260,14 +260,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
                 return
             }
-            guard !draining, server.admitConnection() else {
+            let remoteAddress = Socket.addressString(&address)
+            guard !draining, server.admitConnection(from: remoteAddress) else {
                 // Refusing at once keeps a flood from queueing behind the limit.
                 Glibc.close(fd)
                 continue
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let remoteAddress = Socket.addressString(&address)
             // Round-robin: the kernel would hand a shared socket's connections mostly to one loop.
             let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
             nextPeer &+= 1
@@ -283,7 +283,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     func adopt(_ fd: Int32, remoteAddress: String) {
         guard running, !draining else {
             Glibc.close(fd)
-            server.releaseConnection()
+            server.releaseConnection(from: remoteAddress)
             return
         }
         let connection = Connection(fd: fd, loop: self, remoteAddress: remoteAddress)

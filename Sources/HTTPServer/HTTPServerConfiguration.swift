@@ -33,6 +33,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var writeTimeout: Duration = .seconds(30)
     /// Open connections beyond this are closed as soon as they are accepted.
     public var maxConnections = 10_000
+    /// Open connections one client address may have; more are closed as soon as they are accepted,
+    /// so one address cannot take every slot (generous, as many clients may share an address behind NAT).
+    public var maxConnectionsPerAddress = 1_024
     /// How long a graceful shutdown waits for in-flight requests before closing everything.
     public var shutdownDeadline: Duration = .seconds(10)
     /// Event loop threads; 0 means one per CPU core.

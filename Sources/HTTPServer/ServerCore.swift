@@ -8,6 +8,9 @@ final class ServerCore: Sendable {
     let logger: Logger
     let limits: ParserLimits
     let maxConnections: Int
+    let maxConnectionsPerAddress: Int
+    /// Open connections by client address (only addresses with one open).
+    private let connectionsByAddress = Mutex<[String: Int]>([:])
     let headerTimeout: UInt64
     let bodyTimeout: UInt64
     let idleTimeout: UInt64
@@ -39,6 +42,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         limits = configuration.parserLimits
         maxConnections = configuration.maxConnections
+        maxConnectionsPerAddress = max(1, configuration.maxConnectionsPerAddress)
         // Buffers grow to at most maxBodyBytes (plus malloc's rounding): two bodies' worth always
         // leaves room for one whole body.
         maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, 2 * configuration.maxBodyBytes)
@@ -60,17 +64,28 @@ final class ServerCore: Sendable {
 
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }
 
-    /// Counts a new connection in, unless the limit is reached.
-    func admitConnection() -> Bool {
+    /// Counts a new connection from `address` in, unless the server's or the address's limit is reached.
+    func admitConnection(from address: String) -> Bool {
         if openConnections.wrappingAdd(1, ordering: .relaxed).newValue > maxConnections {
             openConnections.wrappingSubtract(1, ordering: .relaxed)
             return false
         }
-        return true
+        let admitted = connectionsByAddress.withLock { open in
+            let count = open[address, default: 0]
+            guard count < maxConnectionsPerAddress else { return false }
+            open[address] = count + 1
+            return true
+        }
+        if !admitted { openConnections.wrappingSubtract(1, ordering: .relaxed) }
+        return admitted
     }
 
-    func releaseConnection() {
+    func releaseConnection(from address: String) {
         openConnections.wrappingSubtract(1, ordering: .relaxed)
+        connectionsByAddress.withLock { open in
+            let count = open[address, default: 0] - 1
+            open[address] = count > 0 ? count : nil
+        }
     }
 
     /// Takes `bytes` from the budget of bodies still arriving, or returns false when it would take
