@@ -175,7 +175,9 @@ enum HTTPParser {
         guard version[5] == UInt8(ascii: "1") else {
             return .failure(.init(status: 505, reason: "unsupported HTTP version"))
         }
-        return .success((method, targetStart, targetEnd, Int(version[7] - UInt8(ascii: "0"))))
+        // HTTP/1.2 and later minors are answered as 1.1, the highest this server speaks (RFC 9110
+        // §2.5), not taken for 1.0 by the checks that compare the minor with 1.
+        return .success((method, targetStart, targetEnd, min(1, Int(version[7] - UInt8(ascii: "0")))))
     }
 
     private static func parseField(_ buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Result<(name: String, value: String), ParseError> {

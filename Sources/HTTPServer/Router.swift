@@ -98,6 +98,8 @@ public struct Router: Responder {
             let routes = nodes[node].routes
             var allowed = Set(routes.map(\.method.rawValue))
             if allowed.contains("GET") { allowed.insert("HEAD") }
+            // OPTIONS is answered for every route (the 204 below), so it is allowed everywhere.
+            allowed.insert("OPTIONS")
             let allow = allowed.sorted().joined(separator: ", ")
             if request.method == .options {
                 return Response(status: 204, headers: ["Allow": allow])

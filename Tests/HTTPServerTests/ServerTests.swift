@@ -163,7 +163,7 @@ import Testing
             #expect(missing.headers["Content-Type"] == "application/problem+json")
             let wrong = try client.exchange("DELETE /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(wrong.status == 405)
-            #expect(wrong.headers["Allow"] == "GET, HEAD")
+            #expect(wrong.headers["Allow"] == "GET, HEAD, OPTIONS")
         }
     }
 

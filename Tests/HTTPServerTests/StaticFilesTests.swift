@@ -57,8 +57,15 @@ import Testing
             // Other methods on a file that exists: 405 with Allow; on one that does not, 404.
             let post = try client.exchange("POST /app.css HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
             #expect(post.status == 405)
-            #expect(post.headers["Allow"] == "GET, HEAD")
+            #expect(post.headers["Allow"] == "GET, HEAD, OPTIONS")
             #expect(try client.exchange("DELETE /missing.css HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            // OPTIONS says what a file allows; a file named with a trailing slash is not there.
+            let options = try client.exchange("OPTIONS /app.css HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(options.status == 204 && options.headers["Allow"] == "GET, HEAD, OPTIONS")
+            #expect(try client.exchange("GET /app.css/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            #expect(try client.exchange("GET /index.html/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            #expect(try client.exchange("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            #expect(try client.exchange("GET /sub/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
             // A directory too: not a redirect a browser would follow with GET.
             #expect(try client.exchange("POST /sub HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").status == 405)
             // Nor does a 405 confirm a file outside the root.
