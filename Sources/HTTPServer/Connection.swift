@@ -444,11 +444,8 @@ final class Connection: @unchecked Sendable {
 
     /// Answers a refused request with its problem and closes the connection.
     private func refuse(_ error: ParseError) {
-        // Refusals get an access line too (as nginx logs its 400s), with the reason instead of a route.
-        loop.server.logger.info("request refused", metadata: [
-            "status": "\(error.status)", "reason": "\(error.reason)", "peer": "\(remoteAddress)",
-        ])
-        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).", requestHeaders: error.headers)
+        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).", reason: error.reason,
+                   requestHeaders: error.headers)
     }
 
     /// Takes what the body being read has grown by since the last read from the server's
@@ -467,8 +464,8 @@ final class Connection: @unchecked Sendable {
     /// Refuses a body past the pending-body budget: 503 with `Retry-After`, the body dropped.
     private func refusePendingBody(requestHeaders: HTTPHeaders?) {
         dropPendingBody()
-        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.", retryAfter: 1,
-                   requestHeaders: requestHeaders)
+        writeFinal(status: 503, detail: "Too many request bodies are arriving at once; retry shortly.",
+                   reason: "pending-body budget", retryAfter: 1, requestHeaders: requestHeaders)
     }
 
     /// Gives up a body still arriving (its connection is being refused): its buffer and its share.
@@ -486,7 +483,11 @@ final class Connection: @unchecked Sendable {
 
     /// Answers with the server's own problem and closes; `requestHeaders` are the refused request's
     /// fields when its head was read, for hooks that add fields to the answer (CORS).
-    private func writeFinal(status: Int, detail: String, retryAfter: Int? = nil, requestHeaders: HTTPHeaders? = nil) {
+    private func writeFinal(status: Int, detail: String, reason: String, retryAfter: Int? = nil, requestHeaders: HTTPHeaders? = nil) {
+        // Every refusal gets an access line too (as nginx logs its 400s), with the reason instead of a route.
+        loop.server.logger.info("request refused", metadata: [
+            "status": "\(status)", "reason": "\(reason)", "peer": "\(remoteAddress)",
+        ])
         for hook in loop.server.hooks { hook.didRefuse(status: status) }
         let body = Response.problemBody(
             status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
@@ -636,7 +637,7 @@ final class Connection: @unchecked Sendable {
             // The body is abandoned now, not when the 408 has been read and the linger is over.
             let headers = decoder.pendingHead?.headers
             dropPendingBody()
-            writeFinal(status: 408, detail: "The request was not received in time.", requestHeaders: headers)
+            writeFinal(status: 408, detail: "The request was not received in time.", reason: "timed out", requestHeaders: headers)
         case .fresh, .idle, .writing, .lingering:
             close()
         case .processing where drainWaiter != nil:

@@ -181,13 +181,14 @@ func withServer<T>(
     _ responder: any Responder,
     hooks: [any RequestHook] = [],
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    logger given: Logger? = nil,
     _ body: (Int, HTTPServer) async throws -> T
 ) async throws -> T {
     var configuration = HTTPServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    var logger = Logger(label: "test.http")
-    logger.logLevel = .warning
+    var logger = given ?? Logger(label: "test.http")
+    if given == nil { logger.logLevel = .warning }
     let server = HTTPServer(configuration: configuration, responder: responder, hooks: hooks, logger: logger)
     let port = try server.start()
     do {
