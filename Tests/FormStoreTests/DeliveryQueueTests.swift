@@ -71,17 +71,23 @@ import Testing
         }
     }
 
+    /// Endpoints a and b on one form, and 30 submissions a second apart, so 60 due deliveries.
+    private func twoEndpointsWithThirtySubmissions(_ store: SQLiteFormStore) async throws -> (EndpointRecord, EndpointRecord) {
+        try await makeForm(store)
+        let a = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
+        let b = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://b.test/", secretCiphertext: secret))
+        let base = Date().addingTimeInterval(-100)
+        for index in 0..<30 {
+            _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index))))
+        }
+        return (a, b)
+    }
+
     /// A claim gives an endpoint listed in `roomByEndpoint` at most that many rows and fills the rest
     /// from other endpoints; a room of 0 excludes the endpoint.
     @Test func claimsKeepToEachEndpointsRoom() async throws {
         try await withStore { store, _ in
-            try await makeForm(store)
-            let a = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
-            let b = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://b.test/", secretCiphertext: secret))
-            let base = Date().addingTimeInterval(-100)
-            for index in 0..<30 {
-                _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index))))
-            }
+            let (a, b) = try await twoEndpointsWithThirtySubmissions(store)
             let now = Date().addingTimeInterval(1)
             let first = try await store.claimDueDeliveries(
                 owner: "w", limit: 12, now: now, lease: 30, excludingEndpoints: [], roomByEndpoint: [a.id: 3])
@@ -101,13 +107,7 @@ import Testing
     /// index range, so an excluded endpoint's backlog is never walked.
     @Test func claimsMergeEndpointsOldestFirstWithoutWalkingSkippedBacklogs() async throws {
         try await withStore { store, _ in
-            try await makeForm(store)
-            let a = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: secret))
-            let b = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://b.test/", secretCiphertext: secret))
-            let base = Date().addingTimeInterval(-100)
-            for index in 0..<30 {
-                _ = try await store.insertSubmission(newSubmission(id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index))))
-            }
+            let (a, b) = try await twoEndpointsWithThirtySubmissions(store)
             let now = Date().addingTimeInterval(1)
             let first = try await store.claimDueDeliveries(owner: "w", limit: 10, now: now, lease: 30, excludingEndpoints: [])
             // Both endpoints' deliveries of the five oldest submissions.
