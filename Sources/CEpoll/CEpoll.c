@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include "CEpoll.h"
 
@@ -9,4 +11,9 @@ int cepoll_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 
 int cepoll_name_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+int cepoll_unsent_bytes(int fd) {
+    int queued = 0;
+    return ioctl(fd, SIOCOUTQ, &queued) == 0 ? queued : -1;
 }

@@ -82,15 +82,17 @@ struct APIProblem: Error, HTTPResponseConvertible {
     /// past that also `errorCount` (the total) and `"truncated": true`. Shared by the 422 and the
     /// `/validate` answer.
     static func errorMembers(_ errors: [FieldError]) -> [(String, JSONValue)] {
-        var listed = 0
+        // Counted as written (escapes included), each error's text cut to `maxErrorTextBytes`.
+        var listed: [JSONValue] = []
         var bytes = 0
         for error in errors.prefix(maxListedErrors) {
-            bytes += error.field.utf8.count + error.message.utf8.count + error.code.utf8.count
-            if listed > 0, bytes > maxListedErrorBytes { break }
-            listed += 1
+            let json = error.cappedJSON
+            bytes += json.serialized().count
+            if !listed.isEmpty, bytes > maxListedErrorBytes { break }
+            listed.append(json)
         }
-        var members: [(String, JSONValue)] = [("errors", .array(errors.prefix(listed).map(\.json)))]
-        if errors.count > listed {
+        var members: [(String, JSONValue)] = [("errors", .array(listed))]
+        if errors.count > listed.count {
             members.append(("errorCount", .number(Double(errors.count))))
             members.append(("truncated", .bool(true)))
         }
@@ -122,8 +124,28 @@ struct APIProblem: Error, HTTPResponseConvertible {
     }
 }
 
+/// A field path or message longer than this (an unknown key of a megabyte) is cut, with "…".
+let maxErrorTextBytes = 1024
+
 extension FieldError {
     var json: JSONValue {
         .members([("field", .string(field)), ("code", .string(code)), ("message", .string(message))])
+    }
+
+    /// As `json`, with `field` and `message` cut to ``maxErrorTextBytes`` at a character boundary.
+    var cappedJSON: JSONValue {
+        .members([("field", .string(Self.cut(field))), ("code", .string(code)), ("message", .string(Self.cut(message)))])
+    }
+
+    private static func cut(_ text: String) -> String {
+        guard text.utf8.count > maxErrorTextBytes else { return text }
+        var kept = ""
+        var bytes = 0
+        for character in text {
+            bytes += character.utf8.count
+            if bytes > maxErrorTextBytes - 3 { break }
+            kept.append(character)
+        }
+        return kept + "…"
     }
 }

@@ -21,6 +21,8 @@ public struct AppConfiguration: Sendable {
     public var maxPendingBodyBytes = 256 << 20
     /// Bytes all answers not yet read by their clients may hold together; past it, stalled ones close.
     public var maxQueuedOutputBytes = 256 << 20
+    /// Open connections one client address may have (raise it behind a proxy, where all share one).
+    public var maxConnectionsPerAddress = 1_024
     public var maxValueLength = 10_000
     /// Submissions per client address: bucket size and refill per second.
     public var rateLimitBurst = 60
@@ -113,6 +115,7 @@ public struct AppConfiguration: Sendable {
         maxBodyBytes = config.int(forKey: "maxBodyBytes", default: d.maxBodyBytes)
         maxPendingBodyBytes = config.int(forKey: "maxPendingBodyBytes", default: d.maxPendingBodyBytes)
         maxQueuedOutputBytes = config.int(forKey: "maxQueuedOutputBytes", default: d.maxQueuedOutputBytes)
+        maxConnectionsPerAddress = config.int(forKey: "maxConnectionsPerAddress", default: d.maxConnectionsPerAddress)
         maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
         rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
         rateLimitPerSecond = config.double(forKey: "rateLimit.perSecond", default: d.rateLimitPerSecond)
@@ -140,6 +143,9 @@ public struct AppConfiguration: Sendable {
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
         if maxPendingBodyBytes < maxBodyBytes || maxPendingBodyBytes > 1 << 40 {
             try fail("maxPendingBodyBytes", "must be at least maxBodyBytes (\(maxBodyBytes)) and at most 1 TiB")
+        }
+        if !(1...1_000_000).contains(maxConnectionsPerAddress) {
+            try fail("maxConnectionsPerAddress", "must be between 1 and 1000000")
         }
         if maxQueuedOutputBytes < 1 << 20 || maxQueuedOutputBytes > 1 << 40 {
             try fail("maxQueuedOutputBytes", "must be between 1 MiB and 1 TiB")

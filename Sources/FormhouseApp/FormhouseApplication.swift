@@ -101,6 +101,7 @@ public final class FormhouseApplication: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.maxPendingBodyBytes = configuration.maxPendingBodyBytes
         http.maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
+        http.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         http.eventLoops = configuration.eventLoops
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = APIProblem.typeBase

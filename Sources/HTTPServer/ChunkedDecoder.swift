@@ -46,6 +46,8 @@ struct ChunkedDecoder: Sendable {
                     // Past 2^56 any body limit we accept is exceeded (the value, not the digit count,
                     // so zero padding such as "0000000000000002" is fine).
                     guard value < 1 << 56 else { return (i, .failure(.init(status: 413, reason: "chunk size too large"))) }
+                    // Zero padding is read, within reason (as chunk extensions are bounded).
+                    guard digits < 64 else { return (i, .failure(.init(status: 400, reason: "chunk size line too long"))) }
                     state = .size(value: value << 4 | Int(digit), digits: digits + 1)
                 } else if digits == 0 {
                     return (i, .failure(.init(status: 400, reason: "bad chunk size")))

@@ -55,6 +55,8 @@ final class Connection: @unchecked Sendable {
     private var chargedOutput = 0
     /// When queued output last moved (or started waiting), for shedding stalled writers.
     private(set) var lastOutputProgress: UInt64 = 0
+    /// The kernel's unsent bytes at the last look (`noteKernelProgress`).
+    private var lastUnsent = Int.max
     private var readable = false
     private var writable = true
     private var hangup = false
@@ -626,6 +628,14 @@ final class Connection: @unchecked Sendable {
     }
 
     var queuedBytes: Int { output.count - outputSent }
+
+    /// Counts a shrinking kernel send queue as the client reading (asked only while the server's
+    /// queued output is over budget).
+    func noteKernelProgress() {
+        let unsent = Int(cepoll_unsent_bytes(fd))
+        if unsent >= 0, unsent < lastUnsent { lastOutputProgress = loop.now }
+        lastUnsent = unsent >= 0 ? unsent : Int.max
+    }
     var isClosed: Bool { state == .closed }
 
     // MARK: Lifecycle

@@ -49,6 +49,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var spareRemote: [Work] = []
 
     static let sweepInterval: UInt64 = 100_000_000
+    /// When a refused connection may next be logged.
+    private var nextRefusalLog: UInt64 = 0
+    /// Whether this loop has a stalled writer published in `ServerCore.publishStalled`.
+    private var publishedStalled = false
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     init(server: ServerCore, listenFD: Int32) throws {
@@ -262,8 +266,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             let remoteAddress = Socket.addressString(&address)
             guard !draining, server.admitConnection(from: remoteAddress) else {
-                // Refusing at once keeps a flood from queueing behind the limit.
+                // Refusing at once keeps a flood from queueing behind the limit. Said at most once a
+                // second per loop: a flood would otherwise write a line per connection.
                 Glibc.close(fd)
+                if !draining, now >= nextRefusalLog {
+                    nextRefusalLog = now + 1_000_000_000
+                    server.logger.warning("connection refused: the server's or this address's connection limit is reached",
+                                          metadata: ["peer": "\(remoteAddress)", "open": "\(server.connectionCount)"])
+                }
                 continue
             }
             var one: Int32 = 1
@@ -313,24 +323,35 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         for case let connection? in connections where connection.deadline != 0 && connection.deadline <= now {
             connection.timedOut()
         }
-        if server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes { shedStalledWriters() }
+        if server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes {
+            shedLargestStalledWriter()
+        } else if publishedStalled {
+            publishedStalled = false
+            server.publishStalled(0, by: ObjectIdentifier(self))
+        }
     }
 
-    /// Queued responses are over the server's budget: closes this loop's connections whose output
-    /// has not moved for a second, largest first, until the total is back under it. Clients that
-    /// read keep their connections; each loop sheds its own.
-    private func shedStalledWriters() {
-        let stalled = connections.compactMap { $0 }
-            .filter { $0.queuedBytes > 0 && now - $0.lastOutputProgress >= 1_000_000_000 }
-            .sorted { $0.queuedBytes > $1.queuedBytes }
-        guard !stalled.isEmpty else { return }
-        var closed = 0
-        for connection in stalled where server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes {
-            connection.close()
-            closed += 1
+    /// Queued responses are over the server's budget: closes the largest connection whose client has
+    /// read nothing for a second, if it is the largest of all loops' (each loop publishes its own),
+    /// one per sweep, so the server sheds the fewest and biggest answers, not whatever one loop holds.
+    /// Reading counts by the kernel's queue as well as ours: the kernel wakes a writer only once a
+    /// third of a send buffer of megabytes is free, so a steady reader's queue here can rest longer.
+    private func shedLargestStalledWriter() {
+        var largest: Connection?
+        for case let connection? in connections where connection.queuedBytes > 0 {
+            connection.noteKernelProgress()
+            guard now - connection.lastOutputProgress >= 1_000_000_000 else { continue }
+            if connection.queuedBytes > largest?.queuedBytes ?? 0 { largest = connection }
         }
-        server.logger.warning("queued responses over maxQueuedOutputBytes; closed connections that stopped reading",
-                              metadata: ["closed": "\(closed)", "queuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))"])
+        let size = largest?.queuedBytes ?? 0
+        publishedStalled = size > 0
+        guard server.publishStalled(size, by: ObjectIdentifier(self)), let largest else { return }
+        largest.close()
+        publishedStalled = false
+        server.publishStalled(0, by: ObjectIdentifier(self))
+        server.logger.warning("queued responses over maxQueuedOutputBytes; closed a connection that stopped reading", metadata: [
+            "queuedBytes": "\(size)", "totalQueuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))",
+        ])
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.

@@ -28,6 +28,8 @@ final class ServerCore: Sendable {
     let maxQueuedOutputBytes: Int
     /// Bytes of responses queued and not yet taken by the kernel, over all connections.
     let queuedOutput = Atomic<Int>(0)
+    /// Each loop's largest stalled writer while queued output is over budget.
+    private let stalledByLoop = Mutex<[ObjectIdentifier: Int]>([:])
     let maxPendingBodyBytesPerAddress: Int
     /// Bytes held by bodies still arriving, in all and by client address.
     private let pendingBodies = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
@@ -117,6 +119,16 @@ final class ServerCore: Sendable {
     }
 
     var pendingBodyByteCount: Int { pendingBodies.withLock { $0.total } }
+
+    /// Records `loop`'s largest stalled writer (0 for none) and says whether it is the largest of
+    /// all loops', that is whether this loop should close it.
+    @discardableResult
+    func publishStalled(_ bytes: Int, by loop: ObjectIdentifier) -> Bool {
+        stalledByLoop.withLock { table in
+            table[loop] = bytes > 0 ? bytes : nil
+            return bytes > 0 && table.values.allSatisfy { $0 <= bytes }
+        }
+    }
 
     /// Runs the hooks and the responder, in one async frame (each frame more is an allocation and an
     /// executor check per request). The answer's `routePattern` names the route for the access log.

@@ -30,10 +30,7 @@ public struct StaticFiles: Responder {
         // Symlinks may point anywhere; only what resolves inside the root exists here, for every
         // method (a 405 must not confirm a file outside).
         guard stat(path, &info) == 0, var real = resolvedInside(path) else { return Self.notFound(request) }
-        if request.method == .options {
-            return Response(status: 204, headers: ["Allow": "GET, HEAD, OPTIONS"])
-        }
-        guard request.method == .get || request.method == .head else {
+        guard request.method == .get || request.method == .head || request.method == .options else {
             var response = Response.standardProblem(status: 405, detail: "\(request.path) can only be read (GET or HEAD).")
             response.headers.set("Allow", "GET, HEAD, OPTIONS")
             return response
@@ -54,6 +51,10 @@ public struct StaticFiles: Responder {
         // A file named with a trailing slash ("/index.html/") is not there, as for any web server.
         guard info.st_mode & S_IFMT == S_IFREG, isDirectoryIndex || !request.path.hasSuffix("/") else {
             return Self.notFound(request)
+        }
+        // Answered only for what a GET would find.
+        if request.method == .options {
+            return Response(status: 204, headers: ["Allow": "GET, HEAD, OPTIONS"])
         }
         let modified = Int(info.st_mtim.tv_sec)
         let etag = "\"\(String(Int(info.st_size), radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""

@@ -186,6 +186,22 @@ import Testing
         await server.finish()
     }
 
+    /// The error list stays within its byte cap as written: one huge unknown key is cut (with "…"),
+    /// and keys of control characters (six bytes each when escaped) count as escaped.
+    @Test func errorListsStayWithinTheirByteCapAsWritten() async throws {
+        let server = try await server { $0.rateLimitBurst = 1_000 }
+        let client = server.client
+        let huge = try await client.postJSON("/v1/forms/signup/validate", #"{"values": {"\#(String(repeating: "k", count: 900_000))": 1}}"#)
+        #expect(huge.status == 200 && huge.body.count < 300 * 1024, "\(huge.body.count) bytes")
+        let field = ((huge.object["errors"] as? [[String: Any]])?.first { $0["code"] as? String == "unknown" })?["field"] as? String
+        #expect(field?.hasSuffix("…") == true && (field?.utf8.count ?? 0) <= 1024)
+        let escaped = (0..<1000).map { #""\#($0)\#(String(repeating: "\\u0001", count: 150))": 1"# }.joined(separator: ", ")
+        let control = try await client.postJSON("/v1/forms/signup/validate", #"{"values": {\#(escaped)}}"#)
+        #expect(control.status == 200 && control.body.count < 300 * 1024, "\(control.body.count) bytes")
+        #expect(control.object["truncated"] as? Bool == true)
+        await server.finish()
+    }
+
     @Test func pagingExportAndRawBody() async throws {
         let server = try await server { $0.rateLimitBurst = 1_000 }
         let client = server.client

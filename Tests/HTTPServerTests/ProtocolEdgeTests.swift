@@ -21,6 +21,9 @@ import Testing
             let huge = try RawClient(port: port).exchange(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n100000000000000\r\nab")
             #expect(huge.status == 413)
+            let padded = try RawClient(port: port).exchange(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\(String(repeating: "0", count: 100))2\r\nab")
+            #expect(padded.status == 400)
         }
     }
 }

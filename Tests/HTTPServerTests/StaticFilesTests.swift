@@ -65,6 +65,8 @@ import Testing
             #expect(try client.exchange("GET /app.css/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
             #expect(try client.exchange("GET /index.html/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
             #expect(try client.exchange("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            #expect(try client.exchange("OPTIONS /index.html/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            #expect(try client.exchange("OPTIONS /missing.css HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
             #expect(try client.exchange("GET /sub/ HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
             // A directory too: not a redirect a browser would follow with GET.
             #expect(try client.exchange("POST /sub HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").status == 405)

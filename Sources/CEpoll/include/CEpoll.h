@@ -12,4 +12,8 @@ int cepoll_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 /// Names the calling thread (pthread_setname_np, also GNU-only), so loops show up in ps, perf and gdb.
 int cepoll_name_thread(const char *name);
 
+/// Bytes in a socket's send queue not yet acknowledged (ioctl SIOCOUTQ; ioctl is variadic, which Swift
+/// cannot call), or -1. A shrinking queue shows a client reading even while ours does not move.
+int cepoll_unsent_bytes(int fd);
+
 #endif
