@@ -128,11 +128,8 @@ struct APIProblem: Error, HTTPResponseConvertible {
 let maxErrorTextBytes = 1024
 
 extension FieldError {
-    var json: JSONValue {
-        .members([("field", .string(field)), ("code", .string(code)), ("message", .string(message))])
-    }
-
-    /// As `json`, with `field` and `message` cut to ``maxErrorTextBytes`` at a character boundary.
+    /// `{"field", "code", "message"}`, with `field` and `message` cut to ``maxErrorTextBytes`` at a
+    /// character boundary.
     var cappedJSON: JSONValue {
         .members([("field", .string(Self.cut(field))), ("code", .string(code)), ("message", .string(Self.cut(message)))])
     }

@@ -144,8 +144,9 @@ public struct AppConfiguration: Sendable {
         if maxPendingBodyBytes < maxBodyBytes || maxPendingBodyBytes > 1 << 40 {
             try fail("maxPendingBodyBytes", "must be at least maxBodyBytes (\(maxBodyBytes)) and at most 1 TiB")
         }
-        if !(1...1_000_000).contains(maxConnectionsPerAddress) {
-            try fail("maxConnectionsPerAddress", "must be between 1 and 1000000")
+        // Above the server's 10,000 connections in all it would mean nothing.
+        if !(1...10_000).contains(maxConnectionsPerAddress) {
+            try fail("maxConnectionsPerAddress", "must be between 1 and 10000")
         }
         if maxQueuedOutputBytes < 1 << 20 || maxQueuedOutputBytes > 1 << 40 {
             try fail("maxQueuedOutputBytes", "must be between 1 MiB and 1 TiB")

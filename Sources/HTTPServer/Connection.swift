@@ -55,8 +55,10 @@ final class Connection: @unchecked Sendable {
     private var chargedOutput = 0
     /// When queued output last moved (or started waiting), for shedding stalled writers.
     private(set) var lastOutputProgress: UInt64 = 0
-    /// The kernel's unsent bytes at the last look (`noteKernelProgress`).
-    private var lastUnsent = Int.max
+    /// The kernel's unsent bytes when reading was last counted (`noteKernelProgress`), and when it
+    /// was looked at last.
+    private var unsentBaseline = Int.max
+    private var unsentCheckedAt: UInt64 = 0
     private var readable = false
     private var writable = true
     private var hangup = false
@@ -629,12 +631,20 @@ final class Connection: @unchecked Sendable {
 
     var queuedBytes: Int { output.count - outputSent }
 
-    /// Counts a shrinking kernel send queue as the client reading (asked only while the server's
-    /// queued output is over budget).
+    /// Counts the client's reading from the kernel's send queue as well (asked only while the
+    /// server's queued output is over budget): 16 KiB read since reading was last counted is
+    /// progress, so a steady reader is kept and one that takes a segment now and then is not.
     func noteKernelProgress() {
         let unsent = Int(cepoll_unsent_bytes(fd))
-        if unsent >= 0, unsent < lastUnsent { lastOutputProgress = loop.now }
-        lastUnsent = unsent >= 0 ? unsent : Int.max
+        // A look from an earlier episode (or none) says nothing now: start afresh, as progress.
+        if unsent < 0 || loop.now - unsentCheckedAt > 300_000_000 || unsent > unsentBaseline {
+            if unsentCheckedAt == 0 || loop.now - unsentCheckedAt > 300_000_000 { lastOutputProgress = loop.now }
+            unsentBaseline = unsent >= 0 ? unsent : Int.max
+        } else if unsentBaseline - unsent >= 16 * 1024 {
+            lastOutputProgress = loop.now
+            unsentBaseline = unsent
+        }
+        unsentCheckedAt = loop.now
     }
     var isClosed: Bool { state == .closed }
 

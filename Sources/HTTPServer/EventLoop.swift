@@ -49,8 +49,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var spareRemote: [Work] = []
 
     static let sweepInterval: UInt64 = 100_000_000
-    /// When a refused connection may next be logged.
+    /// When a refused connection may next be logged, and how many were refused since the last line.
     private var nextRefusalLog: UInt64 = 0
+    private var refusedSinceLog = 0
     /// Whether this loop has a stalled writer published in `ServerCore.publishStalled`.
     private var publishedStalled = false
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -269,10 +270,15 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 // Refusing at once keeps a flood from queueing behind the limit. Said at most once a
                 // second per loop: a flood would otherwise write a line per connection.
                 Glibc.close(fd)
-                if !draining, now >= nextRefusalLog {
-                    nextRefusalLog = now + 1_000_000_000
-                    server.logger.warning("connection refused: the server's or this address's connection limit is reached",
-                                          metadata: ["peer": "\(remoteAddress)", "open": "\(server.connectionCount)"])
+                if !draining {
+                    refusedSinceLog += 1
+                    if now >= nextRefusalLog {
+                        nextRefusalLog = now + 1_000_000_000
+                        server.logger.warning("connections refused: the server's or an address's connection limit is reached", metadata: [
+                            "peer": "\(remoteAddress)", "refused": "\(refusedSinceLog)", "open": "\(server.connectionCount)",
+                        ])
+                        refusedSinceLog = 0
+                    }
                 }
                 continue
             }
@@ -331,27 +337,37 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Queued responses are over the server's budget: closes the largest connection whose client has
-    /// read nothing for a second, if it is the largest of all loops' (each loop publishes its own),
-    /// one per sweep, so the server sheds the fewest and biggest answers, not whatever one loop holds.
-    /// Reading counts by the kernel's queue as well as ours: the kernel wakes a writer only once a
-    /// third of a send buffer of megabytes is free, so a steady reader's queue here can rest longer.
+    /// Queued responses are over the server's budget: closes stalled writers (clients that read less
+    /// than 16 KiB in the last second), largest first, while the total is over it and this loop holds
+    /// the largest of all loops' (each loop publishes its own), so the server sheds the fewest and
+    /// biggest answers, however fast a flood comes, and not whatever one loop holds. Reading counts
+    /// by the kernel's queue as well as ours: the kernel wakes a writer only once a third of a send
+    /// buffer of megabytes is free, so a steady reader's queue here can rest longer than a second.
     private func shedLargestStalledWriter() {
-        var largest: Connection?
+        var stalled: [Connection] = []
         for case let connection? in connections where connection.queuedBytes > 0 {
             connection.noteKernelProgress()
-            guard now - connection.lastOutputProgress >= 1_000_000_000 else { continue }
-            if connection.queuedBytes > largest?.queuedBytes ?? 0 { largest = connection }
+            if now - connection.lastOutputProgress >= 1_000_000_000 { stalled.append(connection) }
         }
-        let size = largest?.queuedBytes ?? 0
-        publishedStalled = size > 0
-        guard server.publishStalled(size, by: ObjectIdentifier(self)), let largest else { return }
-        largest.close()
-        publishedStalled = false
-        server.publishStalled(0, by: ObjectIdentifier(self))
-        server.logger.warning("queued responses over maxQueuedOutputBytes; closed a connection that stopped reading", metadata: [
-            "queuedBytes": "\(size)", "totalQueuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))",
-        ])
+        stalled.sort { $0.queuedBytes > $1.queuedBytes }
+        let me = ObjectIdentifier(self)
+        var closed = 0
+        var freed = 0
+        for connection in stalled {
+            guard server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes,
+                  server.publishStalled(connection.queuedBytes, by: me) else { break }
+            freed += connection.queuedBytes
+            connection.close()
+            closed += 1
+        }
+        let left = stalled.first { !$0.isClosed }?.queuedBytes ?? 0
+        publishedStalled = left > 0
+        server.publishStalled(left, by: me)
+        if closed > 0 {
+            server.logger.warning("queued responses over maxQueuedOutputBytes; closed connections that stopped reading", metadata: [
+                "closed": "\(closed)", "freedBytes": "\(freed)", "totalQueuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))",
+            ])
+        }
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.

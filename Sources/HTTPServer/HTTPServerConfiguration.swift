@@ -14,8 +14,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// `maxConnections` × `maxBodyBytes` allows. Raised to twice `maxBodyBytes` if lower.
     public var maxPendingBodyBytes = 256 * 1024 * 1024
     /// Memory that responses not yet taken by their clients may hold, over all connections. Past it,
-    /// connections whose output has not moved for a second are closed, largest first, so clients
-    /// that ask for large answers and never read them cannot take the server's memory.
+    /// connections whose clients read less than 16 KiB in the last second (judged by the server's
+    /// queue and the kernel's send queue) are closed, largest first over all loops, so clients that
+    /// ask for large answers and never read them cannot take the server's memory.
     public var maxQueuedOutputBytes = 256 * 1024 * 1024
     /// Largest header section (all fields, without the request line); larger gets 431.
     public var maxHeaderBytes = 64 * 1024

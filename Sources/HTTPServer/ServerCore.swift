@@ -121,12 +121,12 @@ final class ServerCore: Sendable {
     var pendingBodyByteCount: Int { pendingBodies.withLock { $0.total } }
 
     /// Records `loop`'s largest stalled writer (0 for none) and says whether it is the largest of
-    /// all loops', that is whether this loop should close it.
+    /// all loops', that is whether this loop should close it (ties go to one loop, by identity).
     @discardableResult
     func publishStalled(_ bytes: Int, by loop: ObjectIdentifier) -> Bool {
         stalledByLoop.withLock { table in
             table[loop] = bytes > 0 ? bytes : nil
-            return bytes > 0 && table.values.allSatisfy { $0 <= bytes }
+            return bytes > 0 && table.allSatisfy { other in other.key == loop || other.value < bytes || (other.value == bytes && loop < other.key) }
         }
     }
 

@@ -119,7 +119,8 @@ struct ConfigurationTests {
         #expect(await refusedKey(["FORMHOUSE_MAX_QUEUED_OUTPUT_BYTES": "1000"]) == "maxQueuedOutputBytes")
         #expect(await refusedKey(["FORMHOUSE_MAX_QUEUED_OUTPUT_BYTES": "1048576"]) == nil)
         #expect(await refusedKey(["FORMHOUSE_MAX_CONNECTIONS_PER_ADDRESS": "0"]) == "maxConnectionsPerAddress")
-        #expect(await refusedKey(["FORMHOUSE_MAX_CONNECTIONS_PER_ADDRESS": "20000"]) == nil)
+        #expect(await refusedKey(["FORMHOUSE_MAX_CONNECTIONS_PER_ADDRESS": "10000"]) == nil)
+        #expect(await refusedKey(["FORMHOUSE_MAX_CONNECTIONS_PER_ADDRESS": "10001"]) == "maxConnectionsPerAddress")
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "1048576"]) == nil)
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "2048", "FORMHOUSE_MAX_BODY_BYTES": "4096"]) == "maxPendingBodyBytes")
     }
