@@ -213,7 +213,7 @@ struct ValidationRun {
             case .number(let v) where v == v.rounded():
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
-                guard v.magnitude < 9.007_199_254_740_992e15 else {
+                guard v.magnitude < Self.twoToThe53 else {
                     fail("integer", Self.largeWholeNumberMessage, rule)
                     return nil
                 }
@@ -233,7 +233,7 @@ struct ValidationRun {
                 fail("integer", "Please enter a whole number.", rule)
                 return nil
             }
-            guard abs(n) <= 9.007_199_254_740_992e15 else {
+            guard abs(n) <= Self.twoToThe53 else {
                 fail("integer", Self.integerRangeMessage, rule)
                 return nil
             }
@@ -311,6 +311,10 @@ struct ValidationRun {
         }
     }
 
+    /// 2^53: doubles hold every whole number up to it exactly, and no JSON number from it on can be
+    /// trusted to be the one that was written.
+    private static let twoToThe53: Double = 9_007_199_254_740_992
+
     private static let integerRangeMessage = "Please enter a whole number between -9007199254740992 and 9007199254740992."
     private static let largeWholeNumberMessage =
         "A JSON number this large may already be rounded; send a whole number of 9007199254740992 or -9007199254740992 as text, in quotes (larger ones cannot be stored exactly)."
@@ -324,7 +328,7 @@ struct ValidationRun {
         case .number(let n):
             // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
             // ...168), so such numbers must come as text.
-            guard n.magnitude < 9.007_199_254_740_992e15 else {
+            guard n.magnitude < Self.twoToThe53 else {
                 fail("type", Self.largeNumberMessage, rule)
                 return nil
             }

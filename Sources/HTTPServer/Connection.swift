@@ -637,8 +637,10 @@ final class Connection: @unchecked Sendable {
     func noteKernelProgress() {
         let unsent = Int(cepoll_unsent_bytes(fd))
         // A look from an earlier episode (or none) says nothing now: start afresh, as progress.
-        if unsent < 0 || loop.now - unsentCheckedAt > 300_000_000 || unsent > unsentBaseline {
-            if unsentCheckedAt == 0 || loop.now - unsentCheckedAt > 300_000_000 { lastOutputProgress = loop.now }
+        let stale = loop.now - unsentCheckedAt > 300_000_000
+        if stale { lastOutputProgress = loop.now }
+        if unsent < 0 || stale || unsent > unsentBaseline {
+            // Also when our own flushing grew the kernel's queue: measure from there.
             unsentBaseline = unsent >= 0 ? unsent : Int.max
         } else if unsentBaseline - unsent >= 16 * 1024 {
             lastOutputProgress = loop.now
