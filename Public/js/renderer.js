@@ -572,7 +572,7 @@ export class FormView {
     if (typeof condition.field !== "string") return true;
     const { value, type } = this.lookup(condition.field, scope);
     // As the engine, a state named in a condition on a `usstate` compares as its code.
-    const operand = (v) => (type === "usstate" && typeof v === "string" ? US_STATE_CODES.get(v.toLowerCase()) ?? v : v);
+    const operand = (v) => (type === "usstate" ? normalized(type, v) : v);
     if ("equals" in condition) return matches(value, operand(condition.equals));
     if ("notEquals" in condition) return !matches(value, operand(condition.notEquals));
     if (Array.isArray(condition.in)) return condition.in.some((v) => matches(value, operand(v)));

@@ -73,10 +73,10 @@ public final class FormhouseApplication: Sendable {
         // no endpoint, and a wake costs the worker a claim query).
         store.onDeliveriesCreated { worker.notify() }
         var router = Router()
-        // Four times the submission rate: a person typing triggers a validation per pause.
+        // Four times the submission rate: a person typing triggers a validation per pause. (The
+        // configuration bounds the burst to 10^9, so four times it fits.)
         let validateRateLimiter = RateLimiter(
-            burst: configuration.rateLimitBurst.multipliedReportingOverflow(by: 4).overflow ? Int.max : configuration.rateLimitBurst * 4,
-            perSecond: configuration.rateLimitPerSecond * 4, what: "validations")
+            burst: configuration.rateLimitBurst * 4, perSecond: configuration.rateLimitPerSecond * 4, what: "validations")
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
