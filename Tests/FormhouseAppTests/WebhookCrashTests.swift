@@ -37,8 +37,10 @@ import Webhooks
 
         let environment = [
             "FORMHOUSE_RATE_LIMIT_BURST": "100000", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "100000",
-            "FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "0.2,0.2,0.3,0.5,1,1,1,1,1,1",
-            "FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "2", "FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "1",
+            // Twenty retries: a third of answers fail, and with ten one run in 180 lost a delivery (1/3^11 each).
+            "FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "0.2,0.2,0.3,0.5" + String(repeating: ",1", count: 16),
+            // A timeout well above a loaded machine's stalls; the lease is the shortest it may be.
+            "FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "4", "FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "3",
         ]
         func launch() throws -> ServerProcess {
             try ServerProcess(dataDirectory: data.path, extraArguments: ["--allow-private-webhooks"], environment: environment)
@@ -73,20 +75,30 @@ import Webhooks
             if acknowledged.isSubset(of: delivered) { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(acknowledged.subtracting(delivered).isEmpty, "\(acknowledged.subtracting(delivered).count) acknowledged submissions never delivered")
-        _ = server.terminate()
+        if !acknowledged.isSubset(of: delivered) {
+            // What the server made of them, for the failure's message.
+            let open = try await server.client.admin("GET", "/v1/admin/deliveries?status=pending,failed,dead&limit=100")
+            Issue.record("\(acknowledged.subtracting(delivered).count) acknowledged submissions never delivered; open or dead: \(open.object)")
+        }
 
         let entries = log.entries.withLock { $0 }
         #expect(entries.filter { !$0.signed }.isEmpty, "a request carried no valid signature")
-        // A repeated success for one webhook-id is explained only by a crash near the first success.
+        // A repeated success for one webhook-id is explained by a crash near the first success, or by
+        // attempts the server saw fail although the receiver answered 200 (a reply later than the
+        // timeout on a loaded machine): the server's attempt log has them without a status.
         let kills = log.kills.withLock { $0 }
         for (id, group) in Dictionary(grouping: entries, by: \.webhookID) {
             let successes = group.filter { $0.status == 200 }.sorted { $0.at < $1.at }
             guard successes.count > 1 else { continue }
             let first = successes[0].at
-            let explained = kills.contains { kill in first <= kill.addingTimeInterval(1) && kill.timeIntervalSince(first) < 5 }
-            #expect(explained, "webhook-id \(id) succeeded \(successes.count) times with no crash to explain it")
+            if kills.contains(where: { kill in first <= kill.addingTimeInterval(1) && kill.timeIntervalSince(first) < 5 }) { continue }
+            let record = try await server.client.admin("GET", "/v1/admin/deliveries/\(id)")
+            let attempts = record.object["attemptLog"] as? [[String: Any]] ?? []
+            let unanswered = attempts.filter { $0["statusCode"] is NSNull }
+            #expect(unanswered.count >= successes.count - 1,
+                    "webhook-id \(id) succeeded \(successes.count) times with no crash or failed attempt to explain it: \(attempts)")
         }
+        _ = server.terminate()
     }
 
     /// Submits numbers `from+1...to` from four threads; returns the ids acknowledged with 201.
