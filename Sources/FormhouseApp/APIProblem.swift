@@ -28,7 +28,7 @@ struct APIProblem: Error, HTTPResponseConvertible {
     }
 
     static func badRequest(_ slug: String, _ detail: String) -> APIProblem {
-        APIProblem(status: 400, slug: slug, title: "Bad request", detail: detail)
+        APIProblem(status: 400, slug: slug, title: "Bad Request", detail: detail)
     }
     /// A paging cursor this server did not hand out for the list being paged (see `CursorSeal`).
     static let invalidCursor = badRequest(
@@ -52,11 +52,10 @@ struct APIProblem: Error, HTTPResponseConvertible {
         return value
     }
     static func notFound(_ what: String) -> APIProblem {
-        APIProblem(status: 404, slug: "not-found", title: "Not found", detail: what)
+        APIProblem(status: 404, slug: "not-found", title: "Not Found", detail: what)
     }
-    static func unsupportedMediaType() -> APIProblem {
-        APIProblem(status: 415, slug: "unsupported-media-type", title: "Unsupported media type",
-                   detail: "Send the body as JSON with 'Content-Type: application/json'.")
+    static func unsupportedMediaType(_ detail: String = "Send the body as JSON with 'Content-Type: application/json'.") -> APIProblem {
+        APIProblem(status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type", detail: detail)
     }
     /// `invalidToken` when a token was sent and refused: RFC 6750 §3.1 tells the client so in
     /// `WWW-Authenticate`, apart from a request that sent none.
@@ -66,7 +65,7 @@ struct APIProblem: Error, HTTPResponseConvertible {
                           headers: [("WWW-Authenticate", challenge)])
     }
     static func unavailable(_ detail: String, retryAfter: Int = 1) -> APIProblem {
-        APIProblem(status: 503, slug: "unavailable", title: "Service unavailable", detail: detail,
+        APIProblem(status: 503, slug: "unavailable", title: "Service Unavailable", detail: detail,
                    headers: [("Retry-After", String(retryAfter))])
     }
 

@@ -140,7 +140,14 @@ struct AdminFormRoutes {
         guard try await store.formExists(id: id, includingDeleted: true) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
-        switch try APIProblem.query(request, "format") {
+        let format = try APIProblem.query(request, "format")
+        if format == "csv" || format == "ndjson" {
+            // An export is every submission; a page's parameters taken silently would look honoured.
+            for name in ["limit", "cursor"] where request.query[name] != nil {
+                throw APIProblem.badRequest("invalid-parameter", "'\(name)' pages the JSON list; an export always has every submission.")
+            }
+        }
+        switch format {
         case nil, "json":
             return try await page(formID: id, request: request)
         case "csv":

@@ -103,9 +103,22 @@ extension Request {
         return id
     }
 
-    /// Submissions and definitions are JSON; anything else is 415 before the body is looked at.
+    /// Submissions and definitions are JSON in UTF-8, not content-coded; anything else is 415 before
+    /// the body is looked at (RFC 9110 §8.4: a coding the server does not decode is 415, not a parse
+    /// error, and a body sent with one must not be taken as it is).
     func requireJSON() throws {
         guard let type = headers["Content-Type"], MediaType.isJSON(type) else { throw APIProblem.unsupportedMediaType() }
+        if let charset = MediaType.charset(type), !["utf-8", "utf8", "us-ascii"].contains(charset.lowercased()) {
+            throw APIProblem.unsupportedMediaType("JSON is read as UTF-8; 'charset=\(charset.prefix(64))' is not.")
+        }
+        if let coding = headers["Content-Encoding"], coding.lowercased().split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) != "identity"
+        }) {
+            var refused = APIProblem.unsupportedMediaType(
+                "Bodies are read as sent: send them without 'Content-Encoding' (got '\(coding.prefix(64))').")
+            refused.headers.append(("Accept-Encoding", "identity"))
+            throw refused
+        }
     }
 }
 
@@ -120,6 +133,20 @@ enum MediaType {
             return (type.count == 16 && matches(type, at: 12, "json"))
                 || (type.count > 17 && matches(type, at: type.count - 5, "+json"))
         }
+    }
+
+    /// The `charset` parameter of a media type, unquoted; nil when there is none. Only called on
+    /// headers with parameters, which clients rarely send.
+    static func charset(_ header: String) -> String? {
+        guard header.utf8.contains(UInt8(ascii: ";")) else { return nil }
+        for parameter in header.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            var value = parts[1].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            return value
+        }
+        return nil
     }
 
     /// Whether `bytes` hold the lowercase ASCII `literal` at `offset`, ignoring the case of letters.

@@ -50,7 +50,7 @@ final class RateLimiter: Sendable {
         if let wait {
             // Clamped before the conversion: a tiny configured rate would make the wait overflow `Int`.
             let seconds = max(1, Int(min(wait, 86_400).rounded(.up)))
-            throw APIProblem(status: 429, slug: "rate-limited", title: "Too many requests",
+            throw APIProblem(status: 429, slug: "rate-limited", title: "Too Many Requests",
                              detail: "This client sent \(what) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
                              headers: [("Retry-After", String(seconds))])
         }

@@ -22,16 +22,16 @@ enum SubmissionExport {
     }
 
     /// One row per submission: its id, version and time, then one column per input key path.
-    /// Inputs inside a repeating group hold a JSON array of their values, one per repetition.
+    /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
+    /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
     static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
         var response = Response(status: 200, body: .stream { writer in
-            try await writer.write(CSV.row(["id", "formVersion", "receivedAt"] + columns.map(CSV.neutralized)))
+            try await writer.write(CSV.row(header(columns: columns).map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
                 let values = SubmissionJSON.values(record)
                 var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
                 for column in columns {
-                    let found = values.values(atInputPath: column)
-                    cells.append(CSV.cell(column.contains("[]") ? .array(found) : found.first))
+                    cells.append(CSV.cell(values.value(atInputPath: column)))
                 }
                 return CSV.row(cells)
             }
@@ -39,6 +39,25 @@ enum SubmissionExport {
         response.headers.set("Content-Type", "text/csv; charset=utf-8")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(formID).csv\"")
         return response
+    }
+
+    static let fixedColumns = ["id", "formVersion", "receivedAt"]
+
+    /// The fixed columns, then the input paths. An input path spelled like a fixed column (an input
+    /// named `id`) is headed `values.id`, so that a reader keyed by header never takes the user's text
+    /// for the submission's id; `values.` is repeated while that, too, is taken.
+    static func header(columns: [String]) -> [String] {
+        var taken = Set(fixedColumns + columns)
+        var header = fixedColumns
+        for column in columns {
+            var name = column
+            if fixedColumns.contains(column) {
+                repeat { name = "values." + name } while taken.contains(name)
+                taken.insert(name)
+            }
+            header.append(name)
+        }
+        return header
     }
 
     /// Every submission of the form, oldest first, each encoded by `encode`, written to `writer` in

@@ -99,7 +99,13 @@ final class SubmissionService: Sendable {
             case "tooLarge": "submission-too-large"
             default: "invalid-submission-shape"
             }
-            throw APIProblem.badRequest(slug, error.message)
+            var problem = APIProblem.badRequest(slug, error.message)
+            // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
+            if let offset = error.offset {
+                problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
+                problem.extra.append(("offset", .number(Double(offset))))
+            }
+            throw problem
         }
         guard let requested = submission.formVersion, requested != current.version else {
             return (submission, current)

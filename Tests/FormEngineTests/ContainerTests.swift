@@ -181,13 +181,33 @@ extension ContainerTests {
 }
 
 @Suite struct InputPathLookupTests {
-    @Test func valuesAtInputPathsExpandRepeats() throws {
+    @Test func aRepeatsColumnsLineUpItemByItem() throws {
         let form = try Fixtures.definition(ContainerTests.form)
         let result = try Fixtures.validate(form, #"""
         {"values": {"name": "Ana", "ship": true, "address": {"line1": "1 Main", "country": "BR"},
                     "kids": [{"name": "Bo", "school": true, "grade": 3}, {"name": "Cy"}]}}
         """#)
-        let columns = form.inputPaths.map { result.values.values(atInputPath: $0) }
-        #expect(columns == [["Ana"], [true], ["1 Main"], ["BR"], [], ["Bo", "Cy"], [true], [3], []])
+        let columns = form.inputPaths.map { result.values.value(atInputPath: $0) }
+        // Cy has no school and no grade: null in his place, not Bo's answers read as his.
+        #expect(columns == ["Ana", true, "1 Main", "BR", nil, ["Bo", "Cy"], [true, nil], [3, nil], nil])
+    }
+
+    @Test func aRepeatInARepeatGivesAnArrayPerItem() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "Pets", "components": [{"group": {"id": "kids", "repeat": {"max": 5}, "components": [
+          {"text": {"id": "nm"}},
+          {"group": {"id": "pets", "repeat": {"max": 5}, "components": [{"text": {"id": "pn"}}]}}
+        ]}}]}
+        """#)
+        let result = try Fixtures.validate(form, #"""
+        {"values": {"kids": [{"nm": "A", "pets": [{"pn": "a1"}, {"pn": "a2"}]}, {"nm": "B", "pets": [{"pn": "b1"}]},
+                             {"pets": [{"pn": "c1"}]}]}}
+        """#)
+        #expect(result.isValid, "\(result.errors)")
+        #expect(form.inputPaths == ["kids[].nm", "kids[].pets[].pn"])
+        #expect(result.values.value(atInputPath: "kids[].nm") == ["A", "B", nil])
+        #expect(result.values.value(atInputPath: "kids[].pets[].pn") == [["a1", "a2"], ["b1"], ["c1"]])
+        let empty: JSONValue = [:]
+        #expect(empty.value(atInputPath: "kids[].nm") == nil)
     }
 }

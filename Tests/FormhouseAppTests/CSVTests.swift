@@ -28,4 +28,10 @@ import Testing
         let row = String(decoding: CSV.row(["a", "b,c", "say \"hi\"", "two\nlines", "'=1"]), as: UTF8.self)
         #expect(row == "a,\"b,c\",\"say \"\"hi\"\"\",\"two\nlines\",'=1\r\n")
     }
+
+    @Test func inputsSpelledLikeAFixedColumnGetTheirOwnHeader() {
+        #expect(SubmissionExport.header(columns: ["name"]) == ["id", "formVersion", "receivedAt", "name"])
+        #expect(SubmissionExport.header(columns: ["id", "receivedAt", "values.id", "x"])
+                == ["id", "formVersion", "receivedAt", "values.values.id", "values.receivedAt", "values.id", "x"])
+    }
 }

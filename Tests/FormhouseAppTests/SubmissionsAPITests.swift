@@ -59,6 +59,10 @@ import Testing
         let malformed = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": "#)
         #expect(malformed.status == 400)
         #expect(malformed.header("Content-Type") == "application/problem+json")
+        // Where it broke: byte 20 is the end of the body, where a value was due.
+        #expect(malformed.object["offset"] as? Int == 20)
+        #expect((malformed.object["detail"] as? String)?.hasSuffix(" at byte 20.") == true)
+        #expect(malformed.object["title"] as? String == "Bad Request")
         let shape = try await client.postJSON("/v1/forms/signup/submissions", #"[1, 2]"#)
         #expect(shape.status == 400)
         #expect(shape.object["type"] as? String == "https://formhouse.dev/problems/invalid-submission-shape")
@@ -75,6 +79,28 @@ import Testing
         #expect(try await client.postJSON("/v1/forms/nope/submissions", Fixtures.validValues).status == 404)
         let wrongType = try await client.send("POST", "/v1/forms/signup/submissions", headers: [("Content-Type", "text/plain")], body: Array(Fixtures.validValues.utf8))
         #expect(wrongType.status == 415)
+        #expect(wrongType.object["title"] as? String == "Unsupported Media Type")
+        // Bodies are read as sent: a coding is refused rather than parsed as JSON or stored as it came,
+        // and so is a charset other than UTF-8.
+        let valid = Array(Fixtures.validValues.utf8)
+        for (name, value) in [("Content-Encoding", "gzip"), ("Content-Encoding", "br"), ("Content-Encoding", "identity, gzip"),
+                              ("Content-Type", "application/json; charset=iso-8859-1"),
+                              ("Content-Type", #"application/json;charset="UTF-16""#)] {
+            var headers = [(name, value)]
+            if name != "Content-Type" { headers.append(("Content-Type", "application/json")) }
+            let refused = try await client.send("POST", "/v1/forms/signup/submissions", headers: headers, body: valid)
+            #expect(refused.status == 415, "\(name): \(value)")
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/unsupported-media-type")
+        }
+        let coded = try await client.send("POST", "/v1/forms/signup/submissions", headers: [
+            ("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body: valid)
+        #expect(coded.header("Accept-Encoding") == "identity")
+        for (name, value) in [("Content-Encoding", "identity"), ("Content-Type", "application/json; charset=UTF-8")] {
+            var headers = [(name, value)]
+            if name != "Content-Type" { headers.append(("Content-Type", "application/json")) }
+            let taken = try await client.send("POST", "/v1/forms/signup/submissions", headers: headers, body: valid)
+            #expect(taken.status == 201, "\(name): \(value)")
+        }
         let tooLarge = try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {"name": ""# + String(repeating: "x", count: 40_000) + #""}}"#)
         #expect(tooLarge.status == 413)
         // The HTTP layer's own refusals share the API's problem namespace.
@@ -239,6 +265,12 @@ import Testing
             #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-cursor")
         }
         #expect(try await client.admin("GET", "/v1/admin/forms/signup/submissions?limit=0").status == 400)
+        // An export has every submission: a page's parameters are refused, not silently dropped.
+        for query in ["format=csv&limit=10", "format=ndjson&cursor=\(token)", "format=csv&limit=0"] {
+            let refused = try await client.admin("GET", "/v1/admin/forms/signup/submissions?\(query)")
+            #expect(refused.status == 400, "\(query)")
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-parameter")
+        }
 
         let csv = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=csv")
         #expect(csv.status == 200)
@@ -270,6 +302,28 @@ import Testing
         #expect(one.status == 200)
         #expect(one.object["id"] as? String == ids[3])
         #expect(try await client.admin("GET", "/v1/admin/submissions/sub_nothing").status == 404)
+        await server.finish()
+    }
+
+    /// A reader keyed by header gets the submission's own id, and a repeat's columns line up item by item.
+    @Test func csvHeadersAreUniqueAndRepeatColumnsLineUp() async throws {
+        let server = try await server()
+        let client = server.client
+        let form = #"""
+        {"title": "Kids", "components": [{"text": {"id": "id"}}, {"text": {"id": "receivedAt"}},
+          {"group": {"id": "kids", "repeat": {"max": 5}, "components": [{"text": {"id": "nm"}}, {"text": {"id": "other"}}]}}]}
+        """#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/kids", json: form).status == 201)
+        let accepted = try await client.postJSON("/v1/forms/kids/submissions", #"""
+        {"values": {"id": "mine", "receivedAt": "yesterday", "kids": [{"nm": "B"}, {"nm": "C", "other": "aunt"}]}}
+        """#)
+        #expect(accepted.status == 201)
+        let csv = try await client.admin("GET", "/v1/admin/forms/kids/submissions?format=csv")
+        let lines = csv.text.split(separator: "\r\n")
+        #expect(lines.first == "id,formVersion,receivedAt,values.id,values.receivedAt,kids[].nm,kids[].other")
+        #expect(lines.count == 2)
+        #expect(lines.last?.hasPrefix("\(accepted.object["id"] as? String ?? "?"),1,") == true)
+        #expect(lines.last?.hasSuffix(#",mine,yesterday,"[""B"",""C""]","[null,""aunt""]""#) == true)
         await server.finish()
     }
 
