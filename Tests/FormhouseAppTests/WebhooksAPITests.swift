@@ -125,13 +125,21 @@ import Webhooks
         let server = try await InProcessServer()
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
-        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200, delay: .seconds(2)) }
+        // The answer waits for the test (at most 8 s, under the 10 s timeout), not for a fixed time a
+        // stalled machine could outlast.
+        let answered = Mutex(false)
+        let receiver = try LoopbackReceiver { _ in
+            let deadline = Date().addingTimeInterval(8)
+            while !answered.withLock({ $0 }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return ReceiverReply(status: 200)
+        }
         defer { receiver.stop() }
         #expect(try await client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
         try await Self.wait("the attempt to start") { receiver.count == 1 }
         let id = try #require(try await Self.deliveries(client, "formId=signup").first?["id"] as? String)
         let refused = try await client.admin("POST", "/v1/admin/deliveries/\(id)/redeliver")
+        answered.withLock { $0 = true }
         #expect(refused.status == 409)
         #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/delivery-in-flight")
         let wait = try #require(refused.header("Retry-After").flatMap { Int($0) })

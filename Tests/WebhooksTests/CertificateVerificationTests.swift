@@ -23,15 +23,26 @@ import Glibc
         waitpid(generator, &status, 0)
         #expect(status == 0, "openssl req exit status \(status)")
 
-        let probe = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
-        let port = probe.port
-        probe.stop()
-        let server = try spawn(["/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"])
+        // A free port, handed to s_server: another test's connection may take it meanwhile, and
+        // s_server then exits at once, so a few ports are tried.
+        var started: (pid: pid_t, port: Int)?
+        for _ in 0..<5 where started == nil {
+            let probe = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
+            let port = probe.port
+            probe.stop()
+            let pid = try spawn(["/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"])
+            var exited = false
+            try await eventually("s_server listening or gone") {
+                exited = waitpid(pid, nil, WNOHANG) == pid
+                return exited || canConnect(port: port)
+            }
+            if !exited { started = (pid, port) }
+        }
+        let (server, port) = try #require(started, "s_server did not start on any of five ports")
         defer {
             kill(server, SIGKILL)
             waitpid(server, nil, 0)
         }
-        try await eventually("s_server listening") { canConnect(port: port) }
 
         let client = CurlClient(configuration: .init(policy: AddressPolicy(allowPrivate: true)))
         let result = await client.send(OutgoingRequest(url: "https://127.0.0.1:\(port)/", body: Array("{}".utf8)))
