@@ -126,6 +126,12 @@ public final class LoopbackReceiver: Sendable {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                // Out of descriptors or memory for now: wait for some to be freed rather than stop
+                // accepting for good (a stopped listener fails with EINVAL and ends the loop).
+                if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(errno) && !state.withLock({ $0.stopped }) {
+                    usleep(10_000)
+                    continue
+                }
                 break
             }
             let admitted = state.withLock { state in
