@@ -69,6 +69,7 @@ public struct AppConfiguration: Sendable {
             ).prefixKeys(with: "formhouse")
         )
         if let file {
+            try ConfigFileCheck.check(file: file)
             do {
                 providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
             } catch {

@@ -85,7 +85,16 @@ struct ConfigurationTests {
         defer { dir.remove() }
         let file = dir.path + "/formhouse.json"
         for (json, key) in [(#"{"port": "18651"}"#, "port"), (#"{"port": 18652.7}"#, "port"),
-                            (#"{"adminTokens": "file-token-aaaaaaaaaaaaaaaa"}"#, "adminTokens")] {
+                            (#"{"adminTokens": "file-token-aaaaaaaaaaaaaaaa"}"#, "adminTokens"),
+                            // The JSON snapshot alone read true as 1 and 2 as true, and skipped objects.
+                            (#"{"port": true}"#, "port"), (#"{"eventLoops": false}"#, "eventLoops"),
+                            (#"{"webhooks": {"allowPrivate": 2}}"#, "webhooks.allowPrivate"),
+                            (#"{"maxBodyBytes": {"bytes": 5}}"#, "maxBodyBytes"), (#"{"logLevel": {"level": "x"}}"#, "logLevel"),
+                            (#"{"adminTokens": ["file-token-aaaaaaaaaaaaaaaa", 5]}"#, "adminTokens"),
+                            (#"{"webhooks": [1, 2]}"#, "webhooks"), (#"{"rateLimit": 5}"#, "rateLimit"),
+                            (#"{"webhooks": {"retrySchedule": [5, "x"]}}"#, "webhooks.retrySchedule"),
+                            // A misspelled key is not silently the default.
+                            (#"{"prot": 1234}"#, "prot"), (#"{"webhooks": {"timeout": 3}}"#, "webhooks.timeout")] {
             try json.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(await refusedKey(file: file, [:]) == key, "\(json)")
         }
@@ -97,6 +106,10 @@ struct ConfigurationTests {
         }
         try "{not json".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await refusedKey(file: file, [:]) == file)
+        try "[1]".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await refusedKey(file: file, [:]) == file)
+        // The shipped file passes, and every key it has is one the check knows.
+        #expect(await refusedKey(file: Repo.root.appendingPathComponent("config/formhouse.json").path, [:]) == nil)
     }
 
     @Test func numbersThatWouldTrapLaterAreRefused() async {

@@ -1,0 +1,96 @@
+import FormEngine
+import Foundation
+
+/// Checks the JSON configuration file's keys and value types before swift-configuration reads it.
+/// Its JSON snapshot reads `true` as 1 and any non-zero number as `true`, and skips an object where a
+/// value belongs, so `{"port": true}` served on port 1, `{"webhooks": {"allowPrivate": 2}}` turned the
+/// SSRF guard off, and a misspelled key was the default without a word.
+enum ConfigFileCheck {
+    enum Kind {
+        case string, wholeNumber, number, boolean, strings, numbers
+
+        var name: String {
+            switch self {
+            case .string: "a string"
+            case .wholeNumber: "a whole number"
+            case .number: "a number"
+            case .boolean: "true or false"
+            case .strings: "a list of strings"
+            case .numbers: "a list of numbers"
+            }
+        }
+    }
+
+    /// Every setting the file may hold, by key path; sections (`rateLimit`) are the keys' prefixes.
+    static let settings: [String: Kind] = [
+        "host": .string, "port": .wholeNumber, "dataDirectory": .string, "formsDirectory": .string,
+        "publicDirectory": .string, "adminTokens": .strings, "corsOrigins": .strings, "eventLoops": .wholeNumber,
+        "maxBodyBytes": .wholeNumber, "maxPendingBodyBytes": .wholeNumber, "maxQueuedOutputBytes": .wholeNumber,
+        "maxConnectionsPerAddress": .wholeNumber, "maxValueLength": .wholeNumber,
+        "rateLimit.burst": .wholeNumber, "rateLimit.perSecond": .number, "synchronous": .string,
+        "webhooks.concurrency": .wholeNumber, "webhooks.timeoutSeconds": .number, "webhooks.retrySchedule": .numbers,
+        "webhooks.allowPrivate": .boolean, "webhooks.leaseSeconds": .number, "store.maxGroupSize": .wholeNumber,
+        "secretKey": .string, "logLevel": .string,
+    ]
+
+    /// Throws for the first key that is unknown or holds the wrong type; a missing file is fine.
+    static func check(file: String) throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            if FileManager.default.fileExists(atPath: file) {
+                throw ConfigurationError(key: file, message: "the file cannot be read")
+            }
+            return
+        }
+        let root: JSONValue
+        do {
+            root = try JSONValue(parsing: data)
+        } catch {
+            throw ConfigurationError(key: file, message: "is not valid JSON: \(error.message) at byte \(error.offset)")
+        }
+        guard case .object(let object) = root else {
+            throw ConfigurationError(key: file, message: "must hold a JSON object of settings")
+        }
+        try check(object, prefix: "", file: file)
+    }
+
+    private static func check(_ object: JSONObject, prefix: String, file: String) throws {
+        for member in object.members {
+            let key = prefix + member.key
+            if let kind = settings[key] {
+                guard matches(member.value, kind) else {
+                    // A secret's value is not repeated back, in case it lands in a log.
+                    let shown = key == "adminTokens" || key == "secretKey" ? "" : ", not \(describe(member.value))"
+                    throw ConfigurationError(key: key, message: "in \(file): must be \(kind.name)\(shown)")
+                }
+            } else if settings.keys.contains(where: { $0.hasPrefix(key + ".") }) {
+                guard case .object(let section) = member.value else {
+                    throw ConfigurationError(key: key, message: "in \(file): must be an object of settings")
+                }
+                try check(section, prefix: key + ".", file: file)
+            } else {
+                throw ConfigurationError(key: key, message: "in \(file): is not a setting (see the README's configuration table)")
+            }
+        }
+    }
+
+    private static func matches(_ value: JSONValue, _ kind: Kind) -> Bool {
+        switch (kind, value) {
+        case (.string, .string), (.boolean, .bool), (.number, .number): true
+        case (.wholeNumber, .number(let n)): n.rounded() == n && abs(n) < 1e15
+        case (.strings, .array(let items)): items.allSatisfy { if case .string = $0 { true } else { false } }
+        case (.numbers, .array(let items)): items.allSatisfy { if case .number = $0 { true } else { false } }
+        default: false
+        }
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .string: "a string"
+        case .array: "a list"
+        case .object: "an object"
+        }
+    }
+}
