@@ -20,6 +20,8 @@ public final class FormhouseApplication: Sendable {
     private let backgroundWorker = Mutex<Task<Void, Never>?>(nil)
     let router: Router
     private let logger: Logger
+    /// Held from before the database opens until the process ends or ``shutdown()``.
+    private let directoryLock: Mutex<DataDirectoryLock?>
 
     /// Opens (or creates) the database under the data directory, loads sample forms that are not
     /// there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
@@ -27,6 +29,7 @@ public final class FormhouseApplication: Sendable {
         self.configuration = configuration
         self.logger = logger
         let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+        directoryLock = Mutex(try DataDirectoryLock(directory: dataURL))
         var storeConfiguration = SQLiteStoreConfiguration()
         storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
         storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
@@ -138,6 +141,7 @@ public final class FormhouseApplication: Sendable {
         try await group.run()
         client.shutdown()
         store.close()
+        directoryLock.withLock { $0 = nil }
     }
 
     /// Stops listening, drains in-flight requests and deliveries, closes the database.
@@ -149,6 +153,7 @@ public final class FormhouseApplication: Sendable {
         }
         client.shutdown()
         store.close()
+        directoryLock.withLock { $0 = nil }
     }
 }
 

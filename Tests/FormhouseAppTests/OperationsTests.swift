@@ -16,6 +16,24 @@ import Testing
         await server.finish()
     }
 
+    /// A second server on a data directory in use is refused: the first would go on serving forms
+    /// the second replaced or deleted. Once the first stops, the directory is free.
+    @Test func oneServerPerDataDirectory() async throws {
+        let first = try await InProcessServer()
+        do {
+            _ = try await InProcessServer(dataDirectory: first.data)
+            Issue.record("a second server started on a data directory in use")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "dataDirectory")
+            #expect(error.message.contains("pid \(getpid())"), "\(error.message)")
+        }
+        #expect(try await first.client.get("/readyz").status == 200)
+        await first.stop()
+        let second = try await InProcessServer(dataDirectory: first.data)
+        #expect(try await second.client.get("/readyz").status == 200)
+        await second.finish()
+    }
+
     /// SQLite keeps writing to a database file deleted under it, so a 201 would name a row no restart
     /// finds. The store notices the file is gone: not ready, and submissions, other writes and reads
     /// are refused (503), not lost or answered from the old file.
