@@ -63,6 +63,7 @@ public final class LoopbackReceiver: Sendable {
         var accepted = 0
         var connections: Set<Int32> = []
         var stopped = false
+        var listenerClosed = false
     }
 
     /// Listens on `host` (`127.0.0.1` or `::1`) at an ephemeral port; `recording` keeps every request.
@@ -111,14 +112,18 @@ public final class LoopbackReceiver: Sendable {
     /// How many connections were accepted.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection; a second call does nothing.
+    ///
+    /// Descriptors are shut down under the same lock their threads close them under: a number
+    /// closed meanwhile may already belong to another part of the process (another test's server
+    /// connection was cut this way), and a stopped listener's number likewise.
     public func stop() {
-        let connections = state.withLock { state in
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            return state.connections
+            if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
+            for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
@@ -146,13 +151,18 @@ public final class LoopbackReceiver: Sendable {
             }
             let thread = Thread { [self] in
                 serve(fd)
-                state.withLock { _ = $0.connections.remove(fd) }
-                close(fd)
+                state.withLock { state in
+                    state.connections.remove(fd)
+                    close(fd)
+                }
             }
             thread.stackSize = 256 * 1024
             thread.start()
         }
-        close(listener)
+        state.withLock { state in
+            state.listenerClosed = true
+            close(listener)
+        }
     }
 
     private func serve(_ fd: Int32) {

@@ -21,6 +21,8 @@ final class RawClient: @unchecked Sendable {
 
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// errno of the read that ended the stream, 0 for an orderly close.
+    private var lastError: Int32 = 0
 
     init(port: Int, host: String = "127.0.0.1") throws {
         let family = host.contains(":") ? AF_INET6 : AF_INET
@@ -48,8 +50,11 @@ final class RawClient: @unchecked Sendable {
             }
         }
         guard result == 0 else {
-            Glibc.close(fd)
-            throw Failure(description: "connect failed: \(errno)")
+            let error = errno
+            // Through close(), which marks it closed: deinit runs for an object whose init threw
+            // once fully initialized, and a second close would close whatever reused the number.
+            close()
+            throw Failure(description: "connect failed: \(error)")
         }
     }
 
@@ -88,6 +93,8 @@ final class RawClient: @unchecked Sendable {
             return true
         }
         if count < 0, errno == EAGAIN { throw Failure(description: "read timed out") }
+        // A reset or a descriptor closed under us reads as the end too; say which, for a failure.
+        lastError = count < 0 ? errno : 0
         return false
     }
 
@@ -98,13 +105,13 @@ final class RawClient: @unchecked Sendable {
                 buffer.removeFirst(index + 1)
                 return String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
             }
-            guard try fill() else { throw Failure(description: "connection closed mid-line") }
+            guard try fill() else { throw Failure(description: "connection closed mid-line (errno \(lastError), \(buffer.count) bytes unread)") }
         }
     }
 
     private func readExactly(_ count: Int) throws -> [UInt8] {
         while buffer.count < count {
-            guard try fill() else { throw Failure(description: "connection closed mid-body") }
+            guard try fill() else { throw Failure(description: "connection closed mid-body (errno \(lastError))") }
         }
         let bytes = Array(buffer[0..<count])
         buffer.removeFirst(count)
