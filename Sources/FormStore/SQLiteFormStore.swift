@@ -22,6 +22,7 @@ public final class SQLiteFormStore: FormStore {
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
+    let corruption = CorruptionLatch()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
     /// when missing, and brings its schema up to date. The first store opened in a process also turns
@@ -53,6 +54,7 @@ public final class SQLiteFormStore: FormStore {
         }
         let pool = self.pool
         let files = self.files
+        let corruption = self.corruption
         let beforeCommit = configuration.beforeGroupCommit
         let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
@@ -64,8 +66,12 @@ public final class SQLiteFormStore: FormStore {
         ) { group in
             try files.check()
             let (results, deliveriesCreated) = try pool.writeWithoutTransaction { db in
-                try SubmissionWriter.write(
-                    group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
+                do {
+                    return try SubmissionWriter.write(
+                        group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
+                } catch {
+                    throw corruption.note(error)
+                }
             }
             if deliveriesCreated > 0 { observer.notify() }
             return results
@@ -74,7 +80,9 @@ public final class SQLiteFormStore: FormStore {
             maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
         ) { group in
             try files.check()
-            return try pool.writeWithoutTransaction { db in try AttemptWriter.write(group, in: db) }
+            return try pool.writeWithoutTransaction { db in
+                do { return try AttemptWriter.write(group, in: db) } catch { throw corruption.note(error) }
+            }
         }
     }
 
@@ -109,9 +117,18 @@ public final class SQLiteFormStore: FormStore {
         deliveryObserver.set(handler)
     }
 
+    /// Ready when the files are the ones opened, nothing has found the file corrupt, and the schema
+    /// and the first page of each table read back.
     public func ping() async throws {
+        if let finding = corruption.finding {
+            throw StoreError.unavailable("the database file is damaged (\(finding)); restore it from a backup and restart")
+        }
         try await read { db in
-            _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            for table in tables {
+                // Every column, so the table's own b-tree is read, not a smaller covering index.
+                _ = try Row.fetchOne(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) LIMIT 1")
+            }
         }
     }
 
@@ -128,7 +145,7 @@ public final class SQLiteFormStore: FormStore {
                 return try body(db)
             }
         } catch {
-            throw Self.storeError(error)
+            throw Self.storeError(corruption.note(error))
         }
     }
 
@@ -140,7 +157,7 @@ public final class SQLiteFormStore: FormStore {
                 return try body(db)
             }
         } catch {
-            throw Self.storeError(error)
+            throw Self.storeError(corruption.note(error))
         }
     }
 
