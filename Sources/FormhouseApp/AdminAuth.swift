@@ -31,7 +31,9 @@ struct AdminAuth: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIProblem.unauthorized("Use the Bearer scheme: 'Authorization: Bearer <token>'.")
         }
-        let presented = Array(SHA256.hash(data: Array(parts[1].utf8)))
+        // RFC 6750 §2.1: one or more spaces after the scheme.
+        let token = parts[1].drop { $0 == " " }
+        let presented = Array(SHA256.hash(data: Array(token.utf8)))
         var matched: UInt8 = 0
         for digest in digests {
             var difference: UInt8 = 0

@@ -45,7 +45,14 @@ public final class FormhouseApplication: Sendable {
             }
         } else {
             try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true)
-            secretBox = try SecretBox.loadOrCreateKey(at: dataURL.appendingPathComponent("secret.key"))
+            let keyFile = dataURL.appendingPathComponent("secret.key")
+            secretBox = try SecretBox.loadOrCreateKey(at: keyFile)
+            // It is made 0600; one copied or restored with wider rights exposes every webhook secret.
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: keyFile.path))?[.posixPermissions] as? Int,
+               mode & 0o077 != 0 {
+                logger.warning("the secret-encryption key file is readable by other users; chmod 600 it",
+                               metadata: ["file": "\(keyFile.path)", "mode": "\(String(mode, radix: 8))"])
+            }
         }
         let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
         var workerConfiguration = DeliveryWorker.Configuration()

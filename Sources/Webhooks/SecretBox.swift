@@ -54,7 +54,14 @@ public struct SecretBox: Sendable {
         guard let contents = try? String(contentsOf: url, encoding: .utf8) else {
             throw WebhookError(.invalidKey, "Could not read the secret-encryption key file at \(path).")
         }
-        return try SecretBox(base64Key: contents)
+        do {
+            return try SecretBox(base64Key: contents)
+        } catch {
+            // The path, so that an operator knows which file (an empty one is left by a crash while
+            // it was first written, before any secret was sealed with it).
+            throw WebhookError(.invalidKey, "The secret-encryption key file at \(path) is not usable: \(error.detail) "
+                + "If no webhook endpoint exists yet, delete it and a new key is made; otherwise restore it.")
+        }
     }
 
     /// A key for another purpose (HKDF-SHA256 over this one with `purpose` as its info), so the one

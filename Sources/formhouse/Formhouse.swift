@@ -9,6 +9,7 @@ struct Formhouse: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "formhouse",
         abstract: "A backend for server-driven forms: validates, stores and forwards submissions.",
+        version: "formhouse \(Version.current)",
         subcommands: [Serve.self, Check.self, Version.self],
         defaultSubcommand: Serve.self
     )

@@ -20,6 +20,9 @@ import Testing
         #expect(wrong.header("WWW-Authenticate") == #"Bearer realm="formhouse", error="invalid_token""#)
         #expect(try await anonymous.admin("PUT", "/v1/admin/forms/x", json: Fixtures.signup).status == 401)
         #expect(try await server.client.admin("GET", "/v1/admin/forms").status == 200)
+        // RFC 6750: one or more spaces after the scheme, which is case-insensitive.
+        let spaced = try await anonymous.send("GET", "/v1/admin/forms", headers: [("Authorization", "bearer   \(InProcessServer.token)")])
+        #expect(spaced.status == 200)
         await server.finish()
     }
 

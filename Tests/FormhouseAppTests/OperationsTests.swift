@@ -179,6 +179,8 @@ import Testing
         #expect(both.output.contains("[invalidFormId]") && both.output.contains("[notApplicable]"), "\(both.output)")
         let version = try await Offload.blocking { try Self.run(["version"]) }
         #expect(version.status == 0 && version.output.hasPrefix("formhouse "))
+        let flag = try await Offload.blocking { try Self.run(["--version"]) }
+        #expect(flag.status == 0 && flag.output == version.output)
     }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {

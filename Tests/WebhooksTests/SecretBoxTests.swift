@@ -45,5 +45,14 @@ import Webhooks
         let sealed = try first.seal(secret)
         let second = try SecretBox.loadOrCreateKey(at: keyFile)
         #expect(try second.open(sealed) == secret)
+
+        // An empty file (a crash while it was first written) is named in the error, with what to do.
+        try Data().write(to: keyFile)
+        do {
+            _ = try SecretBox.loadOrCreateKey(at: keyFile)
+            Issue.record("an empty key file was taken")
+        } catch {
+            #expect(error.detail.contains(keyFile.path) && error.detail.contains("delete it"), "\(error)")
+        }
     }
 }
