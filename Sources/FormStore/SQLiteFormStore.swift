@@ -50,7 +50,12 @@ public final class SQLiteFormStore: FormStore {
             }
             files = DatabaseFiles(databasePath: path)
         } catch {
-            throw Self.storeError(error)
+            // Which file, for the operator: SQLite's own "unable to open database file" names none.
+            let path = directory.appendingPathComponent(configuration.fileName).path
+            switch Self.storeError(error) {
+            case StoreError.unavailable(let detail): throw StoreError.unavailable("\(path): \(detail)")
+            case let other: throw other
+            }
         }
         let pool = self.pool
         let files = self.files

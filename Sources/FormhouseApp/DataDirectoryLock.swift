@@ -11,8 +11,15 @@ final class DataDirectoryLock: Sendable {
     private let fd: Int32
 
     init(directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            // Foundation's message is an NSError dump; the POSIX reason underneath is what helps.
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey].flatMap { $0 as? any Error }.map { $0 as NSError }
+            let reason = underlying.map { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : "\($0)" } ?? "\(error)"
+            throw ConfigurationError(key: "dataDirectory", message: "cannot create \(directory.path): \(reason)")
+        }
         let path = directory.appendingPathComponent("formhouse.lock").path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -30,12 +30,7 @@ public final class FormhouseApplication: Sendable {
         self.logger = logger
         let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
         directoryLock = Mutex(try DataDirectoryLock(directory: dataURL))
-        var storeConfiguration = SQLiteStoreConfiguration()
-        storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
-        storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
-        let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
-        self.store = store
-
+        // The key before the database: a bad FORMHOUSE_SECRET_KEY stops the start before the database is made.
         let secretBox: SecretBox
         if let key = configuration.secretKey {
             do {
@@ -54,6 +49,12 @@ public final class FormhouseApplication: Sendable {
                                metadata: ["file": "\(keyFile.path)", "mode": "\(String(mode, radix: 8))"])
             }
         }
+        var storeConfiguration = SQLiteStoreConfiguration()
+        storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
+        storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
+        let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
+        self.store = store
+
         let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
         var workerConfiguration = DeliveryWorker.Configuration()
         workerConfiguration.maxInFlight = configuration.webhookConcurrency
