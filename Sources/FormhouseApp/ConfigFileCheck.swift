@@ -43,7 +43,9 @@ enum ConfigFileCheck {
         }
         let root: JSONValue
         do {
-            root = try JSONValue(parsing: data)
+            // A byte-order mark, as some editors save, is not part of the JSON.
+            let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+            root = try JSONValue(parsing: bytes)
         } catch {
             throw ConfigurationError(key: file, message: "is not valid JSON: \(error.message) at byte \(error.offset)")
         }
@@ -57,7 +59,8 @@ enum ConfigFileCheck {
         for member in object.members {
             let key = prefix + member.key
             if let kind = settings[key] {
-                guard matches(member.value, kind) else {
+                // null is "not set", as swift-configuration reads it: the default (or the environment) applies.
+                guard member.value == .null || matches(member.value, kind) else {
                     // A secret's value is not repeated back, in case it lands in a log.
                     let shown = key == "adminTokens" || key == "secretKey" ? "" : ", not \(describe(member.value))"
                     throw ConfigurationError(key: key, message: "in \(file): must be \(kind.name)\(shown)")

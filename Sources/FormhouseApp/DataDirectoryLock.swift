@@ -26,9 +26,12 @@ final class DataDirectoryLock: Sendable {
             throw ConfigurationError(key: "dataDirectory", message: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno == EWOULDBLOCK ? Self.holder(fd) : String(cString: strerror(errno))
-            close(fd)
-            throw ConfigurationError(key: "dataDirectory", message: "\(directory.path) is in use by \(reason); one server per data directory")
+            let error = errno
+            defer { close(fd) }
+            guard error == EWOULDBLOCK else {
+                throw ConfigurationError(key: "dataDirectory", message: "cannot lock \(path): \(String(cString: strerror(error)))")
+            }
+            throw ConfigurationError(key: "dataDirectory", message: "\(directory.path) is in use by \(Self.holder(fd)); one server per data directory")
         }
         // The holder's pid, for the message another start gets.
         let pid = Array("\(getpid())\n".utf8)

@@ -111,8 +111,9 @@ extension Request {
         if let charset = MediaType.charset(type), !["utf-8", "utf8", "us-ascii"].contains(charset.lowercased()) {
             throw APIProblem.unsupportedMediaType("JSON is read as UTF-8; 'charset=\(charset.prefix(64))' is not.")
         }
-        if let coding = headers["Content-Encoding"], coding.lowercased().split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) != "identity"
+        // Every Content-Encoding line: a second one may hold the coding the first does not.
+        if let coding = headers.values("Content-Encoding").first(where: { line in
+            line.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) != "identity" }
         }) {
             var refused = APIProblem.unsupportedMediaType(
                 "Bodies are read as sent: send them without 'Content-Encoding' (got '\(coding.prefix(64))').")

@@ -101,7 +101,7 @@ final class SubmissionService: Sendable {
             }
             var problem = APIProblem.badRequest(slug, error.message)
             // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
-            if let offset = error.offset {
+            if error.code == "malformedJSON", let offset = error.offset {
                 problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
                 problem.extra.append(("offset", .number(Double(offset))))
             }

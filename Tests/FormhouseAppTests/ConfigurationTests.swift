@@ -108,6 +108,13 @@ struct ConfigurationTests {
         #expect(await refusedKey(file: file, [:]) == file)
         try "[1]".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await refusedKey(file: file, [:]) == file)
+        try #"{"port": 1, "port": 2}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await refusedKey(file: file, [:]) == file)
+        // null is "not set", and a byte-order mark is no part of the JSON.
+        try (Data([0xEF, 0xBB, 0xBF]) + Data(#"{"port": 18653, "secretKey": null, "webhooks": {"timeoutSeconds": null}}"#.utf8))
+            .write(to: URL(fileURLWithPath: file))
+        #expect(await refusedKey(file: file, [:]) == nil)
+        #expect(try await AppConfiguration.load(file: file, environment: [:]).port == 18653)
         // The shipped file passes, and every key it has is one the check knows.
         #expect(await refusedKey(file: Repo.root.appendingPathComponent("config/formhouse.json").path, [:]) == nil)
     }

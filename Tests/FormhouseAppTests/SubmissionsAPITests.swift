@@ -74,6 +74,7 @@ import Testing
             let refused = try await client.postJSON("/v1/forms/signup/submissions", body)
             #expect(refused.status == 400)
             #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/submission-too-large")
+            #expect(refused.object["offset"] == nil, "offset belongs to malformed-submission only")
         }
         try await Self.expectErrorsCapped(client, "/v1/forms/signup/submissions", status: 422)
         #expect(try await client.postJSON("/v1/forms/nope/submissions", Fixtures.validValues).status == 404)
@@ -95,6 +96,10 @@ import Testing
         let coded = try await client.send("POST", "/v1/forms/signup/submissions", headers: [
             ("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body: valid)
         #expect(coded.header("Accept-Encoding") == "identity")
+        // A second header line counts as much as the first.
+        let twoLines = try await client.send("POST", "/v1/forms/signup/submissions", headers: [
+            ("Content-Type", "application/json"), ("Content-Encoding", "identity"), ("Content-Encoding", "gzip")], body: valid)
+        #expect(twoLines.status == 415)
         for (name, value) in [("Content-Encoding", "identity"), ("Content-Type", "application/json; charset=UTF-8")] {
             var headers = [(name, value)]
             if name != "Content-Type" { headers.append(("Content-Type", "application/json")) }
