@@ -12,9 +12,13 @@ public protocol FormStore: Sendable {
     ///
     /// An upload whose `contentHash` equals the current version's keeps that version. A deleted form is
     /// brought back with a new version. With `createOnly`, a form that exists (not deleted) is left as
-    /// it is and ``StoreError/conflict(_:)`` is thrown, decided in the same transaction.
+    /// it is and ``StoreError/conflict(_:)`` is thrown, decided in the same transaction. A
+    /// `precondition` is given the live current version (nil for an unknown or deleted form) in that
+    /// transaction; when it returns false nothing is stored and ``StoreError/preconditionFailed(currentVersion:)``
+    /// is thrown.
     func saveFormVersion(
-        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
+        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool,
+        precondition: (@Sendable (Int?) -> Bool)?
     ) async throws -> SavedVersion
 
     /// The current version of a form, or `nil` when the form is unknown or deleted.
@@ -30,8 +34,8 @@ public protocol FormStore: Sendable {
     func listForms() async throws -> [FormSummary]
 
     /// Marks a form deleted; its versions and submissions are kept. Returns `false` when it was unknown
-    /// or already deleted.
-    func deleteForm(id: String) async throws -> Bool
+    /// or already deleted. A `precondition` is checked as for ``saveFormVersion(formID:definition:title:contentHash:createOnly:precondition:)``.
+    func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool
 
     /// Whether a form with this id exists.
     func formExists(id: String, includingDeleted: Bool) async throws -> Bool
@@ -133,7 +137,21 @@ public protocol FormStore: Sendable {
 extension FormStore {
     /// Stores a definition as the form's new current version, creating the form if needed.
     public func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion {
-        try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash, createOnly: false)
+        try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash,
+                                  createOnly: false, precondition: nil)
+    }
+
+    /// Stores a definition with `createOnly` and no precondition.
+    public func saveFormVersion(
+        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
+    ) async throws -> SavedVersion {
+        try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash,
+                                  createOnly: createOnly, precondition: nil)
+    }
+
+    /// Marks a form deleted, unconditionally.
+    public func deleteForm(id: String) async throws -> Bool {
+        try await deleteForm(id: id, precondition: nil)
     }
 
     /// Claims due deliveries to any endpoint.

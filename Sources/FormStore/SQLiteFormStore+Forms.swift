@@ -3,13 +3,15 @@ import GRDB
 
 extension SQLiteFormStore {
     public func saveFormVersion(
-        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
+        formID: String, definition: String, title: String, contentHash: String, createOnly: Bool,
+        precondition: (@Sendable (Int?) -> Bool)?
     ) async throws -> SavedVersion {
         try await write { db in
             let now = Date().storedMilliseconds
-            guard let form = try Row.fetchOne(
+            let form = try Row.fetchOne(
                 db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [formID])
-            else {
+            try Self.check(precondition, form: form)
+            guard let form else {
                 try db.execute(sql: """
                     INSERT INTO forms (id, created_at, updated_at, deleted_at, current_version) VALUES (?, ?, ?, NULL, 1)
                     """, arguments: [formID, now, now])
@@ -88,9 +90,13 @@ extension SQLiteFormStore {
         }
     }
 
-    public func deleteForm(id: String) async throws -> Bool {
+    public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool {
         try await write { db in
             let now = Date().storedMilliseconds
+            if precondition != nil {
+                try Self.check(precondition, form: try Row.fetchOne(
+                    db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id]))
+            }
             try db.execute(
                 sql: "UPDATE forms SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
                 arguments: [now, now, id])
@@ -105,6 +111,14 @@ extension SQLiteFormStore {
                 : "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL"
             return try Int.fetchOne(db, sql: sql, arguments: [id]) != nil
         }
+    }
+
+    /// Throws ``StoreError/preconditionFailed(currentVersion:)`` when `precondition` refuses the
+    /// live version of `form` (a row of `forms`, nil when there is none).
+    private static func check(_ precondition: (@Sendable (Int?) -> Bool)?, form: Row?) throws {
+        guard let precondition else { return }
+        let live: Int? = form.flatMap { row in (row["deleted_at"] as Int64?) == nil ? row["current_version"] : nil }
+        if !precondition(live) { throw StoreError.preconditionFailed(currentVersion: live) }
     }
 
     private static func insertVersion(

@@ -13,6 +13,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case leaseLost(String)
     /// A limit on stored rows would be passed (a form's webhook endpoints).
     case limitReached(String)
+    /// A caller's condition on the form's current version did not hold (HTTP `If-Match`,
+    /// `If-None-Match`); nothing was changed. Carries the live version, nil when there is none.
+    case preconditionFailed(currentVersion: Int?)
 
     /// A stable machine-readable code.
     public var code: String {
@@ -23,6 +26,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidCursor: "invalid_cursor"
         case .leaseLost: "lease_lost"
         case .limitReached: "limit_reached"
+        case .preconditionFailed: "precondition_failed"
         }
     }
 
@@ -33,6 +37,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(code): \(detail)"
         case .invalidCursor:
             code
+        case .preconditionFailed(let version):
+            "\(code): the current version is \(version.map(String.init) ?? "none")"
         }
     }
 }

@@ -28,7 +28,7 @@ struct AdminFormRoutes {
         // and `formhouse check`), listed with the body's own problems, not a missing form.
         let id = request.parameters["id"] ?? ""
         let definition = try await parseDefinition(request.body, pathID: id)
-        return try await save(id: id, definition: definition)
+        return try await save(id: id, definition: definition, precondition: request.versionPrecondition)
     }
 
     func create(_ request: Request) async throws -> Response {
@@ -48,12 +48,20 @@ struct AdminFormRoutes {
         }
     }
 
-    private func save(id: String, definition: FormDefinition, createOnly: Bool = false) async throws -> Response {
-        let (form, created) = try await catalog.save(id: id, definition: definition, createOnly: createOnly)
+    private func save(
+        id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
+    ) async throws -> Response {
+        let (form, created) = try await catalog.save(id: id, definition: definition, createOnly: createOnly, precondition: precondition)
         var response = Response.json(summary(form).serialized(), status: created ? 201 : 200)
         response.headers.set("Location", "/v1/admin/forms/\(id)")
         response.headers.set("ETag", form.etag)
         return response
+    }
+
+    private static func idMismatch(_ bodyID: String, _ pathID: String) -> DefinitionProblem {
+        DefinitionProblem(
+            pointer: "/id", code: "idMismatch",
+            message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out.")
     }
 
     /// Parsed and compiled off the event loop: a large definition takes a good part of a second.
@@ -65,16 +73,18 @@ struct AdminFormRoutes {
             definition = try await Offload.run { try FormDefinition(json: body) }
         } catch let error as DefinitionErrors {
             // POST takes its id from the body: a bad one is listed with the body's other problems.
-            if pathID == nil, !error.problems.contains(where: { $0.pointer == "/id" }),
-               let idProblem = try await Offload.run({ FormIdentifier.problem(inDefinition: body) }) {
-                problems.append(idProblem)
+            if !error.problems.contains(where: { $0.pointer == "/id" }) {
+                if pathID == nil, let idProblem = try await Offload.run({ FormIdentifier.problem(inDefinition: body) }) {
+                    problems.append(idProblem)
+                } else if let pathID, let bodyID = try await Offload.run({ FormIdentifier.bodyID(of: body) }), bodyID != pathID {
+                    // PUT's other id mistake is listed with the rest too, not only once they are fixed.
+                    problems.append(Self.idMismatch(bodyID, pathID))
+                }
             }
             throw APIProblem.invalidDefinition(problems + error.problems)
         }
         if let pathID, let bodyID = definition.id, bodyID != pathID {
-            problems.append(DefinitionProblem(
-                pointer: "/id", code: "idMismatch",
-                message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out."))
+            problems.append(Self.idMismatch(bodyID, pathID))
         }
         guard problems.isEmpty else { throw APIProblem.invalidDefinition(problems) }
         return definition
@@ -131,7 +141,9 @@ struct AdminFormRoutes {
 
     func delete(_ request: Request) async throws -> Response {
         let id = try request.formID()
-        guard try await catalog.delete(id: id) else { throw APIProblem.notFound("There is no form '\(id)'.") }
+        guard try await catalog.delete(id: id, precondition: request.versionPrecondition) else {
+            throw APIProblem.notFound("There is no form '\(id)'.")
+        }
         return Response(status: 204)
     }
 
@@ -236,5 +248,24 @@ enum SubmissionJSON {
         if let key = record.idempotencyKey { members.append(("idempotencyKey", .string(key))) }
         if let address = record.clientAddress { members.append(("clientAddress", .string(address))) }
         return .members(members)
+    }
+}
+
+extension Request {
+    /// `If-Match` and `If-None-Match` on a form's admin PUT or DELETE (RFC 9110 §13.1), as a test of
+    /// the live current version that the store runs in the write's own transaction, so two admins
+    /// editing one form cannot overwrite each other unseen. Header lines of one field are one list.
+    var versionPrecondition: (@Sendable (Int?) -> Bool)? {
+        let ifMatch = headers.contains("If-Match") ? headers.values("If-Match").joined(separator: ",") : nil
+        let ifNoneMatch = headers.contains("If-None-Match") ? headers.values("If-None-Match").joined(separator: ",") : nil
+        guard ifMatch != nil || ifNoneMatch != nil else { return nil }
+        return { current in
+            let etag = current.map { "\"\($0)\"" }
+            // If-Match compares strongly: a weak tag never matches, `*` needs a current version.
+            if let ifMatch, !(etag.map { ETagList.matches(ifMatch, $0, weak: false) } ?? false) { return false }
+            // If-None-Match compares weakly; `*` fails whenever there is a current version.
+            if let ifNoneMatch, let etag, ETagList.matches(ifNoneMatch, etag) { return false }
+            return true
+        }
     }
 }

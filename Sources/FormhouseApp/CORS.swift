@@ -4,7 +4,7 @@ import HTTPServer
 struct CORS: RequestHook {
     let origins: Set<String>
     static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
-    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id"
+    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id"
     static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition"
 
     /// Answers a preflight from an allowed origin before routing.

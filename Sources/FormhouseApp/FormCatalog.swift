@@ -160,14 +160,19 @@ final class FormCatalog: Sendable {
     /// Normalizes and stores a definition; an identical one keeps its version. The answer is the
     /// version this call saved, even when another save has made a later one current since.
     /// Saves a new version, or with `createOnly` a new form only (``StoreError/conflict(_:)`` when it exists).
-    func save(id: String, definition: FormDefinition, createOnly: Bool = false) async throws -> (form: PublishedForm, created: Bool) {
-        let normalized = definition.normalizedJSON().withMember("id", .string(id))
+    func save(
+        id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
+    ) async throws -> (form: PublishedForm, created: Bool) {
+        // `version` is the server's: it is added to every definition served, so a definition read
+        // and put back unchanged must not count it as content (each save made a new version).
+        let normalized = definition.normalizedJSON().withoutMember("version").withMember("id", .string(id))
         let text = String(decoding: normalized.serialized(), as: UTF8.self)
         // Hashed with keys sorted: the same definition with members in another order, or `id` given
         // in the body or only in the path, is the same content.
         let hash = SubmissionService.hash(normalized.sortingKeys().serialized())
         let saved = try await store.saveFormVersion(
-            formID: id, definition: text, title: definition.title, contentHash: hash, createOnly: createOnly)
+            formID: id, definition: text, title: definition.title, contentHash: hash, createOnly: createOnly,
+            precondition: precondition)
         invalidate(id: id)
         guard let form = try await version(id: id, version: saved.version) else {
             throw APIProblem.unavailable("The form was saved but could not be read back; retry the request.")
@@ -175,8 +180,8 @@ final class FormCatalog: Sendable {
         return (form, saved.createdForm)
     }
 
-    func delete(id: String) async throws -> Bool {
-        let deleted = try await store.deleteForm(id: id)
+    func delete(id: String, precondition: (@Sendable (Int?) -> Bool)? = nil) async throws -> Bool {
+        let deleted = try await store.deleteForm(id: id, precondition: precondition)
         invalidate(id: id)
         return deleted
     }

@@ -21,6 +21,13 @@ extension JSONValue {
         }
     }
 
+    /// This object without `key`.
+    func withoutMember(_ key: String) -> JSONValue {
+        guard case .object(var object) = self else { return self }
+        object[key] = nil
+        return .object(object)
+    }
+
     /// This object with `key` set to `value` (replacing an existing member in place).
     func withMember(_ key: String, _ value: JSONValue) -> JSONValue {
         guard case .object(var object) = self else { return self }

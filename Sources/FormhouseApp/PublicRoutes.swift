@@ -45,7 +45,9 @@ struct PublicRoutes {
                              detail: "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
         }
         var headers = profile == nil ? form.headers.full : form.headers.formworks
-        if let match = request.headers["If-None-Match"], let etag = headers["ETag"], ETagList.matches(match, etag) {
+        // Every If-None-Match line: repeated lines are one list (RFC 9110 §5.3).
+        if request.headers.contains("If-None-Match"), let etag = headers["ETag"],
+           ETagList.matches(request.headers.values("If-None-Match").joined(separator: ","), etag) {
             headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
@@ -82,13 +84,17 @@ struct PublicRoutes {
     }
 }
 
-/// `If-None-Match` lists, including `*` and weak validators (RFC 9110 §13.1.2 weak comparison).
+/// Entity-tag lists, including `*` and weak validators (RFC 9110 §8.8.3.2): weak comparison for
+/// `If-None-Match`, strong (a weak tag never matches) for `If-Match`.
 enum ETagList {
-    static func matches(_ header: String, _ etag: String) -> Bool {
+    static func matches(_ header: String, _ etag: String, weak: Bool = true) -> Bool {
         header.split(separator: ",").contains { item in
             var tag = item.trimmingASCIISpace()
             if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag.hasPrefix("W/") {
+                guard weak else { return false }
+                tag = tag.dropFirst(2)
+            }
             return tag == etag
         }
     }
@@ -177,6 +183,12 @@ public enum FormIdentifier {
     public static func problem(inDefinition bytes: [UInt8]) -> DefinitionProblem? {
         guard let value = try? JSONValue(parsing: bytes), case .string(let id)? = value["id"], !isValid(id) else { return nil }
         return problem
+    }
+
+    /// The `id` a definition's body gives, when it parses as JSON at all and the id is a string.
+    static func bodyID(of bytes: [UInt8]) -> String? {
+        guard let value = try? JSONValue(parsing: bytes), case .string(let id)? = value["id"] else { return nil }
+        return id
     }
 
     public static func isValid(_ id: String) -> Bool {

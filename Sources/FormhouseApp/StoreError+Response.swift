@@ -20,6 +20,13 @@ extension StoreError: HTTPResponseConvertible {
                               detail: "The request conflicts with what is stored; read it again and retry.").response
         case .invalidCursor:
             return APIProblem.invalidCursor.response
+        case .preconditionFailed(let version):
+            var problem = APIProblem(
+                status: 412, slug: "precondition-failed", title: "Precondition Failed",
+                detail: version.map { "The form's current version is \($0) (ETag \"\($0)\"); read it again and retry." }
+                    ?? "The form does not exist (or was deleted).")
+            if let version { problem.headers.append(("ETag", "\"\(version)\"")) }
+            return problem.response
         }
     }
 }

@@ -48,6 +48,8 @@ import Testing
         #expect(notModified.status == 304)
         #expect(notModified.body.isEmpty)
         #expect(try await client.get("/v1/forms/signup", headers: [("If-None-Match", "\"1\"")]).status == 200)
+        // Repeated lines are one list.
+        #expect(try await client.get("/v1/forms/signup", headers: [("If-None-Match", "\"1\""), ("If-None-Match", "\"2\"")]).status == 304)
 
         let profile = try await client.get("/v1/forms/signup?profile=formworks")
         #expect(profile.status == 200)
@@ -93,6 +95,49 @@ import Testing
         }
         let changed = #"{"title": "Same", "components": [{"text": {"id": "a", "title": "A"}}]}"#
         #expect(try await client.admin("PUT", "/v1/admin/forms/same", json: changed).object["version"] as? Int == 2)
+        // A definition read and put back as it is keeps its version: `version` is the server's own member.
+        for path in ["/v1/admin/forms/same", "/v1/forms/same"] {
+            let read = try await client.admin("GET", path)
+            #expect(read.object["version"] as? Int == 2)
+            let back = try await client.admin("PUT", "/v1/admin/forms/same", json: read.text)
+            #expect(back.status == 200 && back.object["version"] as? Int == 2, "\(path): \(back.text)")
+        }
+        await server.finish()
+    }
+
+    /// If-Match and If-None-Match on PUT and DELETE hold against the current version, or nothing
+    /// changes (412 with the current ETag): two admins cannot overwrite each other's edit unseen.
+    @Test func preconditionsGuardSavesAndDeletes() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        let auth = ("Authorization", "Bearer \(InProcessServer.token)")
+        func send(_ method: String, _ path: String, _ condition: (String, String), _ json: String? = nil) async throws -> TestResponse {
+            var headers = [auth, condition]
+            if json != nil { headers.append(("Content-Type", "application/json")) }
+            return try await client.send(method, path, headers: headers, body: Array((json ?? "").utf8))
+        }
+        let v1 = #"{"title": "P", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+        let v2 = #"{"title": "P2", "components": [{"text": {"id": "a", "title": "A"}}]}"#
+        // If-None-Match: * creates only.
+        #expect(try await send("PUT", "/v1/admin/forms/p", ("If-None-Match", "*"), v1).status == 201)
+        let exists = try await send("PUT", "/v1/admin/forms/p", ("If-None-Match", "*"), v2)
+        #expect(exists.status == 412)
+        #expect(exists.object["type"] as? String == "https://formhouse.dev/problems/precondition-failed")
+        #expect(exists.header("ETag") == "\"1\"")
+        // If-Match: the current version's ETag, compared strongly.
+        for stale in ["\"7\"", "W/\"1\"", "\"1-formworks\""] {
+            #expect(try await send("PUT", "/v1/admin/forms/p", ("If-Match", stale), v2).status == 412, "\(stale)")
+        }
+        #expect(try await client.admin("GET", "/v1/admin/forms/p").object["title"] as? String == "P")
+        let saved = try await send("PUT", "/v1/admin/forms/p", ("If-Match", "\"9\", \"1\""), v2)
+        #expect(saved.status == 200 && saved.object["version"] as? Int == 2)
+        // The first admin's edit, based on version 1, is refused now.
+        #expect(try await send("PUT", "/v1/admin/forms/p", ("If-Match", "\"1\""), v1).status == 412)
+        #expect(try await send("PUT", "/v1/admin/forms/nothing", ("If-Match", "*"), v1).status == 412)
+        #expect(try await send("DELETE", "/v1/admin/forms/p", ("If-Match", "\"1\"")).status == 412)
+        #expect(try await client.get("/v1/forms/p").status == 200)
+        #expect(try await send("DELETE", "/v1/admin/forms/p", ("If-Match", "\"2\"")).status == 204)
+        #expect(try await client.get("/v1/forms/p").status == 404)
         await server.finish()
     }
 
@@ -246,6 +291,11 @@ import Testing
         let empty = try await server.client.admin("POST", "/v1/admin/forms", json: #"{"id": "", "components": []}"#)
         let emptyPointers = (empty.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["pointer"] as? String }
         #expect(emptyPointers.filter { $0 == "/id" }.count == 1, "\(emptyPointers)")
+        // PUT's id differing from the path is listed with the body's other problems too.
+        let mismatched = try await server.client.admin(
+            "PUT", "/v1/admin/forms/ver", json: #"{"id": "other", "title": "V", "style": {"accent": "red"}, "components": []}"#)
+        let mismatchErrors = (mismatched.object["errors"] as? [[String: Any]] ?? []).map { "\($0["pointer"] ?? "") \($0["code"] ?? "")" }
+        #expect(mismatchErrors.contains("/id idMismatch") && mismatchErrors.count >= 2, "\(mismatchErrors)")
         await server.finish()
     }
 
