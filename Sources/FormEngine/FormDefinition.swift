@@ -27,6 +27,18 @@ public struct FormDefinition: Sendable {
         case stored
     }
 
+    /// How many JSON levels the values of `nodes` take inside `values`: a group's object one, a
+    /// repeat's array one more, a multiple select's array one.
+    static func valuesDepth(_ nodes: [FormNode]) -> Int {
+        nodes.reduce(0) { deepest, node in
+            switch node.kind {
+            case .input(let spec): max(deepest, spec.multiple ? 1 : 0)
+            case .group(let group): max(deepest, 1 + (group.repeatBounds == nil ? 0 : 1) + valuesDepth(group.children))
+            case .section(let children): max(deepest, valuesDepth(children))
+            }
+        }
+    }
+
     /// Decodes and normalizes a definition; throws every problem at once.
     public init(json bytes: [UInt8], reading: Reading = .upload) throws(DefinitionErrors) {
         let value: JSONValue
@@ -75,6 +87,14 @@ public struct FormDefinition: Sendable {
         let knownIDs = decoder.assignIDs(&nodes)
         decoder.resolveConditions(&nodes, scopes: [nodes], ancestors: [])
         let expansion = decoder.checkExpansion(nodes, reporting: reading == .upload)
+        // A form no client could submit to is refused at upload: its values would nest deeper than a
+        // submission may (the top object and `values` are two levels; a group one, a repeat two).
+        let depth = 2 + Self.valuesDepth(nodes)
+        if reading == .upload, depth > SubmissionLimits().maxDepth {
+            decoder.problem("/components", "tooLarge",
+                            "Groups nest so deep that a submission would be \(depth) JSON levels deep, more than the "
+                                + "\(SubmissionLimits().maxDepth) a submission may be; nest fewer groups (a repeating group counts twice).")
+        }
         guard decoder.problems.isEmpty else { throw DefinitionErrors(problems: decoder.problems) }
 
         self.id = id

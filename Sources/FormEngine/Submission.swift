@@ -2,8 +2,10 @@
 public struct SubmissionLimits: Sendable {
     /// Deepest JSON nesting.
     public var maxDepth: Int = 32
-    /// Most components in a snapshot.
-    public var maxComponents: Int = 2_000
+    /// Most components in a snapshot. A Formworks client sends every component of the profile, and
+    /// repeats may add 20,000 there (`maxCreatedEntries`), so a lower cap (it was 2,000) refused
+    /// snapshots of forms the server itself accepted and served; the body limit usually comes first.
+    public var maxComponents: Int = 50_000
     /// Highest repeat index a snapshot id may name (`addresses[999].x`).
     public var maxIndex: Int = 999
     /// Most array entries snapshot ids may create in all, gaps before an index included: without it,

@@ -183,6 +183,36 @@ extension HostileInputTests {
         #expect(codes(form(plain + "," + group("r", min: 2, text))).isEmpty)
     }
 
+    /// A form no client could submit to is refused at upload: sixteen nested repeats make values
+    /// 34 JSON levels deep, past the 32 a submission may have; fifteen fit, and such a submission
+    /// is read. A stored one is still read.
+    @Test func groupsMayNotNestDeeperThanASubmissionMay() throws {
+        func nested(_ count: Int) -> String {
+            var inner = #"{"text": {"id": "t", "title": "T"}}"#
+            for level in 0..<count { inner = #"{"group": {"id": "g\#(level)", "title": "G", "repeat": {"max": 2}, "components": [\#(inner)]}}"# }
+            return #"{"title": "F", "components": [\#(inner)]}"#
+        }
+        #expect(Fixtures.problems(nested(16)).map { "\($0.pointer) \($0.code)" } == ["/components tooLarge"])
+        #expect(try FormDefinition(json: Array(nested(16).utf8), reading: .stored).inputPaths.count == 1)
+        let fifteen = try Fixtures.definition(nested(15))
+        var values = #"{"t": "x"}"#
+        for level in 0..<15 { values = #"{"g\#(level)": [\#(values)]}"# }
+        let result = try Fixtures.validate(fifteen, #"{"values": \#(values)}"#)
+        #expect(result.isValid, "\(result.errors)")
+    }
+
+    /// A Formworks client sends every component of the profile: a repeat whose minimum writes 3,000
+    /// of them is submitted as served (the snapshot cap was 2,000, below what the server served).
+    @Test func aSnapshotMayHoldEveryComponentTheProfileServes() throws {
+        let inputs = (0..<3).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",")
+        let form = try Fixtures.definition(#"{"title": "F", "components": [{"group": {"id": "g", "title": "G", "repeat": {"min": 1000, "max": 1000}, "components": [\#(inputs)]}}]}"#)
+        let ids = form.formworksProfile().objectValue?["components"]?.arrayValue?.compactMap { $0.objectValue?.values.first?.objectValue?["id"]?.stringValue } ?? []
+        #expect(ids.count == 3000)
+        let snapshot = #"{"components": ["# + ids.map { #"{"id": "\#($0)", "content": "x"}"# }.joined(separator: ",") + "]}"
+        let result = try Fixtures.validate(form, snapshot)
+        #expect(result.isValid, "\(result.errors.prefix(3))")
+    }
+
     /// Each component repeats the titles and ids of the groups around it, once per repeat entry, so
     /// a long group title made gigabytes from a small definition: the profile's size is estimated
     /// and refused past 16 MiB, with repeats or without. A stored definition is read, and only
