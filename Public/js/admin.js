@@ -360,10 +360,12 @@ async function showDefinition(generation, formId, body) {
   body.append(status);
   say(status, "Loading…");
   try {
-    const { data } = await api(`/v1/admin/forms/${segment(formId)}`);
+    const { data, headers } = await api(`/v1/admin/forms/${segment(formId)}`);
     if (!stillCurrent(generation)) return;
     status.remove();
-    body.append(editorPanel(generation, JSON.stringify(editable(data), null, 2), formId));
+    // The version the editor started from: saving sends it as If-Match, so a save by someone else
+    // meanwhile is refused (412) instead of overwritten.
+    body.append(editorPanel(generation, JSON.stringify(editable(data), null, 2), formId, headers && headers.get("ETag")));
   } catch (error) {
     if (stillCurrent(generation)) say(status, describe(error), "error");
   }
@@ -376,7 +378,7 @@ function showNewForm(generation) {
 }
 
 /** The JSON editor with a backdrop that highlights error lines, its error list, and the live preview. */
-function editorPanel(generation, initialText, formId) {
+function editorPanel(generation, initialText, formId, etag) {
   const textarea = h("textarea", {
     id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off",
     "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
@@ -539,7 +541,7 @@ function editorPanel(generation, initialText, formId) {
     say(status, "Saving…");
     try {
       const { status: code, data, headers } = id
-        ? await api(`/v1/admin/forms/${segment(id)}`, { method: "PUT", body: textarea.value })
+        ? await api(`/v1/admin/forms/${segment(id)}`, { method: "PUT", body: textarea.value, headers: etag ? { "If-Match": etag } : {} })
         : await api("/v1/admin/forms", { method: "POST", body: textarea.value });
       if (!stillCurrent(generation)) return;
       problems = [];
@@ -564,6 +566,8 @@ function editorPanel(generation, initialText, formId) {
         showProblems();
         say(status, `The definition was not saved: ${problems.length} ${problems.length === 1 ? "problem" : "problems"} (listed under the editor).`, "error");
         jumpTo(0);
+      } else if (error instanceof ProblemError && error.status === 412) {
+        say(status, "Not saved: this form was saved by someone else since you opened it. Copy your text, reload the page, and apply your change to the new version.", "error");
       } else say(status, describe(error), "error");
     } finally {
       save.disabled = false;

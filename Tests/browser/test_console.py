@@ -213,6 +213,18 @@ def test_edit_adds_a_version_and_the_diff_shows_it(browser, server):
     assert any(e.get_attribute("data-pointer") == "/id" for e in errors)
     assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 1
 
+    # Someone else saves while this editor is open: saving is refused (If-Match), not an overwrite.
+    go(browser, "#/forms/console-other/definition")
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    browser.wait(lambda: '"Other"' in editor.get_attribute("value"))
+    server.put_form(simple("console-other", "Theirs"))
+    text = editor.get_attribute("value").replace('"Other"', '"Mine"')
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
+    d.find_element(By.ID, "save-definition").click()
+    browser.wait(lambda: "someone else" in d.find_element(By.ID, "editor-status").text, "no refusal of a stale save shown")
+    other = server.call("GET", "/v1/admin/forms/console-other")[2]
+    assert other["version"] == 2 and other["title"] == "Theirs"
+
     # A new form cannot take an id in use: POST answers 409 and the live form stays as it was.
     go(browser, "#/new")
     editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
@@ -220,7 +232,7 @@ def test_edit_adds_a_version_and_the_diff_shows_it(browser, server):
                    editor, json.dumps(simple("console-other", "Replaced")))
     d.find_element(By.ID, "save-definition").click()
     browser.wait(lambda: "exists" in d.find_element(By.ID, "editor-status").text, "no form-exists refusal shown")
-    assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 1
+    assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 2
 
 
 def test_webhook_add_rotate_deliveries_redeliver_delete(browser, server, receiver):
