@@ -256,8 +256,8 @@ extension Request {
     /// the live current version that the store runs in the write's own transaction, so two admins
     /// editing one form cannot overwrite each other unseen. Header lines of one field are one list.
     var versionPrecondition: (@Sendable (Int?) -> Bool)? {
-        let ifMatch = headers.contains("If-Match") ? headers.values("If-Match").joined(separator: ",") : nil
-        let ifNoneMatch = headers.contains("If-None-Match") ? headers.values("If-None-Match").joined(separator: ",") : nil
+        let ifMatch = headers.list("If-Match")
+        let ifNoneMatch = headers.list("If-None-Match")
         guard ifMatch != nil || ifNoneMatch != nil else { return nil }
         return { current in
             let etag = current.map { "\"\($0)\"" }

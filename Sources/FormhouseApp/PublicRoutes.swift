@@ -46,8 +46,7 @@ struct PublicRoutes {
         }
         var headers = profile == nil ? form.headers.full : form.headers.formworks
         // Every If-None-Match line: repeated lines are one list (RFC 9110 §5.3).
-        if request.headers.contains("If-None-Match"), let etag = headers["ETag"],
-           ETagList.matches(request.headers.values("If-None-Match").joined(separator: ","), etag) {
+        if let match = request.headers.list("If-None-Match"), let etag = headers["ETag"], ETagList.matches(match, etag) {
             headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
@@ -118,8 +117,8 @@ extension Request {
             throw APIProblem.unsupportedMediaType("JSON is read as UTF-8; 'charset=\(charset.prefix(64))' is not.")
         }
         // Every Content-Encoding line: a second one may hold the coding the first does not.
-        if let coding = headers.values("Content-Encoding").first(where: { line in
-            line.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) != "identity" }
+        if let coding = headers.list("Content-Encoding"), coding.lowercased().split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) != "identity"
         }) {
             var refused = APIProblem.unsupportedMediaType(
                 "Bodies are read as sent: send them without 'Content-Encoding' (got '\(coding.prefix(64))').")

@@ -31,6 +31,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.compactMap { Self.equalsIgnoringCase($0.name, name) ? $0.value : nil }
     }
 
+    /// The named field's lines as one comma-separated list (RFC 9110 §5.3), or nil when absent: list
+    /// fields such as `If-None-Match` may be split over several lines.
+    public func list(_ name: String) -> String? {
+        let lines = values(name)
+        return lines.isEmpty ? nil : lines.joined(separator: ",")
+    }
+
     /// Whether the named field is present.
     public func contains(_ name: String) -> Bool {
         fields.contains { Self.equalsIgnoringCase($0.name, name) }

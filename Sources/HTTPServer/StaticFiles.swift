@@ -64,9 +64,7 @@ public struct StaticFiles: Responder {
             "Last-Modified": HTTPDate.format(epochSeconds: modified),
             "Cache-Control": "no-cache",
         ]
-        if request.headers.contains("If-None-Match") {
-            // Repeated lines are one list (RFC 9110 §5.3).
-            let match = request.headers.values("If-None-Match").joined(separator: ",")
+        if let match = request.headers.list("If-None-Match") {
             if match == "*" || HTTPParser.tokens(match).contains(etag) || HTTPParser.tokens(match).contains("W/" + etag) {
                 return Response(status: 304, headers: headers)
             }
