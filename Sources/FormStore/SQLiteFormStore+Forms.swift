@@ -8,8 +8,7 @@ extension SQLiteFormStore {
     ) async throws -> SavedVersion {
         try await write { db in
             let now = Date().storedMilliseconds
-            let form = try Row.fetchOne(
-                db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [formID])
+            let form = try Self.formState(formID, in: db)
             try Self.check(precondition, form: form)
             guard let form else {
                 try db.execute(sql: """
@@ -94,8 +93,7 @@ extension SQLiteFormStore {
         try await write { db in
             let now = Date().storedMilliseconds
             if precondition != nil {
-                try Self.check(precondition, form: try Row.fetchOne(
-                    db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id]))
+                try Self.check(precondition, form: try Self.formState(id, in: db))
             }
             try db.execute(
                 sql: "UPDATE forms SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
@@ -111,6 +109,11 @@ extension SQLiteFormStore {
                 : "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL"
             return try Int.fetchOne(db, sql: sql, arguments: [id]) != nil
         }
+    }
+
+    /// The form's `current_version` and `deleted_at`, nil when there is no such form.
+    private static func formState(_ id: String, in db: Database) throws -> Row? {
+        try Row.fetchOne(db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id])
     }
 
     /// Throws ``StoreError/preconditionFailed(currentVersion:)`` when `precondition` refuses the

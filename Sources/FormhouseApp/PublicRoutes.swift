@@ -180,7 +180,7 @@ public enum FormIdentifier {
     /// with the others rather than only once they are fixed. Nil when the id is valid, absent or
     /// unreadable (a malformed body has its own problem).
     public static func problem(inDefinition bytes: [UInt8]) -> DefinitionProblem? {
-        guard let value = try? JSONValue(parsing: bytes), case .string(let id)? = value["id"], !isValid(id) else { return nil }
+        guard let id = bodyID(of: bytes), !isValid(id) else { return nil }
         return problem
     }
 
