@@ -178,6 +178,19 @@ async function api(path, options = {}) {
   }
 }
 
+/** Every item of a paged admin list: follows `nextCursor` with the largest page the API allows. */
+async function allItems(path) {
+  const items = [];
+  let cursor = null;
+  do {
+    const query = `limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const { data } = await api(`${path}${path.includes("?") ? "&" : "?"}${query}`);
+    items.push(...(data.items || []));
+    cursor = data.nextCursor;
+  } while (cursor);
+  return items;
+}
+
 function showSignIn(text = "") {
   routeGeneration++;
   signinView.hidden = false;
@@ -197,7 +210,7 @@ signinForm.addEventListener("submit", async (event) => {
   if (!candidate) return;
   signinMessage.textContent = "";
   try {
-    await request("/v1/admin/forms", { token: candidate });
+    await request("/v1/admin/forms?limit=1", { token: candidate });
   } catch (error) {
     signinMessage.textContent = error instanceof ProblemError && error.status === 401
       ? "That token was not accepted."
@@ -283,7 +296,7 @@ async function showForms(generation) {
   say(status, "Loading…");
   let items;
   try {
-    ({ data: { items } } = await api("/v1/admin/forms"));
+    items = await allItems("/v1/admin/forms");
   } catch (error) {
     if (stillCurrent(generation)) say(status, describe(error), "error");
     return;
@@ -330,9 +343,9 @@ async function showForm(generation, formId, tab) {
   const body = h("div", { id: "tab-body" });
   appView.append(head, body);
 
-  api("/v1/admin/forms").then(({ data }) => {
+  allItems("/v1/admin/forms").then((forms) => {
     if (!stillCurrent(generation)) return;
-    const form = (data.items || []).find((f) => f.id === formId);
+    const form = forms.find((f) => f.id === formId);
     if (form) {
       heading.textContent = form.title || form.id;
       facts.replaceChildren(h("code", { text: form.id }), ` · version ${form.version} · `,
@@ -590,7 +603,7 @@ async function showVersions(generation, formId, body) {
   body.append(panel);
   let items;
   try {
-    ({ data: { items } } = await api(`/v1/admin/forms/${segment(formId)}/versions`));
+    items = await allItems(`/v1/admin/forms/${segment(formId)}/versions`);
   } catch (error) {
     if (stillCurrent(generation)) say(status, describe(error), "error");
     return;
@@ -869,9 +882,9 @@ async function showDeliveries(generation) {
       h("label", {}, "Form", formFilter), refresh),
     status, list, h("div", { class: "ad-row" }, prev, next)), detail);
 
-  api("/v1/admin/forms").then(({ data }) => {
+  allItems("/v1/admin/forms").then((forms) => {
     if (!stillCurrent(generation)) return;
-    for (const form of data.items || []) {
+    for (const form of forms) {
       if (form.id !== wantedForm) formFilter.append(h("option", { value: form.id, text: form.title ? `${form.title} (${form.id})` : form.id }));
     }
   }).catch(() => {});

@@ -27,11 +27,12 @@ public protocol FormStore: Sendable {
     /// Any version of a form, even of a deleted one (see ``FormVersionRecord/formDeletedAt``).
     func formVersion(id: String, version: Int) async throws -> FormVersionRecord?
 
-    /// Every version of a form, oldest first.
-    func formVersions(id: String) async throws -> [FormVersionSummary]
+    /// A form's versions, oldest first: at most `limit` of them, those after version `after` when given.
+    func formVersions(id: String, after: Int?, limit: Int) async throws -> [FormVersionSummary]
 
-    /// The forms that are not deleted, ordered by id.
-    func listForms() async throws -> [FormSummary]
+    /// The forms that are not deleted, ordered by id: at most `limit` of them, those whose id sorts
+    /// after `after` (by SQLite's binary text order) when given.
+    func listForms(after: String?, limit: Int) async throws -> [FormSummary]
 
     /// Marks a form deleted; its versions and submissions are kept. Returns `false` when it was unknown
     /// or already deleted. A `precondition` is checked as for ``saveFormVersion(formID:definition:title:contentHash:createOnly:precondition:)``.
@@ -164,5 +165,17 @@ extension FormStore {
         owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>
     ) async throws -> [ClaimedDelivery] {
         try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
+    }
+}
+
+extension FormStore {
+    /// Every version of a form, oldest first.
+    public func formVersions(id: String) async throws -> [FormVersionSummary] {
+        try await formVersions(id: id, after: nil, limit: .max)
+    }
+
+    /// Every form that is not deleted, ordered by id.
+    public func listForms() async throws -> [FormSummary] {
+        try await listForms(after: nil, limit: .max)
     }
 }

@@ -61,11 +61,12 @@ extension SQLiteFormStore {
         }
     }
 
-    public func formVersions(id: String) async throws -> [FormVersionSummary] {
+    public func formVersions(id: String, after: Int?, limit: Int) async throws -> [FormVersionSummary] {
         try await read { db in
             try Row.fetchAll(db, sql: """
-                SELECT version, title, created_at, content_hash FROM form_versions WHERE form_id = ? ORDER BY version
-                """, arguments: [id]).map { row in
+                SELECT version, title, created_at, content_hash FROM form_versions
+                WHERE form_id = ? AND version > ? ORDER BY version LIMIT ?
+                """, arguments: [id, after ?? 0, Int64(clamping: limit)]).map { row in
                 FormVersionSummary(
                     version: row["version"], title: row["title"],
                     createdAt: Date(storedMilliseconds: row["created_at"]), contentHash: row["content_hash"])
@@ -73,15 +74,17 @@ extension SQLiteFormStore {
         }
     }
 
-    public func listForms() async throws -> [FormSummary] {
+    public func listForms(after: String?, limit: Int) async throws -> [FormSummary] {
         try await read { db in
+            // Every id sorts after "" (ids are never empty), so the first page needs no second statement.
             try Row.fetchAll(db, sql: """
                 SELECT f.id, v.title, f.current_version, f.updated_at,
                     (SELECT COUNT(*) FROM submissions s WHERE s.form_id = f.id) AS submission_count
                 FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
-                WHERE f.deleted_at IS NULL
+                WHERE f.deleted_at IS NULL AND f.id > ?
                 ORDER BY f.id
-                """).map { row in
+                LIMIT ?
+                """, arguments: [after ?? "", Int64(clamping: limit)]).map { row in
                 FormSummary(
                     id: row["id"], title: row["title"], version: row["current_version"],
                     updatedAt: Date(storedMilliseconds: row["updated_at"]), submissionCount: row["submission_count"])

@@ -13,7 +13,7 @@ struct AdminFormRoutes {
     func register(on router: inout Router) {
         router.on(.put, "/v1/admin/forms/{id}", auth.guarded { try await put($0) })
         router.on(.post, "/v1/admin/forms", auth.guarded { try await create($0) })
-        router.on(.get, "/v1/admin/forms", auth.guarded { _ in try await list() })
+        router.on(.get, "/v1/admin/forms", auth.guarded { try await list($0) })
         router.on(.get, "/v1/admin/forms/{id}", auth.guarded { try await get($0) })
         router.on(.get, "/v1/admin/forms/{id}/versions", auth.guarded { try await versions($0) })
         router.on(.delete, "/v1/admin/forms/{id}", auth.guarded { try await delete($0) })
@@ -97,8 +97,13 @@ struct AdminFormRoutes {
         ])
     }
 
-    func list() async throws -> Response {
-        let items = try await store.listForms().map { form -> JSONValue in
+    /// A page of the forms list by id; the cursor is the page's last id, sealed.
+    func list(_ request: Request) async throws -> Response {
+        let (limit, after) = try pageParameters(request, scope: "forms")
+        var forms = try await store.listForms(after: after, limit: limit + 1)
+        let more = forms.count > limit
+        if more { forms.removeLast() }
+        let items = forms.map { form -> JSONValue in
             .members([
                 ("id", .string(form.id)), ("title", .string(form.title)),
                 ("version", .number(Double(form.version))),
@@ -106,7 +111,21 @@ struct AdminFormRoutes {
                 ("submissionCount", .number(Double(form.submissionCount))),
             ])
         }
-        return .json(JSONValue.members([("items", .array(items))]).serialized())
+        return pageResponse(items, next: more ? forms.last?.id : nil, scope: "forms")
+    }
+
+    /// `limit` (1–500, 50 when absent) and the opened `cursor` of a paged list, whose cursors are
+    /// sealed for `scope` so that one list's cursor is refused by another.
+    private func pageParameters(_ request: Request, scope: String) throws -> (limit: Int, after: String?) {
+        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
+        guard let raw = try APIProblem.query(request, "cursor") else { return (limit, nil) }
+        guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
+        return (limit, inner)
+    }
+
+    private func pageResponse(_ items: [JSONValue], next: String?, scope: String) -> Response {
+        let cursor: JSONValue = next.map { .string(cursors.seal($0, scope: scope)) } ?? .null
+        return .json(JSONValue.members([("items", .array(items)), ("nextCursor", cursor)]).serialized())
     }
 
     func get(_ request: Request) async throws -> Response {
@@ -126,17 +145,27 @@ struct AdminFormRoutes {
         return response
     }
 
+    /// A page of a form's versions, oldest first; the cursor is the page's last version, sealed for the form.
     func versions(_ request: Request) async throws -> Response {
         let id = try request.formID()
-        let versions = try await store.formVersions(id: id)
-        guard !versions.isEmpty else { throw APIProblem.notFound("There is no form '\(id)'.") }
+        let scope = "versions:" + id
+        let (limit, rawAfter) = try pageParameters(request, scope: scope)
+        var after: Int?
+        if let rawAfter {
+            guard let version = Int(rawAfter) else { throw APIProblem.invalidCursor }
+            after = version
+        }
+        var versions = try await store.formVersions(id: id, after: after, limit: limit + 1)
+        guard !versions.isEmpty || after != nil else { throw APIProblem.notFound("There is no form '\(id)'.") }
+        let more = versions.count > limit
+        if more { versions.removeLast() }
         let items = versions.map { v -> JSONValue in
             .members([
                 ("version", .number(Double(v.version))), ("title", .string(v.title)),
                 ("createdAt", .string(Timestamp.rfc3339(v.createdAt))), ("contentHash", .string(v.contentHash)),
             ])
         }
-        return .json(JSONValue.members([("items", .array(items))]).serialized())
+        return pageResponse(items, next: more ? versions.last.map { String($0.version) } : nil, scope: scope)
     }
 
     func delete(_ request: Request) async throws -> Response {
@@ -173,19 +202,15 @@ struct AdminFormRoutes {
     }
 
     private func page(formID: String, request: Request) async throws -> Response {
-        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
-        var cursor: SubmissionCursor?
         let scope = "submissions:" + formID
-        if let raw = try APIProblem.query(request, "cursor") {
-            guard let inner = cursors.open(raw, scope: scope), let decoded = SubmissionCursor(token: inner) else {
-                throw APIProblem.invalidCursor
-            }
+        let (limit, inner) = try pageParameters(request, scope: scope)
+        var cursor: SubmissionCursor?
+        if let inner {
+            guard let decoded = SubmissionCursor(token: inner) else { throw APIProblem.invalidCursor }
             cursor = decoded
         }
         let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
-        let items = page.items.map { SubmissionJSON.summary($0) }
-        let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0.token, scope: scope)) } ?? .null
-        return .json(JSONValue.members([("items", .array(items)), ("nextCursor", next)]).serialized())
+        return pageResponse(page.items.map { SubmissionJSON.summary($0) }, next: page.nextCursor?.token, scope: scope)
     }
 
     /// CSV columns: every input of every stored version, the latest version's first and in its order,

@@ -333,6 +333,62 @@ import Testing
         await server.finish()
     }
 
+    @Test func theFormsListAndVersionHistoryArePaged() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        for id in ["p-a", "p-b", "p-c", "p-d", "p-e", "P-Z", "p_f"] {
+            #expect(try await client.admin("PUT", "/v1/admin/forms/\(id)", json: #"{"title": "T", "components": []}"#).status == 201)
+        }
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/p-c").status == 204)
+        let whole = try await client.admin("GET", "/v1/admin/forms")
+        let everyID = (whole.object["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(whole.object["nextCursor"] is NSNull)
+        #expect(everyID == everyID.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(!everyID.contains("p-c") && everyID.contains("P-Z") && everyID.contains("p_f"))
+
+        func walk(_ path: String, limit: Int) async throws -> (pages: [[[String: Any]]], lastCursor: String?) {
+            var pages: [[[String: Any]]] = []
+            var cursor: String?
+            var last: String?
+            repeat {
+                let page = try await client.admin("GET", "\(path)?limit=\(limit)" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                #expect(page.status == 200)
+                pages.append(page.object["items"] as? [[String: Any]] ?? [])
+                last = cursor ?? last
+                cursor = page.object["nextCursor"] as? String
+            } while cursor != nil && pages.count < 100
+            return (pages, last)
+        }
+        let (formPages, formCursor) = try await walk("/v1/admin/forms", limit: 3)
+        #expect(formPages.flatMap { $0 }.compactMap { $0["id"] as? String } == everyID)
+        #expect(formPages.dropLast().allSatisfy { $0.count == 3 })
+        #expect(formPages.count == (everyID.count + 2) / 3)
+
+        for _ in 0..<4 {
+            _ = try await client.admin("PUT", "/v1/admin/forms/p-a", json: #"{"title": "T\#(UUID())", "components": []}"#)
+        }
+        let (versionPages, versionCursor) = try await walk("/v1/admin/forms/p-a/versions", limit: 2)
+        #expect(versionPages.map { $0.compactMap { ($0["version"] as? NSNumber)?.intValue } } == [[1, 2], [3, 4], [5]])
+        #expect(try await client.admin("GET", "/v1/admin/forms/p-a/versions").object["nextCursor"] is NSNull)
+
+        // A cursor is good only for the list that handed it out.
+        let formsCursor = try #require(formCursor), versionsCursor = try #require(versionCursor)
+        for path in ["/v1/admin/forms/p-a/versions?cursor=\(formsCursor)", "/v1/admin/forms/p-b/versions?cursor=\(versionsCursor)",
+                     "/v1/admin/forms?cursor=\(versionsCursor)", "/v1/admin/forms?cursor=p-b",
+                     "/v1/admin/forms/p-a/submissions?cursor=\(versionsCursor)"] {
+            let refused = try await client.admin("GET", path)
+            #expect(refused.status == 400, "\(path)")
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-cursor", "\(path)")
+        }
+        for path in ["/v1/admin/forms?limit=0", "/v1/admin/forms?limit=501", "/v1/admin/forms/p-a/versions?limit=x"] {
+            let refused = try await client.admin("GET", path)
+            #expect(refused.status == 400, "\(path)")
+            #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-parameter", "\(path)")
+        }
+        #expect(try await client.admin("GET", "/v1/admin/forms/nope/versions").status == 404)
+        await server.finish()
+    }
+
     @Test func samplesAreLoadedAtFirstStart() async throws {
         let server = try await InProcessServer()
         let list = try await server.client.admin("GET", "/v1/admin/forms")

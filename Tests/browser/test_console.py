@@ -68,6 +68,29 @@ def test_forms_list_shows_version_and_submission_count(browser, server):
     assert "Listed form" in row.text
 
 
+def test_forms_list_follows_every_page(browser, server):
+    # The API hands out at most 500 forms a page; the console asks for pages until nextCursor is null.
+    ids = [f"zz-paged-{n:03}" for n in range(501)]
+    for form_id in ids:
+        server.put_form(simple(form_id, "Paged form"))
+    try:
+        listed, cursor = [], None
+        while True:
+            status, _, page = server.call("GET", "/v1/admin/forms?limit=500" + (f"&cursor={cursor}" if cursor else ""))
+            assert status == 200, page
+            listed += [form["id"] for form in page["items"]]
+            cursor = page["nextCursor"]
+            if not cursor:
+                break
+        assert len(listed) > 500 and listed[-1] == ids[-1]
+        signed_in(browser)
+        browser.wait(lambda: rows(browser, f'tr[data-form-id="{ids[-1]}"]'), "the second page's form is not listed")
+        assert [row.get_attribute("data-form-id") for row in rows(browser, "tr[data-form-id]")] == listed
+    finally:
+        for form_id in ids:
+            server.call("DELETE", f"/v1/admin/forms/{form_id}")
+
+
 def test_submission_made_in_the_renderer_is_found_in_the_console(browser, server):
     server.put_form(simple("console-find", "Find me"))
     browser.open("/f/console-find")
