@@ -97,9 +97,10 @@ struct AdminFormRoutes {
         ])
     }
 
-    /// A page of the forms list by id; the cursor is the page's last id, sealed.
+    /// A page of the forms list by id; the cursor is the page's last id, sealed. Without `limit` the
+    /// page is the whole list, as the contract's unpaged list was.
     func list(_ request: Request) async throws -> Response {
-        let (limit, after) = try pageParameters(request, scope: "forms")
+        let (limit, after) = try pageParameters(request, scope: "forms", defaultLimit: Self.wholeList)
         var forms = try await store.listForms(after: after, limit: limit + 1)
         let more = forms.count > limit
         if more { forms.removeLast() }
@@ -114,14 +115,19 @@ struct AdminFormRoutes {
         return pageResponse(items, next: more ? forms.last?.id : nil, scope: "forms")
     }
 
-    /// `limit` (1–500, 50 when absent) and the opened `cursor` of a paged list, whose cursors are
-    /// sealed for `scope` so that one list's cursor is refused by another.
-    private func pageParameters(_ request: Request, scope: String) throws -> (limit: Int, after: String?) {
-        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
+    /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose
+    /// cursors are sealed for `scope` so that one list's cursor is refused by another.
+    private func pageParameters(_ request: Request, scope: String, defaultLimit: Int = 50) throws -> (limit: Int, after: String?) {
+        let raw = try APIProblem.query(request, "limit")
+        let limit = raw == nil ? defaultLimit : try APIProblem.pageLimit(raw)
         guard let raw = try APIProblem.query(request, "cursor") else { return (limit, nil) }
         guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
         return (limit, inner)
     }
+
+    /// The page size of a list asked for without `limit` that the contract serves whole (one more is
+    /// fetched to learn whether there is a next page, so not `Int.max`).
+    private static let wholeList = Int(Int32.max)
 
     private func pageResponse(_ items: [JSONValue], next: String?, scope: String) -> Response {
         let cursor: JSONValue = next.map { .string(cursors.seal($0, scope: scope)) } ?? .null
@@ -145,11 +151,12 @@ struct AdminFormRoutes {
         return response
     }
 
-    /// A page of a form's versions, oldest first; the cursor is the page's last version, sealed for the form.
+    /// A page of a form's versions, oldest first; the cursor is the page's last version, sealed for
+    /// the form. Without `limit`, every version.
     func versions(_ request: Request) async throws -> Response {
         let id = try request.formID()
         let scope = "versions:" + id
-        let (limit, rawAfter) = try pageParameters(request, scope: scope)
+        let (limit, rawAfter) = try pageParameters(request, scope: scope, defaultLimit: Self.wholeList)
         var after: Int?
         if let rawAfter {
             guard let version = Int(rawAfter) else { throw APIProblem.invalidCursor }

@@ -386,6 +386,9 @@ import Testing
             #expect(refused.object["type"] as? String == "https://formhouse.dev/problems/invalid-parameter", "\(path)")
         }
         #expect(try await client.admin("GET", "/v1/admin/forms/nope/versions").status == 404)
+        // Without `limit` the list is whole, as the contract's unpaged list was; with it, 50 is no cap.
+        let many = try await client.admin("GET", "/v1/admin/forms?limit=500")
+        #expect((many.object["items"] as? [Any])?.count == everyID.count)
         await server.finish()
     }
 

@@ -83,6 +83,8 @@ def test_forms_list_follows_every_page(browser, server):
             if not cursor:
                 break
         assert len(listed) > 500 and listed[-1] == ids[-1]
+        status, _, whole = server.call("GET", "/v1/admin/forms")
+        assert [form["id"] for form in whole["items"]] == listed and whole["nextCursor"] is None
         signed_in(browser)
         browser.wait(lambda: rows(browser, f'tr[data-form-id="{ids[-1]}"]'), "the second page's form is not listed")
         assert [row.get_attribute("data-form-id") for row in rows(browser, "tr[data-form-id]")] == listed
