@@ -159,9 +159,12 @@ def build_stage(stage, context, work, cache):
             path = os.path.join(src, name)
             shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
     workdir = "/"
+    environment = dict(os.environ)
     for keyword, argument in stage["instructions"]:
         if keyword == "WORKDIR":
             workdir = resolve(workdir, argument)
+        elif keyword == "ENV":
+            environment.update(parse_env(argument))
         elif keyword == "COPY":
             *sources, target = shlex.split(argument)
             if any(s.startswith("--") for s in sources):
@@ -186,9 +189,9 @@ def build_stage(stage, context, work, cache):
             command = argument.replace("/out/", out + "/")
             log(f"build stage RUN (about 5 to 10 minutes): {command}")
             started = time.time()
-            run(command, cwd=src, executable="/bin/bash")
+            run(command, cwd=src, executable="/bin/sh", env=environment)
             log(f"built in {time.time() - started:.0f} s")
-        elif keyword not in ("ARG", "LABEL", "ENV"):
+        elif keyword not in ("ARG", "LABEL"):
             fail(f"build stage instruction {keyword} is not handled")
     return out
 
@@ -282,45 +285,59 @@ def check_image(rootfs, settings):
     return uid, gid
 
 
-# Runs in a private network namespace and mount namespace: ENTRYPOINT as the USER, the HEALTHCHECK,
-# then requests with curl from inside the image. Written to a file and run by `unshare`.
+# Runs in private network, mount and pid namespaces (whatever it leaves running ends with it):
+# ENTRYPOINT as the USER, the HEALTHCHECK as the USER, then requests with curl from inside the image to
+# an address other than loopback's, as a published port's traffic arrives. Written to a file and run
+# by `unshare`.
 SCENARIO = r"""
 set -eu
 rootfs="$1"; uid="$2"; gid="$3"; workdir="$4"; health="$5"; shift 5
+pid=""
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; umount "$rootfs/proc" 2>/dev/null || true' EXIT
 ip link set lo up
+ip addr add 192.0.2.1/32 dev lo
 mount -t proc proc "$rootfs/proc"
 in_image() { chroot "$rootfs" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+as_user() { chroot --userspec="$uid:$gid" "$rootfs" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 start() {
     chroot --userspec="$uid:$gid" "$rootfs" /usr/bin/env -i -C "$workdir" HOME="$workdir" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin FORMHOUSE_ADMIN_TOKENS=@TOKEN@ "$@" \
         >"$rootfs/../server.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 100); do
-        if in_image /bin/sh -c "$health" >/dev/null 2>&1; then echo "image-check: HEALTHCHECK passed ($health)"; return; fi
+        if as_user /bin/sh -c "$health" >/dev/null 2>&1; then echo "image-check: HEALTHCHECK passed ($health)"; return; fi
         kill -0 "$pid" 2>/dev/null || { cat "$rootfs/../server.log"; echo "image-check: the server exited"; exit 1; }
         sleep 0.2
     done
     cat "$rootfs/../server.log"; echo "image-check: HEALTHCHECK never passed"; exit 1
 }
-stop() { kill -TERM "$pid"; wait "$pid" || true; }
+# As `docker stop`: SIGTERM, and the server must be gone within its 10 s, having exited 0.
+stop() {
+    kill -TERM "$pid"
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then echo "image-check: the server did not stop within 10 s of SIGTERM"; exit 1; fi
+    status=0; wait "$pid" || status=$?
+    pid=""
+    [ "$status" = 0 ] || { tail -5 "$rootfs/../server.log"; echo "image-check: the server exited $status on SIGTERM"; exit 1; }
+}
 start "$@"
-in_image curl -fsS http://127.0.0.1:@PORT@/v1/forms/formworks-example -o /tmp/form.json
+in_image curl -fsS http://192.0.2.1:@PORT@/v1/forms/formworks-example -o /tmp/form.json || {
+    echo "image-check: GET on 192.0.2.1:@PORT@ failed: does the server listen beyond loopback (FORMHOUSE_HOST)?"; exit 1; }
 echo "image-check: GET /v1/forms/formworks-example: $(in_image wc -c < "$rootfs/tmp/form.json") bytes (a sample form from config/forms)"
 code=$(in_image curl -sS -o /tmp/answer.json -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     -d '{"values":{"name":"Ana Souza","email":"ana@example.org","about":"Hello","text-what-is-your-mothers-name":"Maria","phone":"(11) 91234-5678","age":"30"}}' \
-    http://127.0.0.1:@PORT@/v1/forms/formworks-example/submissions)
+    http://192.0.2.1:@PORT@/v1/forms/formworks-example/submissions)
 [ "$code" = 201 ] || { cat "$rootfs/tmp/answer.json"; echo; echo "image-check: submission answered $code"; exit 1; }
 id=$(sed 's/.*"id":"\([^"]*\)".*/\1/' "$rootfs/tmp/answer.json")
 echo "image-check: POST submission: 201, $id"
 stop
 ls -ln "$rootfs/data" | sed 's/^/image-check:   \/data: /'
 start "$@"
-code=$(in_image curl -sS -o /tmp/read.json -w '%{http_code}' -H "Authorization: Bearer @TOKEN@" "http://127.0.0.1:@PORT@/v1/admin/submissions/$id")
+code=$(in_image curl -sS -o /tmp/read.json -w '%{http_code}' -H "Authorization: Bearer @TOKEN@" "http://192.0.2.1:@PORT@/v1/admin/submissions/$id")
 [ "$code" = 200 ] && grep -q "\"$id\"" "$rootfs/tmp/read.json" \
     || { cat "$rootfs/tmp/read.json"; echo; echo "image-check: after a restart, reading the submission answered $code"; exit 1; }
 echo "image-check: after a restart, GET /v1/admin/submissions/$id found it"
 stop
-umount "$rootfs/proc"
 """
 
 
@@ -335,7 +352,9 @@ def run_image(rootfs, settings, uid, gid, work):
     script = os.path.join(work, "scenario.sh")
     with open(script, "w") as handle:
         handle.write(SCENARIO.replace("@TOKEN@", TOKEN).replace("@PORT@", port))
-    run(["unshare", "--net", "--mount", "--fork", "/bin/bash", script, rootfs, str(uid), str(gid),
+    if port not in [word.split("/")[0] for value in settings.get("expose", []) for word in value.split()]:
+        fail(f"the server listens on {port}, which the Dockerfile does not EXPOSE")
+    run(["unshare", "--net", "--mount", "--pid", "--fork", "--kill-child", "/bin/bash", script, rootfs, str(uid), str(gid),
          settings["workdir"], health, *environment, *command])
 
 

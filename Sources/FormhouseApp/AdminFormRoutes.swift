@@ -127,7 +127,7 @@ struct AdminFormRoutes {
 
     /// The page size of a list asked for without `limit` that the contract serves whole (one more is
     /// fetched to learn whether there is a next page, so not `Int.max`).
-    private static let wholeList = Int(Int32.max)
+    private static let wholeList = 1 << 30
 
     private func pageResponse(_ items: [JSONValue], next: String?, scope: String) -> Response {
         let cursor: JSONValue = next.map { .string(cursors.seal($0, scope: scope)) } ?? .null
