@@ -23,6 +23,19 @@ struct DatabaseFiles: Sendable {
         }
     }
 
+    /// Creates `path` empty with mode 0600 unless it exists. SQLite takes an empty file as a new
+    /// database and makes its `-wal` and `-shm` with the database file's mode, so all three stay
+    /// private to the server's user whatever its umask or the directory's mode (submissions are
+    /// personal data). An existing file keeps the mode its operator gave it.
+    static func createPrivately(_ path: String) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
+            throw StoreError.unavailable("cannot create the database file: \(String(cString: strerror(errno)))")
+        }
+    }
+
     private static func identity(of path: String) -> Identity? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }

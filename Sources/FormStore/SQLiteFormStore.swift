@@ -25,7 +25,8 @@ public final class SQLiteFormStore: FormStore {
     let corruption = CorruptionLatch()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
-    /// when missing, and brings its schema up to date. The first store opened in a process also turns
+    /// when missing, and brings its schema up to date. A new database file is made with mode 0600,
+    /// which SQLite gives its WAL and shared-memory files too. The first store opened in a process also turns
     /// off SQLite's memory statistics for the whole process (see ``processSettings``).
     public init(directory: URL, configuration: SQLiteStoreConfiguration = .init()) throws {
         self.configuration = configuration
@@ -41,6 +42,7 @@ public final class SQLiteFormStore: FormStore {
             grdb.busyMode = .timeout(configuration.busyTimeout)
             grdb.maximumReaderCount = configuration.maximumReaderCount
             let path = directory.appendingPathComponent(configuration.fileName).path
+            try DatabaseFiles.createPrivately(path)
             pool = try DatabasePool(path: path, configuration: grdb)
             try Schema.migrator.migrate(pool)
             // GRDB sets synchronous=NORMAL on the writer when it enables WAL, after any

@@ -77,6 +77,33 @@ import Testing
         }
     }
 
+    @Test func aNewDatabaseAndItsWALArePrivateInAnOpenDirectory() async throws {
+        // A directory the operator made readable by all (a mounted volume, say): the files themselves
+        // must not be, whatever the umask (the test process's is 022, which would give 0644).
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        func mode(_ name: String) throws -> Int? {
+            let path = directory.url.appendingPathComponent(name).path
+            return (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        do {
+            let store = try SQLiteFormStore(directory: directory.url)
+            defer { store.close() }
+            try await makeForm(store)
+            _ = try await store.insertSubmission(newSubmission(id: "sub_private"))
+            for name in ["formhouse.sqlite", "formhouse.sqlite-wal", "formhouse.sqlite-shm"] {
+                #expect(try mode(name) == 0o600, "\(name)")
+            }
+        }
+        // An existing file keeps the mode it was given.
+        let path = directory.url.appendingPathComponent("formhouse.sqlite").path
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        let reopened = try SQLiteFormStore(directory: directory.url)
+        defer { reopened.close() }
+        #expect(try await reopened.submission(id: "sub_private") != nil)
+        #expect(try mode("formhouse.sqlite") == 0o640)
+    }
+
     @Test func sqliteKeepsNoMemoryStatistics() async throws {
         // Every SQLite open in this test process must come after the store's process settings (a test
         // that opens a raw GRDB queue before any store reads `SQLiteFormStore.processSettings` first).
