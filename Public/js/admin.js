@@ -539,6 +539,9 @@ function editorPanel(generation, initialText, formId, etag) {
   });
 
   save.addEventListener("click", async () => {
+    // A preview still waiting for its delay is drawn now, so that it cannot redraw the list of
+    // problems after the server's answer has filled it (and announce it a second time).
+    clearTimeout(previewTimer);
     let definition;
     try {
       definition = JSON.parse(textarea.value);
@@ -550,6 +553,7 @@ function editorPanel(generation, initialText, formId, etag) {
     // Editing saves to the form being edited (a different id in the text is the server's idMismatch,
     // not a silent save to another form); a new form is created with POST, which refuses an id in use.
     const id = formId;
+    refreshPreview();
     save.disabled = true;
     say(status, "Saving…");
     try {

@@ -234,8 +234,10 @@ def test_edit_adds_a_version_and_the_diff_shows_it(browser, server):
     text = editor.get_attribute("value").replace('"console-diff"', '"console-other"')
     browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
     d.find_element(By.ID, "save-definition").click()
-    errors = browser.wait(lambda: rows(browser, "#definition-errors .ad-error"), "no idMismatch listed")
-    assert any(e.get_attribute("data-pointer") == "/id" for e in errors)
+    # Read in one script call: the list may be redrawn between finding an element and reading it.
+    pointers = lambda: browser.script(
+        "return [...document.querySelectorAll('#definition-errors .ad-error')].map(e => e.dataset.pointer)")
+    browser.wait(lambda: "/id" in pointers(), "no idMismatch listed")
     assert server.call("GET", "/v1/admin/forms/console-other")[2]["version"] == 1
 
     # Someone else saves while this editor is open: saving is refused (If-Match), not an overwrite.
