@@ -78,8 +78,7 @@ extension SQLiteFormStore {
         try await read { db in
             // Every id sorts after "" (ids are never empty), so the first page needs no second statement.
             try Row.fetchAll(db, sql: """
-                SELECT f.id, v.title, f.current_version, f.updated_at,
-                    (SELECT COUNT(*) FROM submissions s WHERE s.form_id = f.id) AS submission_count
+                SELECT f.id, v.title, f.current_version, f.updated_at, f.submission_count
                 FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
                 WHERE f.deleted_at IS NULL AND f.id > ?
                 ORDER BY f.id

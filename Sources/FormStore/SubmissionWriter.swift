@@ -16,6 +16,8 @@ enum SubmissionWriter {
         results.reserveCapacity(group.count)
         var deliveriesCreated = 0
         try db.inTransaction(.immediate) {
+            // Rows stored per form, added to its count once per group (a group is usually one form).
+            var stored: [(formID: String, count: Int)] = []
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
@@ -27,8 +29,17 @@ enum SubmissionWriter {
                     activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
                     deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
+                    if let index = stored.firstIndex(where: { $0.formID == submission.formID }) {
+                        stored[index].count += 1
+                    } else {
+                        stored.append((submission.formID, 1))
+                    }
                 }
                 results.append(result)
+            }
+            for (formID, count) in stored {
+                try db.cachedStatement(sql: "UPDATE forms SET submission_count = submission_count + ? WHERE id = ?")
+                    .execute(arguments: [count, formID])
             }
             try beforeCommit?()
             return .commit

@@ -43,10 +43,13 @@ import Testing
                              arguments: ["signup", "k1"]).map { $0["detail"] as String }.joined(separator: "; ")
         }
         #expect(plan.contains("submissions_by_idempotency_key"), "\(plan)")
+        // The count the forms list shows is taken from the rows already there, then kept.
+        #expect(try await store.listForms().first?.submissionCount == 1)
         // New rows go in beside it.
         guard case .inserted = try await store.insertSubmission(newSubmission(formID: "signup")) else {
             Issue.record("the insert after the upgrade failed")
             return
         }
+        #expect(try await store.listForms().first?.submissionCount == 2)
     }
 }
