@@ -43,9 +43,9 @@ struct APIProblem: Error, HTTPResponseConvertible {
         return request.query[name]
     }
 
-    /// `limit` of a paged list: 50 when absent, otherwise a whole number from 1 to 500.
-    static func pageLimit(_ raw: String?) throws -> Int {
-        guard let raw else { return 50 }
+    /// `limit` of a paged list: `fallback` (50 unless given) when absent, otherwise a whole number from 1 to 500.
+    static func pageLimit(_ raw: String?, default fallback: Int = 50) throws -> Int {
+        guard let raw else { return fallback }
         guard let value = Int(raw), (1...500).contains(value) else {
             throw badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
         }

@@ -118,8 +118,7 @@ struct AdminFormRoutes {
     /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose
     /// cursors are sealed for `scope` so that one list's cursor is refused by another.
     private func pageParameters(_ request: Request, scope: String, defaultLimit: Int = 50) throws -> (limit: Int, after: String?) {
-        let raw = try APIProblem.query(request, "limit")
-        let limit = raw == nil ? defaultLimit : try APIProblem.pageLimit(raw)
+        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"), default: defaultLimit)
         guard let raw = try APIProblem.query(request, "cursor") else { return (limit, nil) }
         guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
         return (limit, inner)
