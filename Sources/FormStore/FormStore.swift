@@ -166,9 +166,7 @@ extension FormStore {
     ) async throws -> [ClaimedDelivery] {
         try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
     }
-}
 
-extension FormStore {
     /// Every version of a form, oldest first.
     public func formVersions(id: String) async throws -> [FormVersionSummary] {
         try await formVersions(id: id, after: nil, limit: .max)

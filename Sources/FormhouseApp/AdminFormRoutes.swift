@@ -101,10 +101,8 @@ struct AdminFormRoutes {
     /// page is the whole list, as the contract's unpaged list was.
     func list(_ request: Request) async throws -> Response {
         let (limit, after) = try pageParameters(request, scope: "forms", defaultLimit: Self.wholeList)
-        var forms = try await store.listForms(after: after, limit: limit + 1)
-        let more = forms.count > limit
-        if more { forms.removeLast() }
-        let items = forms.map { form -> JSONValue in
+        let forms = try await store.listForms(after: after, limit: limit + 1)
+        return pageResponse(forms, limit: limit, scope: "forms", cursor: \.id) { form in
             .members([
                 ("id", .string(form.id)), ("title", .string(form.title)),
                 ("version", .number(Double(form.version))),
@@ -112,7 +110,6 @@ struct AdminFormRoutes {
                 ("submissionCount", .number(Double(form.submissionCount))),
             ])
         }
-        return pageResponse(items, next: more ? forms.last?.id : nil, scope: "forms")
     }
 
     /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose
@@ -127,6 +124,15 @@ struct AdminFormRoutes {
     /// The page size of a list asked for without `limit` that the contract serves whole (one more is
     /// fetched to learn whether there is a next page, so not `Int.max`).
     private static let wholeList = 1 << 30
+
+    /// A page from rows fetched with one more than `limit`: the extra row only says that a next page
+    /// exists, whose cursor is the last row kept.
+    private func pageResponse<Row>(
+        _ fetched: [Row], limit: Int, scope: String, cursor: (Row) -> String, item: (Row) -> JSONValue
+    ) -> Response {
+        let rows = fetched.prefix(limit)
+        return pageResponse(rows.map(item), next: fetched.count > limit ? rows.last.map(cursor) : nil, scope: scope)
+    }
 
     private func pageResponse(_ items: [JSONValue], next: String?, scope: String) -> Response {
         let cursor: JSONValue = next.map { .string(cursors.seal($0, scope: scope)) } ?? .null
@@ -161,17 +167,14 @@ struct AdminFormRoutes {
             guard let version = Int(rawAfter) else { throw APIProblem.invalidCursor }
             after = version
         }
-        var versions = try await store.formVersions(id: id, after: after, limit: limit + 1)
+        let versions = try await store.formVersions(id: id, after: after, limit: limit + 1)
         guard !versions.isEmpty || after != nil else { throw APIProblem.notFound("There is no form '\(id)'.") }
-        let more = versions.count > limit
-        if more { versions.removeLast() }
-        let items = versions.map { v -> JSONValue in
+        return pageResponse(versions, limit: limit, scope: scope, cursor: { String($0.version) }) { v in
             .members([
                 ("version", .number(Double(v.version))), ("title", .string(v.title)),
                 ("createdAt", .string(Timestamp.rfc3339(v.createdAt))), ("contentHash", .string(v.contentHash)),
             ])
         }
-        return pageResponse(items, next: more ? versions.last.map { String($0.version) } : nil, scope: scope)
     }
 
     func delete(_ request: Request) async throws -> Response {

@@ -65,7 +65,8 @@ public struct StaticFiles: Responder {
             "Cache-Control": "no-cache",
         ]
         if let match = request.headers.list("If-None-Match") {
-            if match == "*" || HTTPParser.tokens(match).contains(etag) || HTTPParser.tokens(match).contains("W/" + etag) {
+            let tags = HTTPParser.tokens(match)
+            if match == "*" || tags.contains(etag) || tags.contains("W/" + etag) {
                 return Response(status: 304, headers: headers)
             }
         } else if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse), modified <= since {
