@@ -17,3 +17,8 @@ int cepoll_unsent_bytes(int fd) {
     int queued = 0;
     return ioctl(fd, SIOCOUTQ, &queued) == 0 ? queued : -1;
 }
+
+int cepoll_unread_bytes(int fd) {
+    int unread = 0;
+    return ioctl(fd, FIONREAD, &unread) == 0 ? unread : -1;
+}

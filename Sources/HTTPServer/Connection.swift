@@ -425,14 +425,16 @@ final class Connection: @unchecked Sendable {
             ])
         }
         guard state == .processing else { return }
-        if !exchange.keepAlive || loop.draining || (hangup && input.isEmpty) {
+        // A client that half-closed (hangup) may still have sent requests the kernel holds: they are
+        // read and answered in turn, and the connection closes when the read finds the end.
+        if !exchange.keepAlive || loop.draining {
             closeWhenFlushed = true
         }
         if outputSent < output.count {
             state = .writing
             deadline = loop.now + loop.server.writeTimeout
         } else if closeWhenFlushed {
-            close()
+            closeAfterAnswer()
         } else {
             resumeReading()
         }
@@ -488,9 +490,10 @@ final class Connection: @unchecked Sendable {
     /// Answers with the server's own problem and closes; `requestHeaders` are the refused request's
     /// fields when its head was read, for hooks that add fields to the answer (CORS).
     private func writeFinal(status: Int, detail: String, reason: String, retryAfter: Int? = nil, requestHeaders: HTTPHeaders? = nil) {
+        let requestID = Self.acceptableRequestID(requestHeaders?["X-Request-Id"]) ?? loop.makeRequestID()
         // Every refusal gets an access line too (as nginx logs its 400s), with the reason instead of a route.
         loop.server.logger.info("request refused", metadata: [
-            "status": "\(status)", "reason": "\(reason)", "peer": "\(remoteAddress)",
+            "status": "\(status)", "reason": "\(reason)", "peer": "\(remoteAddress)", "request_id": "\(requestID)",
         ])
         for hook in loop.server.hooks { hook.didRefuse(status: status) }
         let body = Response.problemBody(
@@ -501,6 +504,9 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: loop.dateLine)
         buffer.append(contentsOf: loop.server.fixedHeaders)
         Self.appendContentLength(body.count, to: &buffer)
+        buffer.append(contentsOf: Self.requestIDPrefix)
+        buffer.append(contentsOf: requestID.utf8)
+        buffer.append(contentsOf: [13, 10])
         if let retryAfter { buffer.append(contentsOf: Array("Retry-After: \(retryAfter)\r\n".utf8)) }
         if let requestHeaders {
             for hook in loop.server.hooks {
@@ -607,16 +613,29 @@ final class Connection: @unchecked Sendable {
         }
         guard state == .writing else { return }
         if lingerAfterFlush {
-            // Closing with unread input would send a reset that can destroy the answer in flight.
-            shutdown(fd, Int32(SHUT_WR))
-            state = .lingering
-            deadline = loop.now + 2_000_000_000
-            if readable { readAvailable() }
+            linger()
         } else if closeWhenFlushed {
-            close()
+            closeAfterAnswer()
         } else {
             resumeReading()
         }
+    }
+
+    /// Closes once the last answer is out; with bytes still unread in the kernel (requests pipelined
+    /// after a `Connection: close`), lingers instead.
+    private func closeAfterAnswer() {
+        if cepoll_unread_bytes(fd) > 0 { linger() } else { close() }
+    }
+
+    /// Closing with unread input would send a reset that can destroy the answer in flight: the
+    /// connection half-closes and reads (and drops) what the client still sends, until it closes
+    /// too or 2 s pass.
+    private func linger() {
+        shutdown(fd, Int32(SHUT_WR))
+        state = .lingering
+        deadline = loop.now + 2_000_000_000
+        readable = true
+        readAvailable()
     }
 
     /// Suspends a streaming body until the queued output has been written.

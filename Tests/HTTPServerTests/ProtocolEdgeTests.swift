@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 /// Smaller protocol points from the hostile-client review.
@@ -10,6 +11,51 @@ import Testing
             let chunked = try RawClient(port: port)
             let reply = try chunked.exchange("POST /echo HTTP/1.2\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
             #expect(reply.status == 200 && reply.text == "abc")
+        }
+    }
+
+    @Test func validHostsExtensionsAndTrailersAreRead() async throws {
+        try await withServer(testRouter()) { port, _ in
+            for host in ["", "[::1]:8080", "example.org:80", "xn--bcher-kva.example"] {
+                #expect(try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: \(host)\r\n\r\n").status == 200, "\(host)")
+            }
+            let reply = try RawClient(port: port).exchange(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 ;a=b\r\nabc\r\n0\r\nX-T: v\t1\r\n\r\n")
+            #expect(reply.status == 200 && reply.text == "abc")
+        }
+    }
+
+    /// A half-close means only that the client sends nothing more: the requests it sent before are
+    /// answered, then the server closes in order (a reset can destroy answers still in flight).
+    @Test func aHalfClosedClientGetsEveryAnswerAndAnOrderlyClose() async throws {
+        try await withServer(testRouter()) { port, _ in
+            try await blocking {
+                let client = try RawClient(port: port)
+                try client.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none")
+                // Arrives while the first is being answered.
+                usleep(20_000)
+                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\ntwo")
+                client.shutdownWrite()
+                #expect(try client.readReply().text == "one")
+                #expect(try client.readReply().text == "two")
+                #expect(client.isClosedInOrder())
+            }
+        }
+    }
+
+    /// Bytes that arrive after a `Connection: close` request are dropped, without the reset that
+    /// closing over them would send.
+    @Test func bytesAfterConnectionCloseDoNotResetTheAnswer() async throws {
+        try await withServer(testRouter()) { port, _ in
+            try await blocking {
+                let client = try RawClient(port: port)
+                try client.send("POST /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\none")
+                usleep(20_000)
+                try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+                client.shutdownWrite()
+                #expect(try client.readReply().text == "one")
+                #expect(client.isClosedInOrder())
+            }
         }
     }
 

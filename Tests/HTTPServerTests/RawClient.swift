@@ -157,6 +157,17 @@ final class RawClient: @unchecked Sendable {
         return Reply(status: status, statusLine: statusLine, headers: headers, body: body, chunkSizes: chunkSizes)
     }
 
+    /// True when the server has closed the connection in order, with a FIN rather than a reset
+    /// (after any bytes still unread).
+    func isClosedInOrder() -> Bool {
+        isClosedByServer() && lastError == 0
+    }
+
+    /// Half-closes: the client will send nothing more but still reads.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// True when the server has closed the connection (after any bytes still unread).
     func isClosedByServer() -> Bool {
         do {
@@ -223,6 +234,11 @@ func testRouter() -> Router {
     router.on(.get, "/fail") { _ in
         struct Secret: Error {}
         throw Secret()
+    }
+    router.on(.post, "/slow") { request in
+        // Long enough for a test's next bytes to arrive while this request is being answered.
+        try await Task.sleep(for: .milliseconds(100))
+        return Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: .bytes(request.body))
     }
     router.on(.get, "/stream") { _ in
         Response(body: .stream { writer in

@@ -16,4 +16,8 @@ int cepoll_name_thread(const char *name);
 /// cannot call), or -1. A shrinking queue shows a client reading even while ours does not move.
 int cepoll_unsent_bytes(int fd);
 
+/// Bytes received on a socket and not yet read (ioctl FIONREAD), or -1. Closing with any would send
+/// a reset, which can destroy an answer still on its way to the client.
+int cepoll_unread_bytes(int fd);
+
 #endif
