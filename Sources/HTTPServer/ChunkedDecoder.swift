@@ -4,12 +4,15 @@
 struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size(value: Int, digits: Int)
+        /// Whitespace after the size: only a `;` (an extension) or the line's end may follow.
+        case sizeSpace(size: Int)
         case extension_(size: Int)
         case sizeLF(size: Int)
         case data(remaining: Int)
         case dataCR
         case dataLF
         case trailerLineStart
+        case trailerName
         case trailerLine
         case trailerLineLF
         case endLF
@@ -51,12 +54,29 @@ struct ChunkedDecoder: Sendable {
                     state = .size(value: value << 4 | Int(digit), digits: digits + 1)
                 } else if digits == 0 {
                     return (i, .failure(.init(status: 400, reason: "bad chunk size")))
-                } else if byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                } else if byte == UInt8(ascii: ";") {
                     state = .extension_(size: value)
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    state = .sizeSpace(size: value)
                 } else if byte == cr {
                     state = .sizeLF(size: value)
                 } else {
                     return (i, .failure(.init(status: 400, reason: "bad chunk size")))
+                }
+                i += 1
+            case .sizeSpace(let size):
+                // RFC 9112 §7.1.1: chunk-size [ BWS ";" ext ]. "d junk" is not an extension, and a
+                // proxy in front may read it otherwise, so it is refused.
+                if byte == UInt8(ascii: ";") {
+                    state = .extension_(size: size)
+                } else if byte == cr {
+                    state = .sizeLF(size: size)
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
+                    return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
+                }
+                extensionBytes += 1
+                if extensionBytes > 4096 {
+                    return (i, .failure(.init(status: 400, reason: "chunk extensions too long")))
                 }
                 i += 1
             case .extension_(let size):
@@ -77,7 +97,7 @@ struct ChunkedDecoder: Sendable {
                     state = .trailerLineStart
                 } else {
                     guard size <= maxBodyBytes - body.count else {
-                        return (i, .failure(.init(status: 413, reason: "body too large")))
+                        return (i, .failure(.init(status: 413, reason: "body over \(maxBodyBytes) bytes")))
                     }
                     state = .data(remaining: size)
                 }
@@ -95,25 +115,37 @@ struct ChunkedDecoder: Sendable {
                 state = .size(value: 0, digits: 0)
                 i += 1
             case .trailerLineStart:
+                // Trailer lines are header lines (name, colon, value), checked as strictly as the head.
                 if byte == cr {
                     state = .endLF
-                } else if byte == lf || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                } else if HTTPParser.tokenTable[Int(byte)] {
+                    state = .trailerName
                 } else {
-                    state = .trailerLine
+                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
                 }
                 i += 1
                 trailerBytes += 1
-            case .trailerLine:
-                if byte == cr {
-                    state = .trailerLineLF
-                } else if byte == lf || byte == 0 {
+            case .trailerName:
+                if byte == UInt8(ascii: ":") {
+                    state = .trailerLine
+                } else if !HTTPParser.tokenTable[Int(byte)] {
                     return (i, .failure(.init(status: 400, reason: "bad trailer")))
                 }
                 i += 1
                 trailerBytes += 1
                 if trailerBytes > maxTrailerBytes {
-                    return (i, .failure(.init(status: 431, reason: "trailers too large")))
+                    return (i, .failure(.init(status: 431, reason: "trailers over \(maxTrailerBytes) bytes")))
+                }
+            case .trailerLine:
+                if byte == cr {
+                    state = .trailerLineLF
+                } else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                }
+                i += 1
+                trailerBytes += 1
+                if trailerBytes > maxTrailerBytes {
+                    return (i, .failure(.init(status: 431, reason: "trailers over \(maxTrailerBytes) bytes")))
                 }
             case .trailerLineLF:
                 guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR in trailer"))) }

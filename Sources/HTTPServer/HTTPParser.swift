@@ -114,10 +114,10 @@ enum HTTPParser {
                 break
             }
             guard headers.count < limits.maxHeaderCount else {
-                return .failure(.init(status: 431, reason: "too many header fields"))
+                return .failure(.init(status: 431, reason: "more than \(limits.maxHeaderCount) header fields"))
             }
             guard fieldEnd - headerStart <= limits.maxHeaderBytes else {
-                return .failure(.init(status: 431, reason: "header section too large"))
+                return .failure(.init(status: 431, reason: "header section over \(limits.maxHeaderBytes) bytes"))
             }
             switch parseField(buffer, from: index, to: fieldEnd) {
             case .success(let field): headers.fields.append(field)
@@ -126,7 +126,7 @@ enum HTTPParser {
             index = fieldEnd + 2
         }
         guard index - headerStart <= limits.maxHeaderBytes else {
-            return .failure(.init(status: 431, reason: "header section too large"))
+            return .failure(.init(status: 431, reason: "header section over \(limits.maxHeaderBytes) bytes"))
         }
         return finishHead(buffer, line: line, headers: headers, consumed: index, limits: limits)
     }
@@ -157,10 +157,11 @@ enum HTTPParser {
             ?? HTTPMethod(rawValue: String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self))
         index += 1
         let targetStart = index
-        while index < end, buffer[index] > 0x20, buffer[index] < 0x7F { index += 1 }
+        // A fragment ("#") is never part of a request target (RFC 9112 §3.2): it stops the scan and is refused.
+        while index < end, buffer[index] > 0x20, buffer[index] < 0x7F, buffer[index] != UInt8(ascii: "#") { index += 1 }
         let targetEnd = index
         guard targetEnd - targetStart <= limits.maxURIBytes else {
-            return .failure(.init(status: 414, reason: "request target too long"))
+            return .failure(.init(status: 414, reason: "request target over \(limits.maxURIBytes) bytes"))
         }
         guard targetEnd > targetStart, index < end, buffer[index] == UInt8(ascii: " ") else {
             return .failure(.init(status: 400, reason: "malformed request target"))
@@ -223,9 +224,10 @@ enum HTTPParser {
             switch name.utf8.count {
             case 4 where HTTPHeaders.equalsIgnoringCase(name, "Host"):
                 hostCount += 1
+                guard isValidHost(value) else { return .failure(.init(status: 400, reason: "invalid Host")) }
             case 6 where HTTPHeaders.equalsIgnoringCase(name, "Expect"):
                 guard HTTPHeaders.equalsIgnoringCase(value, "100-continue") else {
-                    return .failure(.init(status: 417, reason: "unsupported expectation"))
+                    return .failure(.init(status: 417, reason: "the only expectation supported is 100-continue"))
                 }
                 expectsContinue = true
             case 10 where HTTPHeaders.equalsIgnoringCase(name, "Connection"):
@@ -253,7 +255,8 @@ enum HTTPParser {
                 break
             }
         }
-        if line.minor == 1, hostCount != 1 {
+        // RFC 9112 §3.2: HTTP/1.1 needs exactly one Host; no version may send two.
+        if hostCount > 1 || (line.minor == 1 && hostCount == 0) {
             return .failure(.init(status: 400, reason: hostCount == 0 ? "missing Host" : "repeated Host"))
         }
         var framing = BodyFraming.none
@@ -265,7 +268,12 @@ enum HTTPParser {
             guard line.minor == 1 else {
                 return .failure(.init(status: 400, reason: "Transfer-Encoding in HTTP/1.0"))
             }
-            for coding in transferEncoding where !HTTPHeaders.equalsIgnoringCase(coding, "chunked") {
+            // Chunked must come last, or the body's end is unknown: 400 (RFC 9112 §6.3), before
+            // asking whether the other codings are ones this server could undo (501).
+            guard HTTPHeaders.equalsIgnoringCase(transferEncoding[transferEncoding.count - 1], "chunked") else {
+                return .failure(.init(status: 400, reason: "chunked is not the final transfer coding"))
+            }
+            for coding in transferEncoding.dropLast() where !HTTPHeaders.equalsIgnoringCase(coding, "chunked") {
                 return .failure(.init(status: 501, reason: "unsupported transfer coding"))
             }
             guard transferEncoding.count == 1 else {
@@ -274,7 +282,7 @@ enum HTTPParser {
             framing = .chunked
         } else if let contentLength {
             guard contentLength <= limits.maxBodyBytes else {
-                return .failure(.init(status: 413, reason: "body too large", headers: headers))
+                return .failure(.init(status: 413, reason: "body over \(limits.maxBodyBytes) bytes", headers: headers))
             }
             framing = contentLength > 0 ? .length(contentLength) : .none
         }
@@ -284,6 +292,22 @@ enum HTTPParser {
             framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue && line.minor == 1 && framing != .none
         )
         return .complete(head, consumed: consumed)
+    }
+
+    /// A Host value is an authority without userinfo (RFC 9110 §7.2): a reg-name, IPv4 or bracketed
+    /// IP literal, and an optional port; empty is allowed. Anything else (spaces, "/", "@") is refused.
+    static func isValidHost(_ value: String) -> Bool {
+        value.utf8.allSatisfy { hostTable[Int($0)] }
+    }
+
+    private static let hostTable: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~%!$&'()*+,;=:[]".utf8.contains(byte)
+        }
     }
 
     /// Splits origin-form, absolute-form or asterisk-form into the raw path and query.

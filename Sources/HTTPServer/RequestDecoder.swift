@@ -128,10 +128,10 @@ struct RequestDecoder: Sendable {
     private func oversizedHead(_ input: UnsafeRawBufferPointer) -> ParseError? {
         let lineLimit = limits.maxURIBytes + 64
         if input.count > lineLimit, !input[0..<lineLimit].contains(HTTPParser.lf) {
-            return .init(status: 414, reason: "request line too long")
+            return .init(status: 414, reason: "request target over \(limits.maxURIBytes) bytes")
         }
         if input.count > lineLimit + limits.maxHeaderBytes + 4 {
-            return .init(status: 431, reason: "header section too large")
+            return .init(status: 431, reason: "header section over \(limits.maxHeaderBytes) bytes")
         }
         return nil
     }
