@@ -1,10 +1,14 @@
 import Foundation
 import Synchronization
+import Webhooks
 
-/// A token bucket per client address for submissions: `burst` at once, refilled at `perSecond`.
+/// A token bucket per client for submissions: `burst` at once, refilled at `perSecond`. A client is
+/// an IPv4 address, or an IPv6 /64 (one subscriber's network: its hosts choose their own addresses).
 ///
 /// The table is bounded: when it reaches `maxClients`, buckets that have refilled completely (clients
-/// that went quiet) are dropped, so a flood of distinct addresses cannot grow memory without bound.
+/// that went quiet) are dropped and, if that is not enough, the fuller half of the rest. Forgetting a
+/// bucket refills it, so the emptiest ones, the clients being held back, are kept longest: a flood of
+/// fresh addresses neither grows memory without bound nor frees a client that was limited.
 final class RateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var updated: Double }
 
@@ -31,7 +35,8 @@ final class RateLimiter: Sendable {
 
     /// Takes `cost` tokens (at most a full bucket) for `client`, or throws 429 with the seconds until
     /// they are available.
-    func admit(_ client: String, cost: Double = 1, now: Double = ProcessInfo.processInfo.systemUptime) throws {
+    func admit(_ address: String, cost: Double = 1, now: Double = ProcessInfo.processInfo.systemUptime) throws {
+        let client = Self.client(of: address)
         let cost = min(cost, burst)
         let wait: Double? = buckets.withLock { table in
             var bucket = table[client] ?? Bucket(tokens: burst, updated: now)
@@ -56,8 +61,25 @@ final class RateLimiter: Sendable {
         }
     }
 
+    /// How many clients have a bucket (for tests of the bound).
+    var trackedClients: Int { buckets.withLock { $0.count } }
+
+    /// The bucket an address draws on: an IPv4 address itself, an IPv6 address's first 64 bits.
+    static func client(of address: String) -> String {
+        // IPv4 (the common case) needs no parse; the HTTP server already writes mapped ones as IPv4.
+        guard address.utf8.contains(UInt8(ascii: ":")), case .v6(let bytes)? = IPAddress(address) else { return address }
+        return IPAddress.v6(Array(bytes.prefix(8)) + Array(repeating: 0, count: 8)).description + "/64"
+    }
+
     private func prune(_ table: inout [String: Bucket], now: Double) {
-        table = table.filter { min(burst, $0.value.tokens + (now - $0.value.updated) * perSecond) < burst }
-        if table.count >= maxClients { table.removeAll(keepingCapacity: true) }
+        var rest = table.compactMap { entry -> (key: String, bucket: Bucket, tokens: Double)? in
+            let tokens = min(burst, entry.value.tokens + (now - entry.value.updated) * perSecond)
+            return tokens < burst ? (entry.key, entry.value, tokens) : nil
+        }
+        if rest.count >= maxClients / 2 {
+            rest.sort { $0.tokens < $1.tokens }
+            rest.removeLast(rest.count - maxClients / 2)
+        }
+        table = Dictionary(uniqueKeysWithValues: rest.lazy.map { ($0.key, $0.bucket) })
     }
 }

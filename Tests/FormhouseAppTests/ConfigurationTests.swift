@@ -145,29 +145,6 @@ struct ConfigurationTests {
         #expect(await refusedKey(["FORMHOUSE_MAX_PENDING_BODY_BYTES": "2048", "FORMHOUSE_MAX_BODY_BYTES": "4096"]) == "maxPendingBodyBytes")
     }
 
-    @Test func aTinyRateWaitsAtMostADayInsteadOfTrapping() throws {
-        let limiter = RateLimiter(burst: 1, perSecond: 1e-20)
-        try limiter.admit("client", now: 0)
-        do {
-            try limiter.admit("client", now: 0)
-            Issue.record("the second submission was admitted")
-        } catch let problem as APIProblem {
-            #expect(problem.status == 429)
-            #expect(problem.headers.first { $0.0 == "Retry-After" }?.1 == "86400")
-        }
-    }
-
-    @Test func costsAreTakenWholeAndCappedAtTheBurst() throws {
-        #expect(RateLimiter.cost(ofBody: 100) == 1 && RateLimiter.cost(ofBody: 65_536) == 2 && RateLimiter.cost(ofBody: 1 << 20) == 17)
-        let limiter = RateLimiter(burst: 5, perSecond: 1)
-        try limiter.admit("a", cost: 3, now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("a", cost: 3, now: 0) }
-        try limiter.admit("a", cost: 3, now: 1)
-        // A cost past the burst takes the whole bucket rather than never passing.
-        try limiter.admit("b", cost: 50, now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("b", now: 0) }
-    }
-
     @Test func environmentNames() {
         #expect(AppConfiguration.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
         #expect(AppConfiguration.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
