@@ -3,6 +3,9 @@ import FormRegex
 /// Turns an uploaded definition into the typed tree, collecting every problem on the way.
 struct DefinitionDecoder {
     var problems: [DefinitionProblem] = []
+    /// Whether checks added after definitions were first stored apply (an upload), or are left out
+    /// so that a stored definition is still served (a read back).
+    var newChecks = true
     private var nextOrder = 0
     /// Shared by all of the definition's regexes, so that many of them cannot together cost more
     /// compile time and memory than a few large ones.
@@ -223,6 +226,13 @@ struct DefinitionDecoder {
             if let v = props["multiple"] {
                 if let b = v.boolValue { spec.multiple = b } else {
                     problem(pointer + "/multiple", "invalidType", "\"multiple\" must be true or false.")
+                }
+            }
+            if spec.multiple, newChecks, let items = props["options"]?.arrayValue {
+                // The Formworks profile sends a multiple select's choices as one text, "a,b".
+                for (i, item) in items.enumerated() where item.objectValue?["id"]?.stringValue?.contains(",") == true {
+                    problem(pointer + "/options/\(i)/id", "badValue",
+                            "An option of a multiple select cannot have \",\" in its id: Formworks clients send the chosen ids joined by commas.")
                 }
             }
         } else {

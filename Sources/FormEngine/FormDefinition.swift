@@ -23,7 +23,8 @@ public struct FormDefinition: Sendable {
         /// Every check: a new definition.
         case upload
         /// A definition stored earlier: checks added since it was accepted (the repeat expansion
-        /// limit) are left out, so an upgrade never stops serving a form it stored.
+        /// limit, commas in a multiple select's option ids) are left out, so an upgrade never stops
+        /// serving a form it stored.
         case stored
     }
 
@@ -54,6 +55,7 @@ public struct FormDefinition: Sendable {
     /// Decodes and normalizes a parsed definition; throws every problem at once.
     public init(json value: JSONValue, reading: Reading = .upload) throws(DefinitionErrors) {
         var decoder = DefinitionDecoder()
+        decoder.newChecks = reading == .upload
         guard let top = value.objectValue else {
             throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "invalidType",
                                                                 message: "A form definition is a JSON object with \"title\" and \"components\".")])

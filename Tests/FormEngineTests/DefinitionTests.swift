@@ -77,6 +77,21 @@ import Testing
         #expect(problems.allSatisfy { !$0.message.hasSuffix("..") }, "\(problems.map(\.message))")
     }
 
+    @Test func aMultipleSelectRefusesCommasInOptionIDsAtUploadOnly() throws {
+        let json = #"""
+        {"title": "T", "components": [
+          {"select": {"id": "one", "options": [{"id": "a,b", "title": "A"}]}},
+          {"select": {"id": "many", "multiple": true, "options": [{"id": "c", "title": "C"}, {"id": "d,e", "title": "D"}]}}
+        ]}
+        """#
+        let problems = Fixtures.problems(json)
+        #expect(problems.map { "\($0.pointer) \($0.code)" } == ["/components/1/select/options/1/id badValue"])
+        // Its Formworks text "d,e" would read as two choices; a single select's text is the id itself.
+        #expect(problems.first?.message.contains("joined by commas") == true)
+        // A definition stored before the check is still read.
+        #expect(try FormDefinition(json: Array(json.utf8), reading: .stored).inputPaths == ["one", "many"])
+    }
+
     @Test func rejectsBadTopLevel() {
         #expect(Fixtures.problems("[1]").map(\.code) == ["invalidType"])
         #expect(Fixtures.problems("{").map(\.code) == ["malformedJSON"])
