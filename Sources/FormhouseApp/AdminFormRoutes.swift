@@ -141,16 +141,19 @@ struct AdminFormRoutes {
 
     func get(_ request: Request) async throws -> Response {
         let id = try request.formID()
-        let form: PublishedForm?
+        let form: PublishedForm
         if let raw = try APIProblem.query(request, "version") {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
-            form = try await catalog.version(id: id, version: version)
+            guard let found = try await catalog.version(id: id, version: version) else {
+                throw APIProblem.notFound("Form '\(id)' has no version \(version).")
+            }
+            form = found
         } else {
-            form = try await catalog.current(id: id)
+            guard let found = try await catalog.current(id: id) else { throw APIProblem.notFound("There is no form '\(id)'.") }
+            form = found
         }
-        guard let form else { throw APIProblem.notFound("Form '\(id)' has no such version.") }
         var response = Response.json(form.body)
         response.headers.set("ETag", form.etag)
         return response

@@ -67,7 +67,12 @@ import Testing
         let v1 = try await client.admin("GET", "/v1/admin/forms/signup?version=1")
         #expect(v1.status == 200)
         #expect(v1.header("ETag") == "\"1\"")
-        #expect(try await client.admin("GET", "/v1/admin/forms/signup?version=9").status == 404)
+        let missingVersion = try await client.admin("GET", "/v1/admin/forms/signup?version=9")
+        #expect(missingVersion.status == 404)
+        #expect(missingVersion.object["detail"] as? String == "Form 'signup' has no version 9.")
+        let missingForm = try await client.admin("GET", "/v1/admin/forms/nosuchform")
+        #expect(missingForm.status == 404)
+        #expect(missingForm.object["detail"] as? String == "There is no form 'nosuchform'.")
         let versions = try await client.admin("GET", "/v1/admin/forms/signup/versions")
         #expect((versions.object["items"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } == [1, 2])
 
