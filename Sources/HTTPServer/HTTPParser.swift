@@ -57,13 +57,18 @@ enum HTTPParser {
     static let lf = UInt8(ascii: "\n")
 
     /// tchar per RFC 9110 §5.6.2.
-    static let tokenTable: [Bool] = (0..<256).map { value in
-        let byte = UInt8(value)
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    static let tokenTable = byteTable(lettersDigitsAnd: "!#$%&'*+-.^_`|~")
+
+    /// A lookup table of the bytes allowed in some syntax: ASCII letters and digits, and `others`.
+    private static func byteTable(lettersDigitsAnd others: String) -> [Bool] {
+        (0..<256).map { value in
+            let byte = UInt8(value)
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return others.utf8.contains(byte)
+            }
         }
     }
 
@@ -300,15 +305,8 @@ enum HTTPParser {
         value.utf8.allSatisfy { hostTable[Int($0)] }
     }
 
-    private static let hostTable: [Bool] = (0..<256).map { value in
-        let byte = UInt8(value)
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~%!$&'()*+,;=:[]".utf8.contains(byte)
-        }
-    }
+    /// unreserved, pct-encoded, sub-delims, ":" and the brackets of an IP literal.
+    private static let hostTable = byteTable(lettersDigitsAnd: "-._~%!$&'()*+,;=:[]")
 
     /// Splits origin-form, absolute-form or asterisk-form into the raw path and query.
     static func splitTarget(_ target: UnsafeRawBufferPointer, method: HTTPMethod) -> (String, String?)? {
