@@ -147,6 +147,7 @@ struct AdminFormRoutes {
                 throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
             }
             guard let found = try await catalog.version(id: id, version: version) else {
+                guard try await catalog.current(id: id) != nil else { throw APIProblem.notFound("There is no form '\(id)'.") }
                 throw APIProblem.notFound("Form '\(id)' has no version \(version).")
             }
             form = found

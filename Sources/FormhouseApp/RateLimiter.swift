@@ -6,7 +6,7 @@ import Webhooks
 /// an IPv4 address, or an IPv6 /64 (one subscriber's network: its hosts choose their own addresses).
 ///
 /// The table is bounded: when it reaches `maxClients`, buckets that have refilled completely (clients
-/// that went quiet) are dropped and, if that is not enough, the fuller half of the rest. Forgetting a
+/// that went quiet) are dropped and, if more than half the bound remain, the fullest down to half. Forgetting a
 /// bucket refills it, so the emptiest ones, the clients being held back, are kept longest: a flood of
 /// fresh addresses neither grows memory without bound nor frees a client that was limited.
 final class RateLimiter: Sendable {
@@ -65,9 +65,18 @@ final class RateLimiter: Sendable {
     var trackedClients: Int { buckets.withLock { $0.count } }
 
     /// The bucket an address draws on: an IPv4 address itself, an IPv6 address's first 64 bits.
+    /// Two kinds of IPv6 address are not a subscriber's network: a NAT64 address (`64:ff9b::/96`)
+    /// stands for the IPv4 client it embeds, and link-local ones (`fe80::/10`, any LAN's) and the
+    /// IPv4-compatible `::/96` count whole.
     static func client(of address: String) -> String {
         // IPv4 (the common case) needs no parse; the HTTP server already writes mapped ones as IPv4.
         guard address.utf8.contains(UInt8(ascii: ":")), case .v6(let bytes)? = IPAddress(address) else { return address }
+        if bytes.prefix(12).elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]) {
+            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+        }
+        if (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80) || bytes.prefix(12).allSatisfy({ $0 == 0 }) {
+            return IPAddress.v6(bytes).description
+        }
         return IPAddress.v6(Array(bytes.prefix(8)) + Array(repeating: 0, count: 8)).description + "/64"
     }
 
@@ -76,7 +85,7 @@ final class RateLimiter: Sendable {
             let tokens = min(burst, entry.value.tokens + (now - entry.value.updated) * perSecond)
             return tokens < burst ? (entry.key, entry.value, tokens) : nil
         }
-        if rest.count >= maxClients / 2 {
+        if rest.count > maxClients / 2 {
             rest.sort { $0.tokens < $1.tokens }
             rest.removeLast(rest.count - maxClients / 2)
         }

@@ -299,14 +299,15 @@ enum HTTPParser {
         return .complete(head, consumed: consumed)
     }
 
-    /// A Host value is an authority without userinfo (RFC 9110 §7.2): a reg-name, IPv4 or bracketed
-    /// IP literal, and an optional port; empty is allowed. Anything else (spaces, "/", "@") is refused.
+    /// A Host value is an authority without userinfo (RFC 9110 §7.2): only the bytes a reg-name, IP
+    /// literal and port are made of, and empty is allowed; a value with others (spaces, "/", "@", "?")
+    /// is refused. Bytes past ASCII pass, as nginx lets raw UTF-8 names through.
     static func isValidHost(_ value: String) -> Bool {
         value.utf8.allSatisfy { hostTable[Int($0)] }
     }
 
-    /// unreserved, pct-encoded, sub-delims, ":" and the brackets of an IP literal.
-    private static let hostTable = byteTable(lettersDigitsAnd: "-._~%!$&'()*+,;=:[]")
+    /// unreserved, pct-encoded, sub-delims, ":", the brackets of an IP literal, and non-ASCII bytes.
+    private static let hostTable = byteTable(lettersDigitsAnd: "-._~%!$&'()*+,;=:[]").enumerated().map { $0.offset >= 0x80 || $0.element }
 
     /// Splits origin-form, absolute-form or asterisk-form into the raw path and query.
     static func splitTarget(_ target: UnsafeRawBufferPointer, method: HTTPMethod) -> (String, String?)? {

@@ -73,6 +73,8 @@ import Testing
         let missingForm = try await client.admin("GET", "/v1/admin/forms/nosuchform")
         #expect(missingForm.status == 404)
         #expect(missingForm.object["detail"] as? String == "There is no form 'nosuchform'.")
+        let missingFormVersion = try await client.admin("GET", "/v1/admin/forms/nosuchform?version=2")
+        #expect(missingFormVersion.object["detail"] as? String == "There is no form 'nosuchform'.")
         let versions = try await client.admin("GET", "/v1/admin/forms/signup/versions")
         #expect((versions.object["items"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } == [1, 2])
 

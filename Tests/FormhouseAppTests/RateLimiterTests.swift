@@ -40,19 +40,30 @@ struct RateLimiterTests {
     }
 
     @Test func aFullTableForgetsTheFullestBucketsFirst() throws {
-        let limiter = RateLimiter(burst: 2, perSecond: 1, maxClients: 4)
-        for client in ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.9", "192.0.2.9"] {
-            try limiter.admit(client, now: 0)
+        let limiter = RateLimiter(burst: 10, perSecond: 1e-9, maxClients: 8)
+        // Client i has spent i + 1 tokens, so each bucket is at a different level.
+        for i in 0..<8 {
+            for _ in 0...i { try limiter.admit("192.0.2.\(i)", now: 0) }
         }
-        // At 0.5 s no bucket is full again; a fifth client makes room by dropping the fuller half.
-        try limiter.admit("198.51.100.1", now: 0.5)
-        #expect(limiter.trackedClients == 3)
-        #expect(throws: APIProblem.self) { try limiter.admit("192.0.2.9", now: 0.5) }
-        // At 10 s the older buckets have refilled: the next newcomer past the bound drops them all.
-        try limiter.admit("198.51.100.2", now: 10)
-        #expect(limiter.trackedClients == 4)
-        try limiter.admit("198.51.100.3", now: 10)
-        #expect(limiter.trackedClients == 2)
+        // A ninth client: none has refilled, so the four fullest (0 to 3) are dropped.
+        try limiter.admit("198.51.100.1", now: 0)
+        #expect(limiter.trackedClients == 5)
+        for i in 4..<8 {
+            // Kept: at most 5 tokens left, where a forgotten bucket would have 10.
+            #expect(throws: APIProblem.self, "192.0.2.\(i)") { try limiter.admit("192.0.2.\(i)", cost: 6, now: 0) }
+        }
+        for i in 0..<2 {
+            // Forgotten: a whole bucket again (client 0 had 9 left, client 1 had 8).
+            try limiter.admit("192.0.2.\(i)", cost: 10, now: 0)
+        }
+    }
+
+    @Test func refilledBucketsAreDroppedFirst() throws {
+        let limiter = RateLimiter(burst: 2, perSecond: 1, maxClients: 4)
+        for client in ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"] { try limiter.admit(client, now: 0) }
+        // At 10 s all four have refilled: the next newcomer past the bound drops them all.
+        try limiter.admit("198.51.100.1", now: 10)
+        #expect(limiter.trackedClients == 1)
     }
 
     @Test func anIPv6SubscriberNetworkIsOneClient() throws {
@@ -62,7 +73,11 @@ struct RateLimiterTests {
         try limiter.admit("2001:db8:1:3::1", now: 0)
         try limiter.admit("192.0.2.1", now: 0)
         #expect(RateLimiter.client(of: "2001:db8:1:2:aaaa::7") == "2001:db8:1:2::/64")
-        #expect(RateLimiter.client(of: "::1") == "::/64")
+        // Not subscriber networks: NAT64 stands for its IPv4 client; link-local and ::/96 count whole.
+        #expect(RateLimiter.client(of: "64:ff9b::c000:201") == "192.0.2.1")
+        #expect(RateLimiter.client(of: "fe80::1") == "fe80::1")
+        #expect(RateLimiter.client(of: "fe80::2") == "fe80::2")
+        #expect(RateLimiter.client(of: "::1") == "::1")
         #expect(RateLimiter.client(of: "192.0.2.1") == "192.0.2.1")
         #expect(RateLimiter.client(of: "not an address") == "not an address")
     }

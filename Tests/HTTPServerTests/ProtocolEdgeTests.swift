@@ -16,12 +16,14 @@ import Testing
 
     @Test func validHostsExtensionsAndTrailersAreRead() async throws {
         try await withServer(testRouter()) { port, _ in
-            for host in ["", "[::1]:8080", "example.org:80", "xn--bcher-kva.example"] {
+            for host in ["", "[::1]:8080", "example.org:80", "xn--bcher-kva.example", "[fe80::1%25eth0]:8080",
+                         "example.com.", "my_host.local", "bücher.example", "localhost:"] {
                 #expect(try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: \(host)\r\n\r\n").status == 200, "\(host)")
             }
             let reply = try RawClient(port: port).exchange(
-                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 ;a=b\r\nabc\r\n0\r\nX-T: v\t1\r\n\r\n")
-            #expect(reply.status == 200 && reply.text == "abc")
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3 ;a=b\r\nabc\r\n"
+                    + "2;n=\"a b;c\"\r\nde\r\n1\t\r\nf\r\n0\r\nX-T: v\t1\r\nX-Empty:\r\n\r\n")
+            #expect(reply.status == 200 && reply.text == "abcdef")
         }
     }
 
@@ -40,6 +42,28 @@ import Testing
                 #expect(try client.readReply().text == "two")
                 #expect(client.isClosedInOrder())
             }
+        }
+    }
+
+    @Test func aHalfClosedPartialRequestIsClosedWithoutAnAnswer() async throws {
+        try await withServer(testRouter()) { port, _ in
+            try await blocking {
+                let client = try RawClient(port: port)
+                try client.send("GET /hello HTTP/1.1\r\nHo")
+                client.shutdownWrite()
+                // Closed at the end of its input, not left to the 10 s head timeout's 408.
+                #expect(client.isClosedInOrder())
+                #expect(client.unreadBytes == 0)
+            }
+        }
+    }
+
+    @Test func aRefusalEchoesTheClientsRequestID() async throws {
+        try await withServer(testRouter()) { port, _ in
+            let reply = try RawClient(port: port).exchange(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-42\r\nContent-Length: 2000000\r\n\r\n")
+            #expect(reply.status == 413)
+            #expect(reply.headers["X-Request-Id"] == "trace-42")
         }
     }
 

@@ -163,6 +163,9 @@ final class RawClient: @unchecked Sendable {
         isClosedByServer() && lastError == 0
     }
 
+    /// Bytes received and not yet taken by a reply.
+    var unreadBytes: Int { buffer.count }
+
     /// Half-closes: the client will send nothing more but still reads.
     func shutdownWrite() {
         shutdown(fd, Int32(SHUT_WR))
