@@ -104,10 +104,14 @@ public struct AddressPolicy: Sendable, Hashable {
         case "http" where allowInsecure:
             break
         default:
-            throw WebhookError(.insecureScheme, "Webhook URLs must use https, not \(scheme).")
+            throw WebhookError(.insecureScheme, "Webhook URLs must use https\(allowInsecure ? " or http" : ""), not \(scheme).")
         }
         guard let host = components.host, !host.isEmpty else {
             throw WebhookError(.invalidURL, "The webhook URL has no host.")
+        }
+        // As with spaces: libcurl refuses a port outside 1–65535 at every send.
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw WebhookError(.invalidURL, "The webhook URL's port must be 1–65535, not \(port).")
         }
         if let address = IPAddress(host) {
             try check(address)
@@ -165,6 +169,7 @@ public struct AddressPolicy: Sendable, Hashable {
         if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return .private }    // fec0::/10, deprecated site-local
         if b[0] & 0xFE == 0xFC { return .private }                    // fc00::/7 unique local
         if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0D && b[3] == 0xB8 { return .reserved }  // 2001:db8::/32
+        if b[0] == 0x3F && b[1] == 0xFF && b[2] & 0xF0 == 0 { return .reserved }  // 3fff::/20, documentation (RFC 9637)
         if b[0] == 0x20 && b[1] == 0x01 && b[2] & 0xFE == 0 { return .reserved }  // 2001::/23 incl. Teredo
         if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B { return .reserved }  // 64:ff9b:1::/48
         if b[0] & 0xE0 != 0x20 { return .reserved }                   // outside 2000::/3 global unicast

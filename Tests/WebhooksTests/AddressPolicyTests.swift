@@ -14,7 +14,8 @@ import Webhooks
         ("255.255.255.255", "broadcast"),
         ("192.0.2.1", "reserved"), ("198.51.100.7", "reserved"), ("203.0.113.9", "reserved"), ("198.18.0.1", "reserved"),
         ("240.0.0.1", "reserved"), ("192.0.0.8", "reserved"), ("2001:db8::1", "reserved"), ("2001::1", "reserved"),
-        ("100::1", "reserved"), ("64:ff9b:1::1", "reserved"),
+        ("100::1", "reserved"), ("64:ff9b:1::1", "reserved"), ("3fff::1", "reserved"), ("3fff:fff::1", "reserved"),
+        ("3fff:1000::1", "public"), ("3ffe::1", "public"),
         ("::ffff:127.0.0.1", "loopback"), ("::ffff:10.1.2.3", "private"), ("::ffff:8.8.8.8", "public"),
         ("::ffff:0:169.254.1.1", "link-local"), ("::10.0.0.1", "private"), ("::127.0.0.1", "loopback"),
         ("64:ff9b::127.0.0.1", "loopback"), ("64:ff9b::8.8.8.8", "public"),
@@ -62,7 +63,10 @@ import Webhooks
         for (url, code) in [("http://8.8.8.8/hook", WebhookError.Code.insecureScheme), ("ftp://8.8.8.8/", .insecureScheme),
                             ("not a url", .invalidURL), ("https:///path", .invalidURL),
                             ("https://user:hunter2@8.8.8.8/hook", .invalidURL), ("https://user@8.8.8.8/", .invalidURL),
-                            ("https://:hunter2@8.8.8.8/", .invalidURL), ("https://user:hunter2@/x", .invalidURL)] {
+                            ("https://:hunter2@8.8.8.8/", .invalidURL), ("https://user:hunter2@/x", .invalidURL),
+                            // libcurl would refuse these ports at every send, for a day of retries.
+                            ("https://8.8.8.8:0/", .invalidURL), ("https://8.8.8.8:65536/", .invalidURL),
+                            ("https://8.8.8.8:99999999999/", .invalidURL)] {
             do {
                 _ = try AddressPolicy.strict.validate(url: url)
                 Issue.record("\(url) was accepted")
@@ -83,6 +87,13 @@ import Webhooks
             do { _ = try open.validate(url: url) } catch { #expect(error.code == .invalidURL) }
         }
         #expect(try open.validate(url: "http://127.0.0.1:9/ok%20x").path == "/ok x")
+        #expect(try open.validate(url: "http://127.0.0.1:65535/").port == 65535)
+        do {
+            _ = try open.validate(url: "gopher://127.0.0.1/")
+            Issue.record("gopher was accepted")
+        } catch {
+            #expect(error.detail == "Webhook URLs must use https or http, not gopher.")
+        }
     }
 
     @Test func credentialsAreLeftOutWhenAURLIsShown() {
