@@ -55,13 +55,33 @@ indirect enum Condition: Sendable {
         return same(value, expected)
     }
 
+    /// Text read as a number only when written as digits, as in JSON (`-12.5`, `1e3`; leading zeros
+    /// too, as typed into a numerical field): Swift's `Double()` also reads `0x5`, `+5`, `inf` and
+    /// `nan`, which are not a number's text.
+    private static func number(_ s: String) -> Double? {
+        var state = 0  // 0 start, 1 sign, 2 int digits, 3 point, 4 fraction, 5 e, 6 e sign, 7 e digits
+        for b in s.utf8 {
+            let digit = b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")
+            switch (state, b) {
+            case (0, UInt8(ascii: "-")): state = 1
+            case (0, _) where digit, (1, _) where digit, (2, _) where digit: state = 2
+            case (2, UInt8(ascii: ".")): state = 3
+            case (3, _) where digit, (4, _) where digit: state = 4
+            case (2, UInt8(ascii: "e")), (2, UInt8(ascii: "E")), (4, UInt8(ascii: "e")), (4, UInt8(ascii: "E")): state = 5
+            case (5, UInt8(ascii: "+")), (5, UInt8(ascii: "-")): state = 6
+            case (5, _) where digit, (6, _) where digit, (7, _) where digit: state = 7
+            default: return nil
+            }
+        }
+        return state == 2 || state == 4 || state == 7 ? Double(s) : nil
+    }
+
     /// Equality where an absent value equals "" and a stored number equals its text.
     private static func same(_ value: JSONValue, _ expected: JSONValue) -> Bool {
         if value == expected { return true }
         switch (value, expected) {
         case (.null, .string("")), (.string(""), .null): return true
-        case (.number(let n), .string(let s)): return Double(s) == n
-        case (.string(let s), .number(let n)): return Double(s) == n
+        case (.number(let n), .string(let s)), (.string(let s), .number(let n)): return number(s) == n
         case (.bool(let b), .string(let s)): return s == (b ? "true" : "false")
         default: return false
         }

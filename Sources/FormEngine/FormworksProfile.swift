@@ -73,7 +73,8 @@ extension FormDefinition {
             case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, "A date as YYYY-MM-DD.")
             case .select: (selectRegex(spec), "Type " + (spec.multiple ? "one or more of (comma-separated): " : "one of: ")
                                                    + spec.options.joined(separator: ", ") + ".")
-            case .switch: ("(true|false)", "Type true or false.")
+            // A required switch must be on: "false" would only come back refused.
+            case .switch: spec.required && !conditional ? ("true", "Type true.") : ("(true|false)", "Type true or false.")
             case .usphone: (FormworksRegex.usphone, nil)
             case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", "A US state's name or two-letter code.")
             default: (nil, nil)
@@ -83,8 +84,12 @@ extension FormDefinition {
             if spec.type == .date, placeholder == nil { placeholder = "YYYY-MM-DD" }
             if spec.type == .usphone, placeholder == nil { placeholder = "555-123-4567" }
         }
-        if regex == nil, spec.minLength != nil || spec.maxLength != nil {
-            regex = "[\\s\\S]{\(spec.minLength ?? 0),\(spec.maxLength.map(String.init) ?? "")}"
+        // Lengths as a hint only where the type has no rule of its own: a regex replaces a Formworks
+        // client's email, phone and numerical rules. Counts past 1000 (more than FormRegex, and so
+        // `formhouse check`, takes) are left to the server.
+        if regex == nil, spec.type == .text || spec.type == .multiline || spec.type == .password,
+           let range = lengthRange(min: spec.minLength, max: spec.maxLength) {
+            regex = "[\\s\\S]{\(range)}"
         }
         props.append("description", .string(description))
         props.append("required", .bool(spec.required && !conditional))
@@ -95,11 +100,20 @@ extension FormDefinition {
         return .object(wrapper)
     }
 
+    /// The bounds of a length hint (`2,10`, `2,`), or nil when there is nothing to hint.
+    private static func lengthRange(min: Int?, max: Int?) -> String? {
+        let low = min.flatMap { $0 <= 1000 ? $0 : nil } ?? 0
+        let high = max.flatMap { $0 <= 1000 ? $0 : nil }
+        guard low > 0 || high != nil else { return nil }
+        return "\(low),\(high.map(String.init) ?? "")"
+    }
+
+    /// Trailing zeros are not decimal places to the server ("1.50" has one), so the hint allows them.
     private static func decimalRegex(_ places: Int?) -> String {
         switch places {
         case nil: #"[+-]?[0-9]+(\.[0-9]+)?"#
-        case 0?: #"[+-]?[0-9]+"#
-        case let n?: #"[+-]?[0-9]+(\.[0-9]{1,\#(n)})?"#
+        case 0?: #"[+-]?[0-9]+(\.0+)?"#
+        case let n?: #"[+-]?[0-9]+(\.[0-9]{1,\#(n)}0*)?"#
         }
     }
 

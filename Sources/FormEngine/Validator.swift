@@ -247,6 +247,12 @@ struct ValidationRun {
                 places = ValueRules.decimalPlaces(v)
             case .string(let s) where s.utf8.count <= 64:
                 guard let parsed = ValueRules.decimal(s) else { fallthrough }
+                // Stored and compared with the bounds as a Double: text with more digits than it
+                // keeps would be checked and stored as another number.
+                guard ValueRules.isExact(s, parsed.value) else {
+                    fail("decimal", "This number has more digits than are kept (about 15 significant digits); round it.", rule)
+                    return nil
+                }
                 (n, places) = parsed
             default:
                 fail("decimal", "Please enter a number, like 12.5.", rule)

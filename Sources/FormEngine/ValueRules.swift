@@ -62,6 +62,47 @@ enum ValueRules {
         return (value, places - trailingZeros)
     }
 
+    /// Whether decimal text is the number a `Double` stores and serves for it, so that comparing and
+    /// storing the `Double` is exact: `"0.1"` is (it is written back as `0.1`), while
+    /// `"0.99999999999999999"` (stored as `1`) and `"9007199254740993"` (as `…992`) are not.
+    static func isExact(_ s: String, _ value: Double) -> Bool {
+        decimalDigits(s) == decimalDigits(JSONValue.numberText(value))
+    }
+
+    /// A number's text as its significant digits and the power of ten of the first one's place
+    /// (`"12.50"` and `"1.25e1"` → ("125", 2)); zero is ("", 0) whatever its sign.
+    private static func decimalDigits(_ text: String) -> (negative: Bool, digits: [UInt8], point: Int) {
+        var negative = false
+        var digits: [UInt8] = []
+        var point = 0
+        var seenPoint = false
+        var exponent = 0
+        var exponentSign = 1
+        var inExponent = false
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "-") where inExponent: exponentSign = -1
+            case UInt8(ascii: "-"): negative = true
+            case UInt8(ascii: "+"): break
+            case UInt8(ascii: "."): seenPoint = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): inExponent = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where inExponent:
+                exponent = min(exponent * 10 + Int(b - UInt8(ascii: "0")), 100_000)
+            default:
+                // Leading zeros only move the place of the first significant digit.
+                if digits.isEmpty && b == UInt8(ascii: "0") {
+                    if seenPoint { point -= 1 }
+                    continue
+                }
+                digits.append(b)
+                if !seenPoint { point += 1 }
+            }
+        }
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        if digits.isEmpty { return (false, [], 0) }
+        return (negative, digits, point + exponentSign * exponent)
+    }
+
     /// Digits after the point in a JSON number's shortest form (`1.25` → 2, `1e-7` → 7).
     static func decimalPlaces(_ n: Double) -> Int {
         let text = JSONValue.numberText(n)

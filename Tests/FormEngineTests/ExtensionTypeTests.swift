@@ -108,6 +108,17 @@ import Testing
             #expect(try Fixtures.codes(form, bad) == ["decimal"], "\(bad)")
         }
         #expect(try stored(form, #""2.50""#) == .number(2.5))
+        // Text with more digits than a Double keeps is refused, not checked and stored as another
+        // number (0.99999999999999999 would pass a minimum of 1 as 1).
+        let bounded = try Fixtures.single("decimal", #""minValue": 1, "maxValue": 9007199254740992"#)
+        for inexact in [#""0.99999999999999999""#, #""9007199254740993""#, #""12345678901234567890.5""#, #""1.00000000000000001""#] {
+            #expect(try Fixtures.codes(bounded, inexact) == ["decimal"], "\(inexact)")
+        }
+        for exact in [#""9007199254740992""#, #""1.000""#, #""001.5""#, #""123456.789""#] {
+            #expect(try Fixtures.codes(bounded, exact) == [], "\(exact)")
+        }
+        #expect(try stored(form, #""0.1""#) == .number(0.1))
+        #expect(try stored(form, #""-0.0""#) == .number(0))
         let whole = try Fixtures.single("decimal", #""maxDecimalPlaces": 0"#)
         // Trailing zeros are not decimal places, as text or as a JSON number (1.10 is 1.1).
         #expect(try Fixtures.codes(whole, #""2.0""#) == [])

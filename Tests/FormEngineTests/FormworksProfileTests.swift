@@ -77,6 +77,35 @@ import FormRegex
         }
     }
 
+    /// A hint never refuses what the server accepts, where a regex can say so.
+    @Test func hintsAreNoStricterThanTheServer() throws {
+        let definition = try Fixtures.definition(#"""
+        {"title": "T", "components": [
+          {"decimal": {"id": "whole", "maxDecimalPlaces": 0}}, {"decimal": {"id": "cents", "maxDecimalPlaces": 2}},
+          {"switch": {"id": "on", "required": true}}, {"switch": {"id": "either"}},
+          {"email": {"id": "mail", "maxLength": 50}}, {"numerical": {"id": "digits", "minLength": 3}},
+          {"text": {"id": "long", "maxLength": 2000}}, {"text": {"id": "short", "minLength": 2, "maxLength": 5}},
+          {"password": {"id": "pw", "minLength": 8}}
+        ]}
+        """#)
+        var regexes: [String: String] = [:]
+        for (_, props) in components(definition.formworksProfile()) {
+            if let id = props["id"]?.stringValue { regexes[id] = props["regex"]?.stringValue }
+        }
+        for (id, value) in [("whole", "1.0"), ("whole", "12"), ("cents", "1.500"), ("cents", "1.25"), ("on", "true"),
+                            ("either", "false"), ("short", "ab"), ("pw", "12345678")] {
+            #expect(try Fixtures.validate(definition, #"{"values": {"\#(id)": "\#(value)"}}"#).errors.filter { $0.field == id }.isEmpty, "\(id) \(value)")
+            #expect(try Pattern(regexes[id] ?? "").matches(value), "\(id) \(value) \(regexes[id] ?? "none")")
+        }
+        // What the server refuses anyway.
+        #expect(try !Pattern(regexes["on"] ?? "").matches("false"))
+        #expect(try !Pattern(regexes["cents"] ?? "").matches("1.255"))
+        // A regex would replace a Formworks client's email and numerical rules; a count past 1000 is
+        // more than FormRegex compiles: those lengths are left to the server.
+        #expect(regexes["mail"] == nil && regexes["digits"] == nil && regexes["long"] == nil)
+        #expect(regexes["short"] == #"[\s\S]{2,5}"# && regexes["pw"] == #"[\s\S]{8,}"#)
+    }
+
     @Test func snapshotFromAProfileClientIsUnderstood() throws {
         let definition = try Fixtures.definition(Self.form)
         // What a Formworks client sends back for the profile: strings everywhere, key-path ids.

@@ -21,6 +21,20 @@ import Testing
         #expect(try Fixtures.codes(requiredRegex, #"["a"]"#) == ["type"])
     }
 
+    /// A condition reads text as a number only when it is written as one: not `0x5` or `+5`.
+    @Test func conditionsReadOnlyNumberTextAsNumbers() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [{"text": {"id": "t"}},
+          {"text": {"id": "s", "required": true, "visibleWhen": {"field": "t", "equals": 5}}}]}
+        """#)
+        for shown in ["5", "5.0", "5e0", "05", "0.5e1"] {
+            #expect(try Fixtures.validate(form, #"{"values": {"t": "\#(shown)"}}"#).errors.map(\.field) == ["s"], "\(shown)")
+        }
+        for hidden in ["0x5", "+5", "0x1.4p2", "5.", " 5", "5x", "inf", "nan"] {
+            #expect(try Fixtures.validate(form, #"{"values": {"t": "\#(hidden)"}}"#).errors.isEmpty, "\(hidden)")
+        }
+    }
+
     @Test func messagesOverrideDefaults() throws {
         let form = try Fixtures.single("email", #""required": true, "messages": {"required": "Precisamos do e-mail.", "email": "E-mail inválido."}"#)
         #expect(try Fixtures.validate(form, #"{"values": {}}"#).errors.map(\.message) == ["Precisamos do e-mail."])
