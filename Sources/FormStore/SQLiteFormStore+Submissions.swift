@@ -21,19 +21,22 @@ extension SQLiteFormStore {
         }.flatMap { $0.receivedAt >= oldest ? $0 : nil }
     }
 
-    /// Pages are newest first (received time, then id, descending); `limit` is clamped to 1...1000.
+    /// Pages are newest first (received time, then id, descending); `limit` is clamped to 1...1000,
+    /// and a page ends early, with a cursor, once its values reach `pageValueBytes`: a page is
+    /// answered whole, so large submissions would otherwise hold hundreds of megabytes at once.
     public func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage {
         let limit = min(max(limit, 1), 1000)
-        let rows = try await read { db in
-            try SubmissionQueries.page(formID: formID, before: cursor, limit: limit + 1, in: db)
+        let (items, more) = try await read { db in
+            try SubmissionQueries.page(formID: formID, before: cursor, limit: limit, maxBytes: Self.pageValueBytes, in: db)
         }
-        guard rows.count > limit else { return SubmissionPage(items: rows, nextCursor: nil) }
-        let items = Array(rows.prefix(limit))
-        let last = items[items.count - 1]
+        guard more, let last = items.last else { return SubmissionPage(items: items, nextCursor: nil) }
         return SubmissionPage(
             items: items,
             nextCursor: SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id))
     }
+
+    /// The values a page of submissions holds before it ends early (at least one row).
+    public static let pageValueBytes = 4 * 1024 * 1024
 
     /// Batches are oldest first; each is read in its own short read transaction.
     public func forEachSubmission(

@@ -18,22 +18,41 @@ enum SubmissionQueries {
         ).map(SubmissionRecord.init(row:))
     }
 
-    /// Newest first, strictly before `cursor`.
-    static func page(formID: String, before cursor: SubmissionCursor?, limit: Int, in db: Database) throws -> [SubmissionRecord] {
-        let rows: [Row]
+    /// Newest first, strictly before `cursor`: up to `limit` rows, ending early once the values read
+    /// reach `maxBytes` (always at least one row); raw bodies are left out, as a page does not show
+    /// them. `more` is whether rows follow.
+    static func page(
+        formID: String, before cursor: SubmissionCursor?, limit: Int, maxBytes: Int, in db: Database
+    ) throws -> (records: [SubmissionRecord], more: Bool) {
+        let rows: RowCursor
         if let cursor {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT \(columns) FROM submissions
+            rows = try Row.fetchCursor(db, sql: """
+                SELECT \(columnsWithoutRawBody) FROM submissions
                 WHERE form_id = ? AND (received_at, id) < (?, ?)
                 ORDER BY received_at DESC, id DESC LIMIT ?
-                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit])
+                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit + 1])
         } else {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT \(columns) FROM submissions WHERE form_id = ?
+            rows = try Row.fetchCursor(db, sql: """
+                SELECT \(columnsWithoutRawBody) FROM submissions WHERE form_id = ?
                 ORDER BY received_at DESC, id DESC LIMIT ?
-                """, arguments: [formID, limit])
+                """, arguments: [formID, limit + 1])
         }
-        return rows.map(SubmissionRecord.init(row:))
+        return try collect(rows, limit: limit, maxBytes: maxBytes)
+    }
+
+    /// Reads up to `limit` records from `rows` (which asks for one more, to tell whether more follow),
+    /// stopping after the record that brings the values read to `maxBytes`; `more` is exact.
+    private static func collect(_ rows: RowCursor, limit: Int, maxBytes: Int) throws -> (records: [SubmissionRecord], more: Bool) {
+        var records: [SubmissionRecord] = []
+        var bytes = 0
+        while let row = try rows.next() {
+            guard records.count < limit else { return (records, true) }
+            let record = SubmissionRecord(row: row)
+            bytes += record.values.utf8.count
+            records.append(record)
+            if bytes >= maxBytes { return (records, try rows.next() != nil) }
+        }
+        return (records, false)
     }
 
     /// Oldest first, strictly after `cursor`.
@@ -53,21 +72,13 @@ enum SubmissionQueries {
                 SELECT \(columnsWithoutRawBody) FROM submissions
                 WHERE form_id = ? AND (received_at, id) > (?, ?)
                 ORDER BY received_at, id LIMIT ?
-                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit])
+                """, arguments: [formID, cursor.receivedAtMilliseconds, cursor.id, limit + 1])
         } else {
             rows = try Row.fetchCursor(db, sql: """
                 SELECT \(columnsWithoutRawBody) FROM submissions WHERE form_id = ?
                 ORDER BY received_at, id LIMIT ?
-                """, arguments: [formID, limit])
+                """, arguments: [formID, limit + 1])
         }
-        var records: [SubmissionRecord] = []
-        var bytes = 0
-        while let row = try rows.next() {
-            let record = SubmissionRecord(row: row)
-            bytes += record.values.utf8.count
-            records.append(record)
-            if bytes >= maxBytes { return (records, true) }
-        }
-        return (records, records.count == limit)
+        return try collect(rows, limit: limit, maxBytes: maxBytes)
     }
 }

@@ -40,10 +40,11 @@ func makeForm(_ store: SQLiteFormStore, id: String = "signup") async throws -> S
 
 func newSubmission(
     id: String = RandomID.make(prefix: "sub_"), formID: String = "signup", version: Int = 1,
-    receivedAt: Date = Date(), idempotencyKey: String? = nil, rawBody: [UInt8] = Array(#"{"values":{}}"#.utf8)
+    receivedAt: Date = Date(), idempotencyKey: String? = nil, rawBody: [UInt8] = Array(#"{"values":{}}"#.utf8),
+    values: String = #"{"name":"Ana"}"#
 ) -> NewSubmission {
     NewSubmission(
-        id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: #"{"name":"Ana"}"#,
+        id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: values,
         rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
         clientAddress: "127.0.0.1",
         webhookPayload: Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8))

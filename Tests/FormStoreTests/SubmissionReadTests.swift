@@ -53,6 +53,32 @@ import Testing
         }
     }
 
+    /// A page is answered whole, so large submissions end it early (with a cursor) once its values
+    /// reach the budget; a page never reads raw bodies, which it does not show.
+    @Test func pagesAreBoundedByBytes() async throws {
+        try await withStore { store, _ in
+            try await makeForm(store)
+            let big = #"{"name":""# + String(repeating: "x", count: 1_500_000) + #""}"#
+            let base = Date(timeIntervalSince1970: 1_700_000_000)
+            for index in 0..<5 {
+                _ = try await store.insertSubmission(newSubmission(
+                    id: "sub_\(index)", receivedAt: base.addingTimeInterval(Double(index)), rawBody: Array(big.utf8), values: big))
+            }
+            // 1.5 MB each against 4 MiB: the third row passes the budget and ends the page.
+            let first = try await store.submissions(formID: "signup", after: nil, limit: 50)
+            #expect(first.items.map(\.id) == ["sub_4", "sub_3", "sub_2"])
+            #expect(first.items.allSatisfy { $0.rawBody.isEmpty && $0.values == big })
+            let second = try await store.submissions(formID: "signup", after: try #require(first.nextCursor), limit: 50)
+            #expect(second.items.map(\.id) == ["sub_1", "sub_0"])
+            #expect(second.nextCursor == nil)
+            // A page that the budget ends at the form's last row says there is no more.
+            let last3 = try #require(first.items.last)
+            let exact = try await store.submissions(formID: "signup", after: SubmissionCursor(
+                receivedAtMilliseconds: last3.receivedAt.storedMilliseconds + 1, id: last3.id), limit: 50)
+            #expect(exact.items.map(\.id) == ["sub_2", "sub_1", "sub_0"] && exact.nextCursor == nil)
+        }
+    }
+
     @Test func cursorTokensRoundTripAndForgeriesAreRefused() {
         let cursor = SubmissionCursor(receivedAtMilliseconds: 1_700_000_000_123, id: "sub_Zz9")
         #expect(SubmissionCursor(token: cursor.token) == cursor)
