@@ -35,12 +35,17 @@ struct APIProblem: Error, HTTPResponseConvertible {
         "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
 
     /// The query parameter `name` of `request`; 400 `invalid-parameter` when its value was sent with
-    /// percent-encoding that does not decode, so a filter or a version cannot silently vanish.
+    /// percent-encoding that does not decode, so a filter or a version cannot silently vanish, or
+    /// when it is given twice (`limit=1&limit=500`), since only one of them could be honoured.
     static func query(_ request: Request, _ name: String) throws -> String? {
         if request.query.isMalformed(name) {
             throw badRequest("invalid-parameter", "'\(name)' has malformed percent-encoding.")
         }
-        return request.query[name]
+        let values = request.query.values(name)
+        if values.count > 1 {
+            throw badRequest("invalid-parameter", "'\(name)' is given \(values.count) times; give it once.")
+        }
+        return values.first
     }
 
     /// `limit` of a paged list: `fallback` (50 unless given) when absent, otherwise a whole number from 1 to 500.
