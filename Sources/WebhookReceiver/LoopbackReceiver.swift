@@ -35,13 +35,18 @@ public struct ReceiverReply: Sendable {
     public var body: [UInt8]
     /// How long to wait before answering (to play a slow or hanging receiver).
     public var delay: Duration
+    /// When set, only this many bytes of the body are sent before the connection is closed, though
+    /// `Content-Length` announces all of it (a receiver that breaks off mid-answer).
+    public var sentBodyBytes: Int?
 
     /// Creates a reply.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], delay: Duration = .zero) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], delay: Duration = .zero,
+                sentBodyBytes: Int? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
+        self.sentBodyBytes = sentBodyBytes
     }
 }
 
@@ -190,7 +195,12 @@ public final class LoopbackReceiver: Sendable {
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
             }
             let close = request.header("connection")?.lowercased() == "close"
-            guard write(fd, Self.encode(reply, close: close)), !close else { return }
+            let encoded = Self.encode(reply, close: close)
+            if let sent = reply.sentBodyBytes {
+                _ = write(fd, Array(encoded.prefix(encoded.count - reply.body.count + sent)))
+                return
+            }
+            guard write(fd, encoded), !close else { return }
         }
     }
 

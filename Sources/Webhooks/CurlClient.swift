@@ -232,7 +232,7 @@ final class CurlEngine: @unchecked Sendable {
         if status > 0, curl_easy_header(easy, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let value = header?.pointee.value {
             retryAfter = String(cString: value)
         }
-        let error = Self.error(for: code, transfer: transfer, hasStatus: status > 0)
+        let error = Self.error(for: code, transfer: transfer, status: status)
         recycle(easy)
         transfer.complete(TransferResult(
             status: status > 0 && error == nil ? status : nil,
@@ -257,10 +257,13 @@ final class CurlEngine: @unchecked Sendable {
         idleHandles.append(easy)
     }
 
-    private static func error(for code: CURLcode, transfer: CurlTransfer, hasStatus: Bool) -> TransferError? {
+    private static func error(for code: CURLcode, transfer: CurlTransfer, status: Int) -> TransferError? {
         if code == CURLE_OK { return nil }
         // Cutting a long body short is how the read is bounded; the response itself arrived.
-        if code == CURLE_WRITE_ERROR, transfer.bodyTruncated, hasStatus { return nil }
+        if code == CURLE_WRITE_ERROR, transfer.bodyTruncated, status > 0 { return nil }
+        // A receiver that said 2xx has taken the delivery, even if its body then broke off: sending
+        // it again would only make a duplicate.
+        if code == CURLE_PARTIAL_FILE || code == CURLE_RECV_ERROR, (200..<300).contains(status) { return nil }
         if let refusal = transfer.refusal { return TransferError(.forbiddenAddress, refusal.detail) }
         let detail = transfer.curlMessage
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail

@@ -76,6 +76,20 @@ import Webhooks
         #expect(result.bodyTruncated)
     }
 
+    /// A 2xx has been given: a body that then breaks off does not undo the delivery (sending it
+    /// again would only duplicate it); any other status that breaks off is a receive failure.
+    @Test func aTwoHundredWhoseBodyBreaksOffIsDelivered() async throws {
+        for (status, delivered) in [(200, true), (204, true), (503, false)] {
+            let receiver = try LoopbackReceiver { _ in
+                ReceiverReply(status: status, body: Array(repeating: UInt8(ascii: "x"), count: 100), sentBodyBytes: 7)
+            }
+            defer { receiver.stop() }
+            let result = await open.send(OutgoingRequest(url: receiver.url, body: []))
+            #expect(result.status == (delivered ? status : nil), "\(status)")
+            #expect(result.error?.code == (delivered ? nil : .receive), "\(status): \(String(describing: result.error))")
+        }
+    }
+
     @Test func reportsConnectionFailures() async throws {
         let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 200) }
         let url = receiver.url
