@@ -203,6 +203,11 @@ struct DefinitionDecoder {
             spec.maxValue = number(props, "maxValue", at: pointer)
             if let lo = spec.minValue, let hi = spec.maxValue, lo > hi {
                 problem(pointer + "/minValue", "badBounds", "\"minValue\" (\(JSONValue.numberText(lo))) is greater than \"maxValue\" (\(JSONValue.numberText(hi))).")
+            } else if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
+                      lo.rounded(.up) > hi.rounded(.down) {
+                // Whole numbers only: bounds with none between them could never be met.
+                problem(pointer + "/minValue", "badBounds",
+                        "No whole number lies between \"minValue\" (\(JSONValue.numberText(lo))) and \"maxValue\" (\(JSONValue.numberText(hi))).")
             }
         } else {
             notApplicable(props, ["minValue", "maxValue"], type, at: pointer)
@@ -263,6 +268,9 @@ struct DefinitionDecoder {
         guard let items = value.arrayValue else {
             problem(pointer, "invalidType", "\"options\" must be an array of {\"id\", \"title\"} objects.")
             return
+        }
+        if items.isEmpty, newChecks {
+            problem(pointer, "badValue", "A select needs at least one option: with none it could never be answered.")
         }
         var seen = Set<String>()
         for (i, item) in items.enumerated() {

@@ -92,6 +92,21 @@ import Testing
         #expect(try FormDefinition(json: Array(json.utf8), reading: .stored).inputPaths == ["one", "many"])
     }
 
+    @Test func definitionsThatCouldNeverBeAnsweredAreRefusedAtUpload() throws {
+        let json = #"""
+        {"title": "T", "components": [
+          {"select": {"id": "none", "options": []}},
+          {"count": {"id": "n", "minValue": 0.5, "maxValue": 0.7}},
+          {"integer": {"id": "i", "minValue": 0.5, "maxValue": 1.5}},
+          {"decimal": {"id": "d", "minValue": 0.5, "maxValue": 0.7}}
+        ]}
+        """#
+        #expect(Fixtures.problems(json).map { "\($0.pointer) \($0.code)" } == [
+            "/components/0/select/options badValue", "/components/1/count/minValue badBounds",
+        ])
+        #expect(try FormDefinition(json: Array(json.utf8), reading: .stored).inputPaths == ["none", "n", "i", "d"])
+    }
+
     @Test func rejectsBadTopLevel() {
         #expect(Fixtures.problems("[1]").map(\.code) == ["invalidType"])
         #expect(Fixtures.problems("{").map(\.code) == ["malformedJSON"])
