@@ -47,10 +47,14 @@ indirect enum Condition: Sendable {
     }
 
     /// A multiple select's choices (an array) match a single value when they include it, so
-    /// `{"equals": "a"}` means "a is chosen"; an array operand compares with the whole array.
+    /// `{"equals": "a"}` means "a is chosen"; an array operand compares with the whole choice, in any order.
     private static func matches(_ value: JSONValue, _ expected: JSONValue) -> Bool {
-        if case .array(let chosen) = value, expected.arrayValue == nil {
-            return chosen.contains { same($0, expected) }
+        if case .array(let chosen) = value {
+            guard case .array(let wanted) = expected else { return chosen.contains { same($0, expected) } }
+            // The same options chosen, in whatever order: a multiple select's choices are a set.
+            return chosen.count == wanted.count
+                && wanted.allSatisfy { w in chosen.contains { same($0, w) } }
+                && chosen.allSatisfy { c in wanted.contains { same(c, $0) } }
         }
         return same(value, expected)
     }

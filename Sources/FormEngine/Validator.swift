@@ -409,12 +409,22 @@ struct ValidationRun {
         return .number(n)
     }
 
+    /// An option id as sent: text, or a JSON number taken as its text (option `"1"` sent as `1`), as
+    /// text inputs take numbers, below 2^53.
+    private static func optionText(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): s
+        case .number(let n) where abs(n) < twoToThe53: JSONValue.numberText(n)
+        default: nil
+        }
+    }
+
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
         guard rule.multiple else {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
-            guard case .string(let s) = raw, let i = rule.options.firstIndex(of: s) else {
+            guard let s = Self.optionText(raw), let i = rule.options.firstIndex(of: s) else {
                 fail("option", message, rule)
                 return nil
             }
@@ -424,7 +434,7 @@ struct ValidationRun {
         switch raw {
         case .array(let items):
             for item in items {
-                guard case .string(let s) = item else {
+                guard let s = Self.optionText(item) else {
                     fail("option", message, rule)
                     return nil
                 }

@@ -54,6 +54,30 @@ import Testing
 }
 
 @Suite struct AnswerShapeTests {
+    /// Option ids that are numbers may come as JSON numbers, as text inputs take them.
+    @Test func aSelectTakesANumberAsItsText() throws {
+        let options = #""options": [{"id": "1", "title": "One"}, {"id": "2", "title": "Two"}, {"id": "2.5", "title": "More"}]"#
+        let one = try Fixtures.single("select", options)
+        #expect(try Fixtures.validate(one, #"{"values": {"f": 1}}"#).values["f"] == .string("1"))
+        #expect(try Fixtures.validate(one, #"{"values": {"f": 2.5}}"#).values["f"] == .string("2.5"))
+        #expect(try Fixtures.codes(one, "3") == ["option"])
+        let many = try Fixtures.single("select", options + #", "multiple": true"#)
+        #expect(try Fixtures.validate(many, #"{"values": {"f": [2, "1"]}}"#).values["f"] == .array(["2", "1"]))
+    }
+
+    /// `equals` with an array on a multiple select is the same choice in any order.
+    @Test func aMultipleSelectConditionIgnoresOrder() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [
+          {"select": {"id": "m", "multiple": true, "options": [{"id": "a"}, {"id": "b"}, {"id": "c"}]}},
+          {"text": {"id": "s", "required": true, "visibleWhen": {"field": "m", "equals": ["b", "a"]}}}]}
+        """#)
+        for (chosen, shown) in [(#"["a", "b"]"#, true), (#"["b", "a"]"#, true), (#"["a"]"#, false), (#"["a", "b", "c"]"#, false)] {
+            let errors = try Fixtures.validate(form, #"{"values": {"m": \#(chosen)}}"#).errors.map(\.field)
+            #expect(errors == (shown ? ["s"] : []), "\(chosen)")
+        }
+    }
+
     /// A select stores the option id as the definition spells it, even when the client sent another
     /// Unicode normalization of it.
     @Test func selectStoresTheDefinitionsSpelling() throws {
