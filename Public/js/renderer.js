@@ -132,9 +132,9 @@ function setAt(root, segments, value) {
   } else put(node, last, value);
 }
 
-/** Swift's `Double(String)`, which the engine's conditions use: no surrounding spaces, no "0x". */
+/** Text as the engine's conditions read a number: digits with an optional "-", fraction and exponent. */
 function engineNumber(text) {
-  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+  return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
 }
 
 function isEmpty(value) {
@@ -161,9 +161,15 @@ function normalized(type, value) {
   return value;
 }
 
-/** As the engine: a multiple select's choices match a single value when they include it. */
+/** As the engine: a multiple select's choices match a single value when they include it, and an
+ * array when they are the same choice in any order. */
 function matches(actual, expected) {
   if (Array.isArray(actual) && !Array.isArray(expected)) return actual.some((v) => sameValue(v, expected));
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    return actual.length === expected.length
+      && expected.every((e) => actual.some((a) => sameValue(a, e)))
+      && actual.every((a) => expected.some((e) => sameValue(a, e)));
+  }
   return sameValue(actual, expected);
 }
 

@@ -411,7 +411,8 @@ HOSTILE = {
 
 def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
     """What the page shows and sends is what the engine validates: a hidden field's earlier value is
-    not sent; a decimal typed "12.50" equals 12.5 and a code "5 " does not equal 5, as in Swift; ids
+    not sent; a decimal typed "12.50" equals 12.5 and a code "5 " or "+5" does not equal 5 (while
+    "5e0" does), as in the engine; ids
     such as `constructor` and `__proto__` are plain keys, not JavaScript's prototype machinery."""
     server.put_form(HOSTILE)
     open_form(browser, HOSTILE["id"])
@@ -428,8 +429,12 @@ def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
     set_value(browser, "amount", "12.50")
     browser.wait(lambda: shown(browser, "reason"), "12.50 did not equal 12.5")
     set_value(browser, "reason", "Because")
+    set_value(browser, "code", "+5")
+    assert not shown(browser, "detail"), '"+5" counted as 5, which the engine does not do'
+    set_value(browser, "code", "5e0")
+    browser.wait(lambda: shown(browser, "detail"), '"5e0" did not equal 5, as it does in the engine')
     set_value(browser, "code", "5 ")
-    assert not shown(browser, "detail"), '"5 " counted as 5, which the engine does not do'
+    browser.wait(lambda: not shown(browser, "detail"), '"5 " counted as 5, which the engine does not do')
     set_value(browser, "constructor", "Bob")
     plus = wrapper(browser, "__proto__.body").find_elements(By.CSS_SELECTOR, ".fh-step")[1]
     plus.click()
