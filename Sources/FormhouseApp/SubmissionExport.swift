@@ -25,13 +25,21 @@ enum SubmissionExport {
     /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
     /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
     static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
+        // A path that is an input in one version and a group in another (`addr`, then `addr.city`):
+        // the group's object has columns of its own, so the input's column does not repeat it.
+        let groups = Set(columns.filter { column in columns.contains { $0.hasPrefix(column + ".") } })
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(header(columns: columns).map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
                 let values = SubmissionJSON.values(record)
                 var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
                 for column in columns {
-                    cells.append(CSV.cell(values.value(atInputPath: column)))
+                    let value = values.value(atInputPath: column)
+                    if groups.contains(column), case .object? = value {
+                        cells.append("")
+                    } else {
+                        cells.append(CSV.cell(value))
+                    }
                 }
                 return CSV.row(cells)
             }

@@ -332,6 +332,24 @@ import Testing
         await server.finish()
     }
 
+    /// An input that became a group in a later version keeps its column for the old rows, and the
+    /// group's rows leave it empty instead of repeating the group's values there as JSON.
+    @Test func anInputThatBecameAGroupIsNotRepeatedInItsOldColumn() async throws {
+        let server = try await server()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/moved", json: #"{"title": "M", "components": [{"text": {"id": "addr"}}]}"#).status == 201)
+        #expect(try await client.postJSON("/v1/forms/moved/submissions", #"{"values": {"addr": "Main St"}}"#).status == 201)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/moved", json: #"""
+        {"title": "M", "components": [{"group": {"id": "addr", "components": [{"text": {"id": "city"}}]}}]}
+        """#).status == 200)
+        #expect(try await client.postJSON("/v1/forms/moved/submissions", #"{"values": {"addr": {"city": "Lisbon"}}}"#).status == 201)
+        let lines = try await client.admin("GET", "/v1/admin/forms/moved/submissions?format=csv").text.split(separator: "\r\n")
+        #expect(lines.first == "id,formVersion,receivedAt,addr.city,addr")
+        let rows = Set(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(2).joined(separator: ",") })
+        #expect(rows == [",Main St", "Lisbon,"], "\(lines)")
+        await server.finish()
+    }
+
     /// 1,500 unknown keys: the answer lists 1,000 errors and says how many there were.
     private static func expectErrorsCapped(_ client: TestHTTPClient, _ path: String, status: Int) async throws {
         let unknown = (0..<1_500).map { #""k\#($0)": 1"# }.joined(separator: ", ")
