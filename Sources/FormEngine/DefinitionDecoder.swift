@@ -227,19 +227,12 @@ struct DefinitionDecoder {
             notApplicable(props, ["minDate", "maxDate"], type, at: pointer)
         }
         if type == .select {
-            decodeOptions(props["options"], into: &spec, at: pointer + "/options")
             if let v = props["multiple"] {
                 if let b = v.boolValue { spec.multiple = b } else {
                     problem(pointer + "/multiple", "invalidType", "\"multiple\" must be true or false.")
                 }
             }
-            if spec.multiple, newChecks, let items = props["options"]?.arrayValue {
-                // The Formworks profile sends a multiple select's choices as one text, "a,b".
-                for (i, item) in items.enumerated() where item.objectValue?["id"]?.stringValue?.contains(",") == true {
-                    problem(pointer + "/options/\(i)/id", "badValue",
-                            "An option of a multiple select cannot have \",\" in its id: Formworks clients send the chosen ids joined by commas.")
-                }
-            }
+            decodeOptions(props["options"], into: &spec, at: pointer + "/options")
         } else {
             notApplicable(props, ["options", "multiple"], type, at: pointer)
         }
@@ -286,6 +279,11 @@ struct DefinitionDecoder {
             }
             if !seen.insert(id).inserted {
                 problem(itemPointer + "/id", "duplicateOptionID", "The option id \"\(id)\" is used twice.")
+            }
+            if spec.multiple, newChecks, id.contains(",") {
+                // The Formworks profile sends a multiple select's choices as one text, "a,b".
+                problem(itemPointer + "/id", "badValue",
+                        "An option of a multiple select cannot have \",\" in its id: Formworks clients send the chosen ids joined by commas.")
             }
             spec.options.append(id)
         }

@@ -23,8 +23,8 @@ public struct FormDefinition: Sendable {
         /// Every check: a new definition.
         case upload
         /// A definition stored earlier: checks added since it was accepted (the repeat expansion
-        /// limit, commas in a multiple select's option ids) are left out, so an upgrade never stops
-        /// serving a form it stored.
+        /// limit, and those `DefinitionDecoder.newChecks` guards) are left out, so an upgrade never
+        /// stops serving a form it stored.
         case stored
     }
 
