@@ -369,10 +369,7 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: loop.dateLine)
         buffer.append(contentsOf: loop.server.fixedHeaders)
         if !hasRequestID {
-            buffer.append(contentsOf: Self.requestIDPrefix)
-            buffer.append(contentsOf: exchange.requestID.utf8)
-            buffer.append(13)
-            buffer.append(10)
+            Self.appendRequestID(exchange.requestID, to: &buffer)
         }
         var bodyBytes = 0
         switch response.body {
@@ -504,9 +501,7 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: loop.dateLine)
         buffer.append(contentsOf: loop.server.fixedHeaders)
         Self.appendContentLength(body.count, to: &buffer)
-        buffer.append(contentsOf: Self.requestIDPrefix)
-        buffer.append(contentsOf: requestID.utf8)
-        buffer.append(contentsOf: [13, 10])
+        Self.appendRequestID(requestID, to: &buffer)
         if let retryAfter { buffer.append(contentsOf: Array("Retry-After: \(retryAfter)\r\n".utf8)) }
         if let requestHeaders {
             for hook in loop.server.hooks {
@@ -731,6 +726,13 @@ final class Connection: @unchecked Sendable {
     private static let keepAliveHeader = Array("Connection: keep-alive\r\n".utf8)
     private static let problemType = Array("Content-Type: application/problem+json\r\n".utf8)
     static let lastChunk = Array("0\r\n\r\n".utf8)
+
+    private static func appendRequestID(_ id: String, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: requestIDPrefix)
+        buffer.append(contentsOf: id.utf8)
+        buffer.append(13)
+        buffer.append(10)
+    }
 
     private static func appendContentLength(_ length: Int, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: "Content-Length: ".utf8)
