@@ -44,7 +44,8 @@ extension FormDefinition {
 
     /// The bytes one input's component takes in the served profile without the prefixes of the
     /// groups around it, as the serializer writes them (escapes included), for the size check before
-    /// it is written. (`conditional` only turns `required` to false, one byte longer than true.)
+    /// it is written. (`conditional` turns `required` to false, one byte longer than true, and gives
+    /// a switch the longer of its two hints, so this is an upper bound.)
     static func componentBytes(_ spec: InputSpec, _ source: JSONObject) -> Int {
         component(spec, source, id: spec.id, titlePrefix: "", conditional: true).serialized().count + 2
     }

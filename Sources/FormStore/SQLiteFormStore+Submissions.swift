@@ -42,7 +42,8 @@ extension SQLiteFormStore {
     public func forEachSubmission(
         formID: String, batchSize: Int, maxBatchBytes: Int, _ body: @Sendable ([SubmissionRecord]) async throws -> Void
     ) async throws {
-        let batchSize = max(batchSize, 1)
+        // Bounded so that asking the query for one row more cannot overflow.
+        let batchSize = min(max(batchSize, 1), 100_000)
         var cursor: SubmissionCursor?
         while true {
             let after = cursor

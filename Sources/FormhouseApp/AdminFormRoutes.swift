@@ -228,17 +228,29 @@ struct AdminFormRoutes {
 
     /// CSV columns: every input of every stored version, the latest version's first and in its order,
     /// then what only older versions had (newest first), so submissions to an earlier version keep all
-    /// their values. Definitions are parsed here rather than through the catalog, whose cache would
-    /// otherwise keep every version of the form. Parsing happens off the event loop.
-    private func exportColumns(formID: String) async throws -> [String] {
+    /// their values; and, per version, which columns are its inputs. Definitions are parsed here
+    /// rather than through the catalog, whose cache would otherwise keep every version of the form.
+    /// Parsing happens off the event loop.
+    private func exportColumns(formID: String) async throws -> SubmissionExport.Columns {
         var columns: [String] = []
-        var seen = Set<String>()
+        var index: [String: Int] = [:]
+        var pathsOf: [Int: [String]] = [:]
         for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
             guard let record = try await store.formVersion(id: formID, version: version) else { continue }
             let paths = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8), reading: .stored).inputPaths }
-            for path in paths where seen.insert(path).inserted { columns.append(path) }
+            for path in paths where index[path] == nil {
+                index[path] = columns.count
+                columns.append(path)
+            }
+            pathsOf[version] = paths
         }
-        return columns
+        var inputsOf: [Int: [Bool]] = [:]
+        for (version, paths) in pathsOf {
+            var inputs = [Bool](repeating: false, count: columns.count)
+            for path in paths { if let i = index[path] { inputs[i] = true } }
+            inputsOf[version] = inputs
+        }
+        return SubmissionExport.Columns(paths: columns, inputsOf: inputsOf)
     }
 
     func submission(_ request: Request) async throws -> Response {

@@ -24,21 +24,27 @@ enum SubmissionExport {
     /// One row per submission: its id, version and time, then one column per input key path.
     /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
     /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
-    static func csv(store: any FormStore, formID: String, columns: [String]) -> Response {
-        // A path that is an input in one version and a group in another (`addr`, then `addr.city`):
-        // the group's object has columns of its own, so the input's column does not repeat it.
-        let groups = Set(columns.filter { column in columns.contains { $0.hasPrefix(column + ".") } })
+    /// The CSV's input columns, and per form version which of them are that version's inputs.
+    struct Columns: Sendable {
+        var paths: [String]
+        var inputsOf: [Int: [Bool]]
+    }
+
+    static func csv(store: any FormStore, formID: String, columns: Columns) -> Response {
         var response = Response(status: 200, body: .stream { writer in
-            try await writer.write(CSV.row(header(columns: columns).map(CSV.neutralized)))
+            try await writer.write(CSV.row(header(columns: columns.paths).map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
                 let values = SubmissionJSON.values(record)
+                // A row fills only its own version's inputs: where a path was an input in one
+                // version and a group in another (`addr`, then `addr.city` or `addr[].city`), the
+                // group's values have columns of their own and are not repeated as JSON in `addr`.
+                let inputs = columns.inputsOf[record.formVersion]
                 var cells = [record.id, String(record.formVersion), Timestamp.rfc3339(record.receivedAt)]
-                for column in columns {
-                    let value = values.value(atInputPath: column)
-                    if groups.contains(column), case .object? = value {
+                for (i, column) in columns.paths.enumerated() {
+                    if let inputs, !inputs[i] {
                         cells.append("")
                     } else {
-                        cells.append(CSV.cell(value))
+                        cells.append(CSV.cell(values.value(atInputPath: column)))
                     }
                 }
                 return CSV.row(cells)

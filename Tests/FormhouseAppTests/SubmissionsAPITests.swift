@@ -343,10 +343,15 @@ import Testing
         {"title": "M", "components": [{"group": {"id": "addr", "components": [{"text": {"id": "city"}}]}}]}
         """#).status == 200)
         #expect(try await client.postJSON("/v1/forms/moved/submissions", #"{"values": {"addr": {"city": "Lisbon"}}}"#).status == 201)
+        // And then a repeating group.
+        #expect(try await client.admin("PUT", "/v1/admin/forms/moved", json: #"""
+        {"title": "M", "components": [{"group": {"id": "addr", "repeat": {"max": 3}, "components": [{"text": {"id": "city"}}]}}]}
+        """#).status == 200)
+        #expect(try await client.postJSON("/v1/forms/moved/submissions", #"{"values": {"addr": [{"city": "Porto"}]}}"#).status == 201)
         let lines = try await client.admin("GET", "/v1/admin/forms/moved/submissions?format=csv").text.split(separator: "\r\n")
-        #expect(lines.first == "id,formVersion,receivedAt,addr.city,addr")
-        let rows = Set(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(2).joined(separator: ",") })
-        #expect(rows == [",Main St", "Lisbon,"], "\(lines)")
+        #expect(lines.first == "id,formVersion,receivedAt,addr[].city,addr.city,addr")
+        let rows = Set(lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(3).joined(separator: ",") })
+        #expect(rows == [",,Main St", ",Lisbon,", #""[""Porto""]",,"#], "\(lines)")
         await server.finish()
     }
 
