@@ -82,7 +82,7 @@ struct ChunkedDecoder: Sendable {
             case .extension_(let size):
                 if byte == cr {
                     state = .sizeLF(size: size)
-                } else if byte == lf || (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+                } else if HTTPParser.isControl(byte) {
                     return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
                 }
                 extensionBytes += 1
@@ -139,7 +139,7 @@ struct ChunkedDecoder: Sendable {
             case .trailerLine:
                 if byte == cr {
                     state = .trailerLineLF
-                } else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+                } else if HTTPParser.isControl(byte) {
                     return (i, .failure(.init(status: 400, reason: "bad trailer")))
                 }
                 i += 1

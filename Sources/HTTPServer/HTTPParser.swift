@@ -59,6 +59,12 @@ enum HTTPParser {
     /// tchar per RFC 9110 §5.6.2.
     static let tokenTable = byteTable(lettersDigitsAnd: "!#$%&'*+-.^_`|~")
 
+    /// A control character other than tab: not allowed in a field value (RFC 9110 §5.5), a trailer's
+    /// or a chunk extension.
+    static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
+    }
+
     /// A lookup table of the bytes allowed in some syntax: ASCII letters and digits, and `others`.
     private static func byteTable(lettersDigitsAnd others: String) -> [Bool] {
         (0..<256).map { value in
@@ -201,7 +207,7 @@ enum HTTPParser {
         var scan = index
         while scan < valueEnd {
             let byte = buffer[scan]
-            if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F {
+            if isControl(byte) {
                 return .failure(.init(status: 400, reason: "invalid character in header value"))
             }
             scan += 1
