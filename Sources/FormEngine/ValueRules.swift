@@ -105,15 +105,8 @@ enum ValueRules {
 
     /// Digits after the point in a JSON number's shortest form (`1.25` → 2, `1e-7` → 7).
     static func decimalPlaces(_ n: Double) -> Int {
-        let text = JSONValue.numberText(n)
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            let mantissa = text[..<e]
-            let exponent = Int(text[text.index(after: e)...]) ?? 0
-            let fraction = mantissa.firstIndex(of: ".").map { mantissa.distance(from: $0, to: mantissa.endIndex) - 1 } ?? 0
-            return max(0, fraction - exponent)
-        }
-        guard let point = text.firstIndex(of: ".") else { return 0 }
-        return text.distance(from: point, to: text.endIndex) - 1
+        let number = decimalDigits(JSONValue.numberText(n))
+        return max(0, number.digits.count - number.point)
     }
 
     /// `YYYY-MM-DD`, a real calendar date (leap years included).
