@@ -21,15 +21,15 @@ enum SubmissionExport {
         return response
     }
 
-    /// One row per submission: its id, version and time, then one column per input key path.
-    /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
-    /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
     /// The CSV's input columns, and per form version which of them are that version's inputs.
     struct Columns: Sendable {
         var paths: [String]
         var inputsOf: [Int: [Bool]]
     }
 
+    /// One row per submission: its id, version and time, then one column per input key path.
+    /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
+    /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
     static func csv(store: any FormStore, formID: String, columns: Columns) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(header(columns: columns.paths).map(CSV.neutralized)))
