@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.error
@@ -31,9 +30,10 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture(scope="session")
-def artifacts():
-    """Where screenshots go: $FORMHOUSE_BROWSER_ARTIFACTS, else a fresh temporary directory."""
-    path = Path(os.environ.get("FORMHOUSE_BROWSER_ARTIFACTS") or tempfile.mkdtemp(prefix="formhouse-browser-"))
+def artifacts(tmp_path_factory):
+    """Where screenshots go: $FORMHOUSE_BROWSER_ARTIFACTS, else pytest's own temporary directory."""
+    env = os.environ.get("FORMHOUSE_BROWSER_ARTIFACTS")
+    path = Path(env) if env else tmp_path_factory.mktemp("screenshots")
     path.mkdir(parents=True, exist_ok=True)
     print(f"\nbrowser artifacts: {path}")
     return path

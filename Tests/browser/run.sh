@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Browser tests: installs headless Chromium, its driver, selenium and pytest when missing, builds the
-# formhouse binary, and runs the pytest suite against a real server. Screenshots go to
-# $FORMHOUSE_BROWSER_ARTIFACTS (default: a new temporary directory, printed at the start).
+# formhouse binary, and runs the pytest suite against a real server. Everything the run writes
+# (Chromium's profile and socket, pytest's directories with the server logs, screenshots) goes under
+# one temporary directory: removed when the tests pass, kept and printed when they fail. Screenshots go
+# to $FORMHOUSE_BROWSER_ARTIFACTS instead when it is set, and stay there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,7 +22,15 @@ if [[ -z "${FORMHOUSE_BIN:-}" ]]; then
   FORMHOUSE_BIN="$(swift build --show-bin-path)/formhouse"
   export FORMHOUSE_BIN
 fi
-export FORMHOUSE_BROWSER_ARTIFACTS="${FORMHOUSE_BROWSER_ARTIFACTS:-$(mktemp -d -t formhouse-browser-XXXXXX)}"
-echo "browser test screenshots: $FORMHOUSE_BROWSER_ARTIFACTS"
-
-exec python3 -m pytest -p no:cacheprovider -q Tests/browser "$@"
+work="$(mktemp -d -t formhouse-browser-XXXXXX)"
+status=1
+finish() {
+  if [[ $status -eq 0 ]]; then rm -rf "$work"; else echo "browser tests failed; screenshots, server logs and Chromium's files: $work"; fi
+}
+trap finish EXIT
+export FORMHOUSE_BROWSER_ARTIFACTS="${FORMHOUSE_BROWSER_ARTIFACTS:-$work/screenshots}"
+mkdir -p "$work/tmp"
+# Chromium and pytest put their temporary files under $TMPDIR; Chromium leaves its socket directory behind.
+status=0
+TMPDIR="$work/tmp" python3 -m pytest -p no:cacheprovider -q --basetemp "$work/pytest" Tests/browser "$@" || status=$?
+exit $status
