@@ -3,15 +3,18 @@ import Glibc
 /// Serves files under a directory for GET and HEAD: content types, `ETag`/`Last-Modified` with 304,
 /// `index.html` for directories, and nothing outside the root (`..`, `%2e%2e`, backslashes and symlinks are refused).
 public struct StaticFiles: Responder {
-    private let root: String
+    /// Nil when the root did not resolve: then nothing is served. Kept as given, an empty root made
+    /// the containment check a test for a leading "/", which every path passes.
+    private let root: String?
 
-    /// Serves the files under `root` (resolved once, symlinks included).
+    /// Serves the files under `root` (resolved once, symlinks included); a root that does not exist
+    /// when this is made serves nothing.
     public init(root: String) {
-        if let resolved = realpath(root, nil) {
+        if !root.isEmpty, let resolved = realpath(root, nil) {
             self.root = String(cString: resolved)
             free(resolved)
         } else {
-            self.root = root
+            self.root = nil
         }
     }
 
@@ -25,6 +28,7 @@ public struct StaticFiles: Responder {
         case .inside(let path):
             relative = path
         }
+        guard let root else { return Self.notFound(request) }
         var path = root + "/" + relative
         var info = stat()
         // Symlinks may point anywhere; only what resolves inside the root exists here, for every
@@ -81,10 +85,12 @@ public struct StaticFiles: Responder {
 
     /// `path` with its symlinks resolved, if that is the root or below it.
     private func resolvedInside(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let root, let resolved = realpath(path, nil) else { return nil }
         let real = String(cString: resolved)
         free(resolved)
-        return real == root || real.hasPrefix(root + "/") ? real : nil
+        // A symlink to a hidden name inside the root is as hidden as the name itself.
+        guard real == root || (real.hasPrefix(root + "/") && !real.dropFirst(root.count).contains("/.")) else { return nil }
+        return real
     }
 
     private static func notFound(_ request: Request) -> Response {
@@ -94,7 +100,8 @@ public struct StaticFiles: Responder {
     enum RelativePath: Equatable {
         /// Decoded, below the root.
         case inside(String)
-        /// `..`, `.`, a backslash or NUL: it could step outside the root or mean another file.
+        /// `..`, `.`, a backslash or NUL: it could step outside the root or mean another file. Also a
+        /// hidden name (`.git`, `.env`): what a deployment leaves there is not meant to be served.
         case outside
         /// Percent-encoding that does not decode (`%ZZ`, a cut `%4`, invalid UTF-8).
         case malformed
@@ -107,7 +114,7 @@ public struct StaticFiles: Responder {
         guard !decoded.utf8.contains(0), !decoded.contains("\\") else { return .outside }
         var parts: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment == ".." || segment == "." { return .outside }
+            if segment.hasPrefix(".") { return .outside }
             parts.append(segment)
         }
         return .inside(parts.joined(separator: "/"))

@@ -13,6 +13,11 @@ import Testing
         try Data("<h1>sub</h1>".utf8).write(to: root.appendingPathComponent("sub/index.html"))
         try Data("top secret".utf8).write(to: base.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("escape").path, withDestinationPath: "../secret.txt")
+        // What a deployment may leave in the root: hidden, and reachable through a symlink.
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try Data("top secret".utf8).write(to: root.appendingPathComponent(".git/config"))
+        try Data("top secret".utf8).write(to: root.appendingPathComponent(".env"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("env.txt").path, withDestinationPath: ".env")
         return (base, root)
     }
 
@@ -75,12 +80,31 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%5c..%5csecret.txt", "/..\\secret.txt", "/escape", "/sub/../../secret.txt"])
+    @Test(arguments: ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%5c..%5csecret.txt", "/..\\secret.txt", "/escape", "/sub/../../secret.txt",
+                      "/.env", "/%2eenv", "/.git/config", "/.git/", "/sub/../.env", "/env.txt"])
     func neverEscapesTheRoot(_ path: String) async throws {
         try await Self.withSite { client in
             let reply = try client.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(reply.status == 404)
             #expect(!reply.text.contains("top secret"))
+        }
+    }
+
+    /// An empty root once resolved to nothing and was kept as "", so every absolute path passed the
+    /// containment check: the whole filesystem was served. A root that does not resolve serves nothing.
+    @Test(arguments: ["", "/nonexistent-\(UUID().uuidString)"])
+    func aRootThatDoesNotResolveServesNothing(_ root: String) async throws {
+        let site = try Self.makeSite()
+        defer { try? FileManager.default.removeItem(at: site.base) }
+        var router = Router()
+        router.fallback = StaticFiles(root: root)
+        try await withServer(router) { port, _ in
+            let client = try RawClient(port: port)
+            for path in [site.base.path + "/secret.txt", "/etc/passwd", "/", site.root.path + "/index.html"] {
+                let reply = try client.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(reply.status == 404, "\(path)")
+                #expect(!reply.text.contains("top secret") && !reply.text.contains("root:"))
+            }
         }
     }
 }
