@@ -88,6 +88,15 @@ public struct AppConfiguration: Sendable {
         return settings
     }
 
+    /// The `FORMHOUSE_*` variables in `environment` that name no setting (`FORMHOUSE_ADMIN_TOKEN`),
+    /// sorted: they are ignored, so a misspelling would otherwise go unnoticed. Names only, never values.
+    public static func unknownEnvironmentVariables(
+        in environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
+        let known = Set(ConfigFileCheck.settings.keys.map(environmentName(of:)))
+        return environment.keys.filter { $0.hasPrefix("FORMHOUSE_") && !known.contains($0) }.sorted()
+    }
+
     /// `rateLimit.perSecond` → `FORMHOUSE_RATE_LIMIT_PER_SECOND`, as swift-configuration names variables.
     static func environmentName(of key: String) -> String {
         var name = "FORMHOUSE"
@@ -108,8 +117,10 @@ public struct AppConfiguration: Sendable {
         dataDirectory = config.string(forKey: "dataDirectory", default: d.dataDirectory)
         formsDirectory = config.string(forKey: "formsDirectory", default: d.formsDirectory)
         publicDirectory = config.string(forKey: "publicDirectory", default: d.publicDirectory)
+        // Empty tokens are kept for validate() to refuse: dropped, `[""]` or a stray comma closed the
+        // admin API (or left one token fewer) without a word.
         adminTokens = config.stringArray(forKey: "adminTokens", isSecret: true, default: d.adminTokens)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
         corsOrigins = config.stringArray(forKey: "corsOrigins", default: d.corsOrigins)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         eventLoops = config.int(forKey: "eventLoops", default: d.eventLoops)
@@ -139,6 +150,15 @@ public struct AppConfiguration: Sendable {
     /// where NaN, infinity or 1e300 would trap.
     func validate() throws {
         func fail(_ key: String, _ why: String) throws -> Never { throw ConfigurationError(key: key, message: why) }
+        // An empty path is the working directory to Foundation, and was the whole filesystem to the
+        // static file server; a control character cannot be meant.
+        for (key, value) in [("host", host), ("dataDirectory", dataDirectory), ("formsDirectory", formsDirectory),
+                             ("publicDirectory", publicDirectory)] {
+            if value.trimmingCharacters(in: .whitespaces).isEmpty { try fail(key, "must not be empty") }
+            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                try fail(key, "must not contain control characters")
+            }
+        }
         if !(0...65_535).contains(port) { try fail("port", "must be 0–65535 (0 picks a free port)") }
         if !(0...256).contains(eventLoops) { try fail("eventLoops", "must be 0–256 (0 means one per core)") }
         if maxBodyBytes < 1_024 || maxBodyBytes > 64 << 20 { try fail("maxBodyBytes", "must be between 1 KiB and 64 MiB") }
@@ -176,6 +196,9 @@ public struct AppConfiguration: Sendable {
         }
         if !(1...100_000).contains(storeMaxGroupSize) { try fail("store.maxGroupSize", "must be between 1 and 100000") }
         if !Self.logLevels.contains(logLevel) { try fail("logLevel", "must be one of " + Self.logLevels.joined(separator: ", ")) }
+        if adminTokens.contains(where: \.isEmpty) {
+            try fail("adminTokens", "holds an empty token (a stray comma in FORMHOUSE_ADMIN_TOKENS?)")
+        }
         if adminTokens.contains(where: { $0.count < 16 }) {
             try fail("adminTokens", "every admin token must be at least 16 characters")
         }
@@ -187,6 +210,11 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     public var key: String
     public var message: String
     public var description: String { "configuration '\(key)': \(message)" }
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
 }
 
 /// Collects the settings that were present but could not be read as their type; swift-configuration's

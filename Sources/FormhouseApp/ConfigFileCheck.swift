@@ -35,6 +35,8 @@ enum ConfigFileCheck {
 
     /// Throws for the first key that is unknown or holds the wrong type; a missing file is fine.
     static func check(file: String) throws {
+        // "" is no file at all; read as a path it is the working directory.
+        if file.isEmpty { throw ConfigurationError(key: "--config", message: "the path is empty") }
         guard let data = FileManager.default.contents(atPath: file) else {
             if FileManager.default.fileExists(atPath: file) {
                 throw ConfigurationError(key: file, message: "the file cannot be read")
@@ -66,6 +68,8 @@ enum ConfigFileCheck {
                     throw ConfigurationError(key: key, message: "in \(file): must be \(kind.name)\(shown)")
                 }
             } else if settings.keys.contains(where: { $0.hasPrefix(key + ".") }) {
+                // A section set to null is not set, as a setting is.
+                if member.value == .null { continue }
                 guard case .object(let section) = member.value else {
                     throw ConfigurationError(key: key, message: "in \(file): must be an object of settings")
                 }

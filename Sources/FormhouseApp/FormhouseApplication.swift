@@ -126,7 +126,13 @@ public final class FormhouseApplication: Sendable {
     /// Starts listening; returns the bound port (useful with port 0). ``run()`` then serves and
     /// delivers until a signal.
     public func start() throws -> Int {
-        let port = try server.start()
+        let port: Int
+        do {
+            port = try server.start()
+        } catch let error as HTTPServerError where error.code == "resolve-failed" {
+            // The operator fixes this in the configuration; say which setting.
+            throw ConfigurationError(key: "host", message: error.message)
+        }
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
     }

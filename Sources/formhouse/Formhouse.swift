@@ -2,6 +2,7 @@ import ArgumentParser
 import FormEngine
 import FormhouseApp
 import Foundation
+import Glibc
 import Logging
 
 @main
@@ -19,17 +20,20 @@ struct Formhouse: AsyncParsableCommand {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start the server.")
 
-    @Option(help: "JSON configuration file (missing is fine).") var config = "config/formhouse.json"
+    static let defaultConfig = "config/formhouse.json"
+
+    @Option(help: "JSON configuration file (missing is fine; default: \(Self.defaultConfig)).") var config: String?
     @Option(help: "Address to listen on.") var host: String?
-    @Option(help: "Port to listen on; 0 picks a free one.") var port: Int?
+    // Unconditional, so `--port -1` is a port to refuse rather than a missing value and a flag "-1".
+    @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one.") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database.") var dataDirectory: String?
     @Option(name: .customLong("forms-dir"), help: "Directory of sample forms; at every start, each *.json whose form id never existed (not even deleted) is stored.") var formsDirectory: String?
     @Option(name: .customLong("public-dir"), help: "Directory served at /.") var publicDirectory: String?
     @Option(name: .customLong("cors-origins"), help: "Comma-separated origins allowed to call the API from a browser.") var corsOrigins: String?
-    @Option(name: .customLong("event-loops"), help: "Event loop threads; 0 means one per core.") var eventLoops: Int?
-    @Option(name: .customLong("max-body-bytes"), help: "Largest request body accepted.") var maxBodyBytes: Int?
-    @Option(name: .customLong("rate-limit-burst"), help: "Submissions a client may send at once.") var rateLimitBurst: Int?
-    @Option(name: .customLong("rate-limit-per-second"), help: "Submissions per second a client is refilled.") var rateLimitPerSecond: Double?
+    @Option(name: .customLong("event-loops"), parsing: .unconditional, help: "Event loop threads; 0 means one per core.") var eventLoops: Int?
+    @Option(name: .customLong("max-body-bytes"), parsing: .unconditional, help: "Largest request body accepted.") var maxBodyBytes: Int?
+    @Option(name: .customLong("rate-limit-burst"), parsing: .unconditional, help: "Submissions a client may send at once.") var rateLimitBurst: Int?
+    @Option(name: .customLong("rate-limit-per-second"), parsing: .unconditional, help: "Submissions per second a client is refilled.") var rateLimitPerSecond: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
     @Option(name: .customLong("port-file"), help: "Write the bound port to this file once listening (for scripts using port 0).") var portFile: String?
     @Flag(name: .customLong("allow-private-webhooks"), help: "Allow http and private/loopback webhook destinations (tests, intranets).") var allowPrivateWebhooks = false
@@ -48,7 +52,8 @@ struct Serve: AsyncParsableCommand {
         overrides["rateLimit.perSecond"] = rateLimitPerSecond.map { String($0) }
         overrides["logLevel"] = logLevel
         if allowPrivateWebhooks { overrides["webhooks.allowPrivate"] = "true" }
-        let settings = try await AppConfiguration.load(file: config, overrides: overrides)
+        let file = config ?? Self.defaultConfig
+        let settings = try await AppConfiguration.load(file: file, overrides: overrides)
 
         let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -57,12 +62,30 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "formhouse")
+        if !FileManager.default.fileExists(atPath: file) {
+            // Fine for the default path; a path given on purpose that is not there is likely a typo.
+            let message: Logger.Message = "no configuration file: the defaults, FORMHOUSE_* variables and flags apply"
+            if config == nil { logger.info(message, metadata: ["file": "\(file)"]) }
+            else { logger.warning(message, metadata: ["file": "\(file)"]) }
+        }
+        for name in AppConfiguration.unknownEnvironmentVariables() {
+            logger.warning("ignored: this FORMHOUSE_ variable names no setting (see the README's configuration table)",
+                           metadata: ["variable": "\(name)"])
+        }
         if settings.adminTokens.isEmpty {
             logger.warning("no admin token configured: the admin API answers 401 to everyone (set FORMHOUSE_ADMIN_TOKENS)")
         }
         let app = try await FormhouseApplication(configuration: settings, logger: logger, registry: MetricsBootstrap.registry())
         let bound = try app.start()
-        if let portFile { try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8) }
+        if let portFile {
+            do {
+                try String(bound).write(toFile: portFile, atomically: true, encoding: .utf8)
+            } catch {
+                // A script waiting for the file would wait for ever on a server it cannot reach.
+                await app.shutdown()
+                throw ConfigurationError(key: "--port-file", message: "\(portFile) cannot be written: \(error.localizedDescription)")
+            }
+        }
         try await app.run()
     }
 }
@@ -76,12 +99,14 @@ struct Check: ParsableCommand {
     func run() throws {
         var failed = false
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                print("\(file): cannot be read")
+            let bytes: [UInt8]
+            do {
+                bytes = try Self.read(file)
+            } catch {
+                print("\(file): cannot be read: \(error.reason)")
                 failed = true
                 continue
             }
-            let bytes = [UInt8](data)
             do throws(DefinitionErrors) {
                 let definition = try FormDefinition(json: bytes)
                 // The server refuses such an id on upload; a check that passed it would mislead.
@@ -101,6 +126,31 @@ struct Check: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    struct ReadError: Error { var reason: String }
+
+    /// Far above any definition the server takes; a bound so that `/dev/zero` ends.
+    static let maxFileBytes = 64 << 20
+
+    /// The file's bytes, read with plain reads so that pipes (`/dev/stdin`, `<(…)`) work as well as
+    /// files; the error names the system's reason (no such file, a directory, permission denied).
+    static func read(_ path: String) throws(ReadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadError(reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(reason: String(cString: strerror(errno)))
+            }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > maxFileBytes { throw ReadError(reason: "larger than \(maxFileBytes >> 20) MiB") }
+        }
     }
 }
 

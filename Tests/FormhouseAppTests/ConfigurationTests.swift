@@ -149,4 +149,47 @@ struct ConfigurationTests {
         #expect(AppConfiguration.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
         #expect(AppConfiguration.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
     }
+
+    /// An empty public directory served the whole filesystem, an empty data or forms directory meant the
+    /// working directory, and an empty admin token closed the admin API: each without a word.
+    @Test func emptyPathsHostsAndTokensAreRefused() async throws {
+        for key in ["host", "dataDirectory", "formsDirectory", "publicDirectory"] {
+            for value in ["", "  ", "x\u{0}y", "a\nb"] {
+                do {
+                    _ = try await AppConfiguration.load(file: nil, overrides: [key: value], environment: [:])
+                    Issue.record("\(key) = \(value.debugDescription) was accepted")
+                } catch let error as ConfigurationError {
+                    #expect(error.key == key)
+                }
+            }
+        }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/formhouse.json"
+        try #"{"dataDirectory": ""}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await refusedKey(file: file, [:]) == "dataDirectory")
+        for tokens in [",", "aaaaaaaaaaaaaaaa1,", " , aaaaaaaaaaaaaaaa1"] {
+            #expect(await refusedKey(["FORMHOUSE_ADMIN_TOKENS": tokens]) == "adminTokens", "\(tokens)")
+        }
+        try #"{"adminTokens": ["aaaaaaaaaaaaaaaa1", ""]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await refusedKey(file: file, [:]) == "adminTokens")
+        #expect(await refusedKey(file: "", [:]) == "--config")
+    }
+
+    @Test func aSectionSetToNullIsNotSet() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = dir.path + "/formhouse.json"
+        try #"{"webhooks": null, "rateLimit": {"burst": null}, "port": 9003}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let settings = try await AppConfiguration.load(file: file, environment: [:])
+        #expect(settings.port == 9003)
+        #expect(settings.webhookConcurrency == AppConfiguration().webhookConcurrency)
+        #expect(settings.rateLimitBurst == AppConfiguration().rateLimitBurst)
+    }
+
+    @Test func misspelledVariablesAreFoundByName() {
+        let environment = ["FORMHOUSE_ADMIN_TOKEN": "secret-value", "FORMHOUSE_PROT": "1", "FORMHOUSE_PORT": "1",
+                           "FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "1", "HOME": "/root", "formhouse_port": "1"]
+        #expect(AppConfiguration.unknownEnvironmentVariables(in: environment) == ["FORMHOUSE_ADMIN_TOKEN", "FORMHOUSE_PROT"])
+    }
 }

@@ -183,14 +183,51 @@ import Testing
         #expect(flag.status == 0 && flag.output == version.output)
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// `check` reads pipes too, and says why a file cannot be read.
+    @Test func checkReadsPipesAndNamesWhyAFileCannotBeRead() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let definition = try String(contentsOfFile: Repo.forms + "/household.json", encoding: .utf8)
+        let piped = try await Offload.blocking { try Self.run(["check", "/dev/stdin"], input: definition) }
+        #expect(piped.status == 0 && piped.output.contains("/dev/stdin: ok"), "\(piped.output)")
+        let failed = try await Offload.blocking { try Self.run(["check", dir.path + "/missing.json", dir.path]) }
+        #expect(failed.status == 1)
+        #expect(failed.output.contains("missing.json: cannot be read: No such file or directory"), "\(failed.output)")
+        #expect(failed.output.contains("\(dir.path): cannot be read: Is a directory"), "\(failed.output)")
+    }
+
+    /// Start-up mistakes stop `serve` with exit 1 and the setting to fix, before or just after it listens.
+    @Test func serveRefusesBadStartsNamingTheSetting() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let common = ["serve", "--config", dir.path + "/none.json", "--data-dir", dir.path + "/data",
+                      "--forms-dir", Repo.forms, "--public-dir", Repo.root.appendingPathComponent("Public").path]
+        let cases: [([String], String)] = [
+            (["--port", "-1"], "configuration 'port'"),
+            (["--port", "0", "--public-dir", ""], "configuration 'publicDirectory'"),
+            (["--port", "0", "--port-file", dir.path + "/no/such/dir/port"], "configuration '--port-file'"),
+        ]
+        for (extra, expected) in cases {
+            let result = try await Offload.blocking { try Self.run(common + extra) }
+            #expect(result.status == 1, "\(extra)")
+            #expect(result.output.contains(expected), "\(extra): \(result.output)")
+        }
+    }
+
+    static func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Repo.binary)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        // A server that should have refused to start would otherwise hold the test for ever.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if process.isRunning { process.terminate() } }
+        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
+        try stdin.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
