@@ -141,8 +141,10 @@ final class GroupCommitter<Item: Sendable, Outcome: Sendable>: Sendable {
                 precondition(results.count == group.items.count, "a group write must answer every item")
             } catch {
                 let failure = (error as? StoreError).flatMap { error -> StoreError? in
-                    if case .unavailable = error { return error }
-                    return nil
+                    switch error {
+                    case .unavailable, .outcomeUnknown: error
+                    default: nil
+                    }
                 } ?? StoreError.unavailable("group commit failed: \(error)")
                 logger.error("group commit failed", metadata: ["size": "\(group.items.count)", "error": "\(error)"])
                 failedGroups.increment()

@@ -22,7 +22,7 @@ public final class SQLiteFormStore: FormStore {
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
-    let corruption = CorruptionLatch()
+    let damage = DamageLatch()
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
     /// when missing, and brings its schema up to date. A new database file is made with mode 0600,
@@ -61,7 +61,7 @@ public final class SQLiteFormStore: FormStore {
         }
         let pool = self.pool
         let files = self.files
-        let corruption = self.corruption
+        let damage = self.damage
         let beforeCommit = configuration.beforeGroupCommit
         let idempotencyWindow = configuration.idempotencyWindow
         let observer = deliveryObserver
@@ -71,13 +71,14 @@ public final class SQLiteFormStore: FormStore {
             weight: { $0.rawBody.count + 2 * $0.values.utf8.count },
             logger: logger
         ) { group in
+            try damage.checkWritable()
             try files.check()
             let (results, deliveriesCreated) = try pool.writeWithoutTransaction { db in
                 do {
                     return try SubmissionWriter.write(
                         group, in: db, idempotencyWindow: idempotencyWindow, beforeCommit: beforeCommit)
                 } catch {
-                    throw corruption.note(error)
+                    throw damage.note(error, writing: true)
                 }
             }
             if deliveriesCreated > 0 { observer.notify() }
@@ -86,9 +87,10 @@ public final class SQLiteFormStore: FormStore {
         attemptCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
         ) { group in
+            try damage.checkWritable()
             try files.check()
             return try pool.writeWithoutTransaction { db in
-                do { return try AttemptWriter.write(group, in: db) } catch { throw corruption.note(error) }
+                do { return try AttemptWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
             }
         }
     }
@@ -98,13 +100,19 @@ public final class SQLiteFormStore: FormStore {
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()
-        do {
-            // The pool closes its writer before its readers, and a reader closing last cannot
-            // checkpoint: without this the WAL would keep recent rows and `formhouse.sqlite` alone would
-            // miss them (SQLite recovers them at the next open, but a copied file would not).
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
-        } catch {
-            logger.warning("the WAL could not be checkpointed at close; the next open recovers it", metadata: ["error": "\(error)"])
+        if let finding = damage.finding {
+            // Checkpointing would copy the log into a damaged file, or write on after a failed fsync;
+            // the WAL stays as it is, for recovery or inspection.
+            logger.error("the WAL is left as it is at close", metadata: ["reason": "\(finding)"])
+        } else {
+            do {
+                // The pool closes its writer before its readers, and a reader closing last cannot
+                // checkpoint: without this the WAL would keep recent rows and `formhouse.sqlite` alone
+                // would miss them (SQLite recovers them at the next open, but a copied file would not).
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            } catch {
+                logger.warning("the WAL could not be checkpointed at close; the next open recovers it", metadata: ["error": "\(error)"])
+            }
         }
         do {
             try pool.close()
@@ -124,12 +132,10 @@ public final class SQLiteFormStore: FormStore {
         deliveryObserver.set(handler)
     }
 
-    /// Ready when the files are the ones opened, nothing has found the file corrupt, and the schema
-    /// and the first page of each table read back.
+    /// Ready when the files are the ones opened, nothing has found the file corrupt nor a write's I/O
+    /// failing, and the schema and the first page of each table read back.
     public func ping() async throws {
-        if let finding = corruption.finding {
-            throw StoreError.unavailable("the database file is damaged (\(finding)); restore it from a backup and restart")
-        }
+        if let finding = damage.finding { throw StoreError.unavailable(finding) }
         try await read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             for table in tables {
@@ -153,19 +159,21 @@ public final class SQLiteFormStore: FormStore {
                 return try body(db)
             }
         } catch {
-            throw Self.storeError(corruption.note(error))
+            throw Self.storeError(damage.note(error))
         }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let files = self.files
+        let damage = self.damage
         do {
             return try await pool.write { db in
+                try damage.checkWritable()
                 try files.check()
                 return try body(db)
             }
         } catch {
-            throw Self.storeError(corruption.note(error))
+            throw Self.storeError(damage.note(error, writing: true))
         }
     }
 

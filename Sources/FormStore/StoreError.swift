@@ -3,6 +3,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database could not be read or written (I/O error, lock timeout, store closed, failed
     /// group commit). Nothing of the failed operation is stored; the caller may retry later.
     case unavailable(String)
+    /// A write failed in a way that leaves unknown whether it was stored (an I/O error at COMMIT: the
+    /// log may hold it after a restart). The store takes no more writes until a restart; a caller
+    /// that retries with its idempotency key then learns which it was.
+    case outcomeUnknown(String)
     /// A referenced row does not exist (for example an unknown form or form version).
     case notFound(String)
     /// The operation clashes with stored state (a duplicate id, an inactive endpoint).
@@ -21,6 +25,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String {
         switch self {
         case .unavailable: "store_unavailable"
+        case .outcomeUnknown: "store_outcome_unknown"
         case .notFound: "not_found"
         case .conflict: "conflict"
         case .invalidCursor: "invalid_cursor"
@@ -32,7 +37,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unavailable(let detail), .notFound(let detail), .conflict(let detail), .leaseLost(let detail),
+        case .unavailable(let detail), .outcomeUnknown(let detail), .notFound(let detail), .conflict(let detail), .leaseLost(let detail),
              .limitReached(let detail):
             "\(code): \(detail)"
         case .invalidCursor:

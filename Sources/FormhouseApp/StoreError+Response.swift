@@ -13,6 +13,10 @@ extension StoreError: HTTPResponseConvertible {
         case .unavailable, .leaseLost:
             Self.logger.error("storage unavailable", metadata: ["error": "\(self)"])
             return APIProblem.unavailable("Storage cannot be used right now; nothing was changed. Retry the request.").response
+        case .outcomeUnknown:
+            Self.logger.error("storage failed while committing", metadata: ["error": "\(self)"])
+            return APIProblem.unavailable(
+                "Storage failed while committing; the request may have been stored. Retry it with the same Idempotency-Key to find out.").response
         case .notFound:
             return APIProblem.notFound("The requested resource does not exist.").response
         case .conflict, .limitReached:

@@ -39,4 +39,89 @@ import Testing
             #expect("\(error)".contains("damaged"), "\(error)")
         }
     }
+
+    /// Writes went on after readiness had found the file damaged: they reached the WAL and were
+    /// acknowledged, and the close checkpointed them into the damaged file, where a restart could not
+    /// read them. Once damage is found, writes are refused and the WAL is left alone.
+    @Test func writesStopOnceDamageIsFound() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
+        do {
+            let store = try SQLiteFormStore(directory: directory.url)
+            try await makeForm(store)
+            _ = try await store.insertSubmission(newSubmission())
+            store.close()
+        }
+        // Damage a table submissions never touch, so only readiness meets it.
+        let (root, pageSize) = try await DatabaseQueue(path: path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'delivery_attempts'"),
+             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096)
+        }
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: UInt64((try #require(root) - 1) * pageSize))
+        try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try handle.close()
+
+        let store = try SQLiteFormStore(directory: directory.url)
+        _ = try await store.insertSubmission(newSubmission(id: "before"))
+        await #expect(throws: StoreError.self) { try await store.ping() }
+        do {
+            _ = try await store.insertSubmission(newSubmission(id: "after"))
+            Issue.record("a submission was stored after the file was found damaged")
+        } catch let error as StoreError {
+            #expect(error.code == "store_unavailable")
+            #expect("\(error)".contains("writes are stopped"), "\(error)")
+        }
+        await #expect(throws: StoreError.self) { _ = try await store.saveFormVersion(
+            formID: "other", definition: "{}", title: "Other", contentHash: "h") }
+        store.close()
+        // The WAL still holds "before": the close did not checkpoint it into the damaged file.
+        let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+        #expect(wal > 0)
+    }
+
+    /// A COMMIT that fails with an I/O error may still be in the log (SQLite wrote the frames before
+    /// the fsync failed), and after a failed fsync nothing later can be promised: its callers learn
+    /// the outcome is unknown, and the store takes no more writes until a restart.
+    @Test func anIOErrorWhileCommittingStopsWritesUntilARestart() async throws {
+        let directory = TemporaryDirectory()
+        let failing = Flag(false)
+        var configuration = SQLiteStoreConfiguration()
+        configuration.beforeGroupCommit = {
+            if failing.isOn { throw DatabaseError(resultCode: .SQLITE_IOERR_FSYNC, message: "disk I/O error") }
+        }
+        do {
+            let store = try SQLiteFormStore(directory: directory.url, configuration: configuration)
+            try await makeForm(store)
+            _ = try await store.insertSubmission(newSubmission(id: "kept"))
+            failing.isOn = true
+            do {
+                _ = try await store.insertSubmission(newSubmission(id: "unknown"))
+                Issue.record("the failed commit was acknowledged")
+            } catch let error as StoreError {
+                #expect(error.code == "store_outcome_unknown", "\(error)")
+            }
+            failing.isOn = false
+            do {
+                _ = try await store.insertSubmission(newSubmission(id: "refused"))
+                Issue.record("a write was taken after an I/O error")
+            } catch let error as StoreError {
+                #expect(error.code == "store_unavailable")
+            }
+            do {
+                try await store.ping()
+                Issue.record("the store reported ready after an I/O error")
+            } catch {
+                #expect("\(error)".contains("I/O error"), "\(error)")
+            }
+            #expect(try await store.submission(id: "kept") != nil)
+            store.close()
+        }
+        // A restart (a new store on the same files) writes again.
+        let store = try SQLiteFormStore(directory: directory.url)
+        defer { store.close() }
+        try await store.ping()
+        #expect(try await store.insertSubmission(newSubmission(id: "later")) == .inserted)
+        #expect(try await store.submission(id: "kept") != nil)
+    }
 }
