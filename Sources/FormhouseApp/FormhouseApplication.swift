@@ -59,6 +59,7 @@ public final class FormhouseApplication: Sendable {
         var workerConfiguration = DeliveryWorker.Configuration()
         workerConfiguration.maxInFlight = configuration.webhookConcurrency
         workerConfiguration.lease = configuration.webhookLeaseSeconds
+        workerConfiguration.shutdownGrace = Self.shutdownBudget
         let client = CurlClient(configuration: .init(
             policy: policy, connectTimeout: .seconds(configuration.webhookTimeoutSeconds),
             timeout: .seconds(configuration.webhookTimeoutSeconds)))
@@ -114,6 +115,7 @@ public final class FormhouseApplication: Sendable {
         http.maxQueuedOutputBytes = configuration.maxQueuedOutputBytes
         http.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         http.eventLoops = configuration.eventLoops
+        http.shutdownDeadline = Self.shutdownBudget
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = APIProblem.typeBase
         server = HTTPServer(
@@ -145,11 +147,18 @@ public final class FormhouseApplication: Sendable {
         return port
     }
 
+    /// How long in-flight requests and deliveries get to finish after SIGTERM, both at once: within
+    /// the 10 s a container runtime waits (`docker stop`) before SIGKILL.
+    static let shutdownBudget: Duration = .seconds(8)
+
     /// Serves until SIGTERM or SIGINT, then drains requests and deliveries and exits.
     public func run() async throws {
+        // One service running both, so that both see the signal at once: a service group stops its
+        // services one after another, so the listener stayed open while deliveries drained, and the
+        // two 10 s drains added up past the runtime's wait.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: server), .init(service: worker)],
+                services: [.init(service: Together(server, worker))],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
@@ -168,6 +177,19 @@ public final class FormhouseApplication: Sendable {
         client.shutdown()
         store.close()
         directoryLock.withLock { $0 = nil }
+    }
+}
+
+/// Runs services as child tasks, which share the graceful shutdown of the task that runs this; one
+/// that fails cancels the others.
+private struct Together: Service {
+    let services: [any Service]
+    init(_ services: any Service...) { self.services = services }
+
+    func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for service in services { group.addTask { try await service.run() } }
+        }
     }
 }
 
