@@ -47,6 +47,8 @@ class CursorPager {
 
 const TOKEN_KEY = "formhouse.adminToken";
 const PREVIEW_DELAY_MS = 250;
+/** The editor's line height in pixels (.ad-editor textarea in formhouse.css). */
+const LINE_HEIGHT = 20;
 const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"];
 const NEW_FORM_TEMPLATE = {
   id: "new-form",
@@ -375,10 +377,12 @@ async function showDefinition(generation, formId, body) {
   try {
     const { data, headers } = await api(`/v1/admin/forms/${segment(formId)}`);
     if (!stillCurrent(generation)) return;
-    status.remove();
     // The version the editor started from: saving sends it as If-Match, so a save by someone else
-    // meanwhile is refused (412) instead of overwritten.
-    body.append(editorPanel(generation, JSON.stringify(editable(data), null, 2), formId, headers && headers.get("ETag")));
+    // meanwhile is refused (412) instead of overwritten. The status goes only once the editor is
+    // built, so a failure building it is still shown there.
+    const panel = editorPanel(generation, JSON.stringify(editable(data), null, 2), formId, headers && headers.get("ETag"));
+    status.remove();
+    body.append(panel);
   } catch (error) {
     if (stillCurrent(generation)) say(status, describe(error), "error");
   }
@@ -397,7 +401,11 @@ function editorPanel(generation, initialText, formId, etag) {
     "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
   });
   textarea.value = initialText;
-  const backdrop = h("div", { class: "ad-backdrop", "aria-hidden": "true" });
+  // The backdrop holds only the marked lines, each placed at its line (20 px each) in a layer that
+  // follows the textarea's scrolling: a copy of the whole text there was laid out again on every
+  // keystroke, a second or more for a definition of 100,000 lines.
+  const marks = h("div", { class: "ad-marks" });
+  const backdrop = h("div", { class: "ad-backdrop", "aria-hidden": "true" }, marks);
   const editor = h("div", { class: "ad-editor" }, backdrop, textarea);
   const errorList = h("ul", { class: "ad-errors", id: "definition-errors", "aria-live": "polite" });
   const status = message();
@@ -413,17 +421,19 @@ function editorPanel(generation, initialText, formId, etag) {
   let previewTimer = null;
 
   const syncScroll = () => {
-    backdrop.scrollTop = textarea.scrollTop;
-    backdrop.scrollLeft = textarea.scrollLeft;
+    marks.style.transform = `translate(${-textarea.scrollLeft}px, ${-textarea.scrollTop}px)`;
   };
 
   const locate = () => {
     let map = null;
-    try {
-      JSON.parse(textarea.value);
-      map = locatePointers(textarea.value);
-    } catch {
-      map = null;
+    // Mapping every pointer of a large text takes a while: only when a problem has one to place.
+    if (problems.some((p) => p.pointer !== undefined)) {
+      try {
+        JSON.parse(textarea.value);
+        map = locatePointers(textarea.value);
+      } catch {
+        map = null;
+      }
     }
     for (const problem of problems) {
       if (problem.pointer !== undefined && map) {
@@ -438,20 +448,47 @@ function editorPanel(generation, initialText, formId, etag) {
     }
   };
 
+  // The marks shown now (their lines, kinds and texts as JSON): typing that changes none of them touches nothing.
+  let painted = "";
+
   const paintBackdrop = () => {
-    const lines = textarea.value.split("\n");
-    const marked = new Map();
-    problems.forEach((p, k) => {
-      if (p.line) marked.set(p.line, marked.get(p.line) === "current" || k === activeIndex ? "current" : "error");
-    });
-    const nodes = [];
-    lines.forEach((line, k) => {
-      const kind = marked.get(k + 1);
-      nodes.push(kind ? h("mark", { class: kind === "current" ? "ad-current" : "", "data-line": k + 1, text: line || " " }) : line);
-      nodes.push("\n");
-    });
-    nodes.push(" ");
-    backdrop.replaceChildren(...nodes);
+    try {
+      const marked = new Map();
+      problems.forEach((p, k) => {
+        if (p.line) marked.set(p.line, marked.get(p.line) === "current" || k === activeIndex ? "current" : "error");
+      });
+      const text = textarea.value;
+      const wanted = [];
+      let start = 0;
+      let lineNumber = 1;
+      for (const line of [...marked.keys()].sort((x, y) => x - y)) {
+        while (lineNumber < line && start >= 0) {
+          start = text.indexOf("\n", start);
+          if (start >= 0) start++;
+          lineNumber++;
+        }
+        if (start < 0) break;
+        const end = text.indexOf("\n", start);
+        // The line's own text (transparent) makes the mark as wide as the line when it is long.
+        wanted.push([line, marked.get(line), text.slice(start, end < 0 ? text.length : end) || " "]);
+      }
+      const key = JSON.stringify(wanted);
+      if (key !== painted) {
+        const fragment = document.createDocumentFragment();
+        for (const [line, kind, lineText] of wanted) {
+          const mark = h("mark", { class: kind === "current" ? "ad-current" : "", "data-line": line, text: lineText });
+          mark.style.top = `${(line - 1) * LINE_HEIGHT}px`;
+          fragment.append(mark);
+        }
+        marks.replaceChildren(fragment);
+        painted = key;
+      }
+    } catch (error) {
+      // The highlight is an aid: without it the text can still be edited and saved.
+      painted = "";
+      marks.replaceChildren();
+      say(status, `Cannot highlight the lines with problems: ${describe(error)}`, "error");
+    }
     syncScroll();
   };
 
@@ -462,14 +499,14 @@ function editorPanel(generation, initialText, formId, etag) {
     paintBackdrop();
     textarea.focus();
     textarea.setSelectionRange(problem.start, problem.end ?? problem.start);
-    const lineHeight = 20;
-    textarea.scrollTop = Math.max(0, (problem.line - 4) * lineHeight);
+    textarea.scrollTop = Math.max(0, (problem.line - 4) * LINE_HEIGHT);
     syncScroll();
   };
 
   const showProblems = () => {
     locate();
-    errorList.replaceChildren(...problems.map((problem, index) => h("li", {},
+    const items = document.createDocumentFragment();
+    problems.forEach((problem, index) => items.append(h("li", {},
       h("button", {
         type: "button", class: "ad-error", "data-pointer": problem.pointer ?? "",
         "data-line": problem.line ?? "", onclick: () => jumpTo(index),
@@ -477,6 +514,7 @@ function editorPanel(generation, initialText, formId, etag) {
       problem.pointer !== undefined ? h("code", { text: problem.pointer || "/" }) : null,
       problem.line ? ` line ${problem.line}${problem.exact === false ? " (missing here)" : ""}: ` : " ",
       problem.message || problem.code || "Invalid"))));
+    errorList.replaceChildren(items);
     paintBackdrop();
   };
 
@@ -720,7 +758,7 @@ async function showSubmissions(generation, formId, body) {
           h("td", { class: "ad-nowrap", text: formatTime(s.receivedAt) }),
           h("td", { class: "ad-values" }, h("details", {},
             h("summary", { text: compact(s.values) }),
-            h("pre", { class: "ad-mono", text: JSON.stringify(s.values, null, 2) })))))));
+            h("pre", { class: "ad-mono", text: valuesJSON(s.values, 2) })))))));
       pageInfo.textContent = `Page ${pager.page + 1}`;
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
@@ -749,7 +787,7 @@ async function showSubmission(generation, id, target) {
       ["Idempotency-Key", s.idempotencyKey], ["Client address", s.clientAddress]].filter(([, v]) => v !== undefined && v !== null);
     target.firstChild.append(
       h("dl", { class: "fh-facts" }, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: String(v) })])),
-      h("h3", { text: "Stored values" }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: JSON.stringify(s.values, null, 2) }),
+      h("h3", { text: "Stored values" }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: valuesJSON(s.values, 2) }),
       ...(raw === null ? [] : [h("h3", { text: "Body as received" }), h("pre", { class: "ad-mono ad-pre", id: "submission-raw", text: raw })]));
     target.scrollIntoView({ block: "nearest" });
   } catch (error) {
@@ -757,9 +795,25 @@ async function showSubmission(generation, id, target) {
   }
 }
 
+/** Bidi embedding, override and isolate controls: invisible, and one in a value (U+202E) reverses the text
+ * after it, so a preview could show other values than were sent. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** Values as JSON with the bidi controls written as escapes (`\u202E`): the same JSON, shown as sent. */
+function valuesJSON(values, indent) {
+  return JSON.stringify(values ?? {}, null, indent)
+    .replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** A one-line preview of values, cut at 120 characters counted as code points (never half of an emoji). */
 function compact(values) {
-  const textValue = JSON.stringify(values ?? {});
-  return textValue.length > 120 ? `${textValue.slice(0, 117)}…` : textValue;
+  const textValue = valuesJSON(values);
+  const points = [];
+  for (const point of textValue) {
+    points.push(point);
+    if (points.length > 120) return `${points.slice(0, 117).join("")}…`;
+  }
+  return textValue;
 }
 
 // ---------- webhooks ----------

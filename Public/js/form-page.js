@@ -59,8 +59,18 @@ async function load() {
   }
   document.title = `${definition.title || formId} · Formhouse`;
   applyStyle(document.documentElement, definition.style);
-  if (requestedVersion && formVersion !== null && String(formVersion) !== requestedVersion) {
-    showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}, the current one.`);
+  // Compared as numbers, as the server reads the parameter ("01" is version 1).
+  const asked = /^[+-]?\d+$/.test(requestedVersion || "") ? Number(requestedVersion) : null;
+  if (requestedVersion && formVersion !== null && asked !== formVersion) {
+    // Called the current one only when it is: the version the form is at now is a second request.
+    let current = null;
+    try {
+      const latest = await request(`/v1/forms/${segment(formId)}`);
+      current = Number.isInteger(latest.data && latest.data.version) ? latest.data.version : versionFromETag(latest.headers);
+    } catch {
+      current = null;
+    }
+    showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}${current === formVersion ? ", the current one" : ""}.`);
   } else showStatus("");
   mount();
 }
@@ -70,6 +80,9 @@ function mount() {
   summary.hidden = true;
   lastSubmission = { body: null, key: null };
   view = renderForm(root, definition, { onChange: scheduleValidation, onBlur: validateNow });
+  root.hidden = false;
+  // A form too large to draw (stored before the server's limits) says why, and cannot be submitted.
+  if (view.refusal) return;
   const submit = document.createElement("button");
   submit.type = "submit";
   submit.className = "fh-button fh-primary fh-submit";
@@ -79,7 +92,6 @@ function mount() {
   actions.append(submit);
   view.element.append(actions);
   view.element.addEventListener("submit", onSubmit);
-  root.hidden = false;
 }
 
 function payload() {

@@ -41,6 +41,45 @@ const TEXT_INPUTS = {
 
 let documentCounter = 0;
 
+/** As the server (DefinitionDecoder.maximumAddedComponents): repeats, each written `max(min, 1)` times,
+ * may add at most this many components; the server refuses a definition past it (`tooLarge`). */
+const MAX_ADDED_COMPONENTS = 20_000;
+
+/** A repeat's bounds as they are drawn. Without "max" the server allows 100 items. */
+function repeatBounds(repeat) {
+  const min = Math.max(0, Number.isInteger(repeat.min) ? repeat.min : 0);
+  const max = Number.isInteger(repeat.max) ? Math.max(repeat.max, min) : Math.max(100, min);
+  return { min, max };
+}
+
+/**
+ * How many components the repeats of `components` add when each is written `max(min, 1)` times, as the
+ * server counts them (nested minimums multiply, siblings add up). Counted without drawing anything, so
+ * an unsaved definition in the console's preview cannot make the page build millions of fields.
+ */
+function addedByRepeats(components) {
+  const size = (list) => {
+    let expanded = 0;
+    let plain = 0;
+    for (const component of Array.isArray(list) ? list : []) {
+      const { type, props } = componentParts(component);
+      if (type === "section" || type === "group") {
+        const inner = size(props.components);
+        plain += inner.plain;
+        const copies = type === "group" && props.repeat && typeof props.repeat === "object"
+          ? Math.max(repeatBounds(props.repeat).min, 1) : 1;
+        expanded += copies > 1 ? Math.max(inner.expanded, 1) * copies : inner.expanded;
+      } else {
+        expanded++;
+        plain++;
+      }
+    }
+    return { expanded, plain };
+  };
+  const { expanded, plain } = size(components);
+  return expanded - plain;
+}
+
 /**
  * Renders `definition` into `container` (replacing its children) and returns the live FormView.
  * options: onChange(view, path) after every value change, onBlur(view, path) when a field loses focus,
@@ -141,10 +180,23 @@ function isEmpty(value) {
   return value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 }
 
+/** Text in Unicode's composed form (NFC), inside arrays and objects too: the engine compares strings
+ * as Swift does, by canonical equivalence, so "café" with é as one character or as e + U+0301 is the same. */
+function composed(value) {
+  if (typeof value === "string") return value.normalize("NFC");
+  if (Array.isArray(value)) return value.map(composed);
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const [key, inner] of Object.entries(value)) put(out, key.normalize("NFC"), composed(inner));
+    return out;
+  }
+  return value;
+}
+
 /** The engine's equality for conditions: absent equals "", a number equals its text, a boolean "true"/"false". */
 function sameValue(actual, expected) {
   const value = actual === undefined ? null : actual;
-  if (JSON.stringify(value) === JSON.stringify(expected)) return true;
+  if (JSON.stringify(composed(value)) === JSON.stringify(composed(expected))) return true;
   if (value === null && expected === "") return true;
   if (value === "" && expected === null) return true;
   if (typeof value === "number" && typeof expected === "string") return engineNumber(expected) === value;
@@ -232,6 +284,16 @@ export class FormView {
     this.body = el("div", { class: "fh-body" });
     this.element.append(this.body);
     const components = Array.isArray(this.definition.components) ? this.definition.components : [];
+    const added = addedByRepeats(components);
+    /** Why the form is not drawn (its repeats pass the server's limit), or null. */
+    this.refusal = null;
+    if (added > MAX_ADDED_COMPONENTS) {
+      const count = (n) => n.toLocaleString("en-US");
+      this.refusal = `This form is not drawn: its repeats' minimums add ${count(added)} fields, `
+        + `more than the ${count(MAX_ADDED_COMPONENTS)} the server accepts. Lower the "min" of its repeating groups.`;
+      this.body.append(el("p", { class: "fh-refused", role: "alert", text: this.refusal }));
+      return;
+    }
     this.renderList(components, this.body, []);
   }
 
@@ -309,8 +371,7 @@ export class FormView {
     this.fields.set(path, field);
     const children = Array.isArray(props.components) ? props.components : [];
     if (props.repeat && typeof props.repeat === "object") {
-      const min = Math.max(0, Number.isInteger(props.repeat.min) ? props.repeat.min : 0);
-      const max = Number.isInteger(props.repeat.max) ? Math.max(props.repeat.max, min) : Infinity;
+      const { min, max } = repeatBounds(props.repeat);
       node.classList.add("fh-repeat");
       const list = el("div", { class: "fh-instances" });
       const add = el("button", { type: "button", class: "fh-button fh-add", text: `Add ${text(props.title) || "entry"}` });
@@ -350,9 +411,11 @@ export class FormView {
       this.renderList(repeat.children, instance, segs);
       return instance;
     });
-    repeat.list.replaceChildren(...nodes);
+    const fragment = document.createDocumentFragment();
+    for (const node of nodes) fragment.append(node);
+    repeat.list.replaceChildren(fragment);
     repeat.add.disabled = items.length >= repeat.max;
-    const limits = repeat.max === Infinity ? `at least ${repeat.min}` : `${repeat.min}–${repeat.max}`;
+    const limits = `${repeat.min}–${repeat.max}`;
     repeat.count.textContent = `${items.length} ${items.length === 1 ? "entry" : "entries"} (${limits})`;
   }
 
@@ -446,7 +509,7 @@ export class FormView {
       });
       const step = (delta) => {
         const current = Number.parseInt(input.value, 10);
-        let next = (Number.isFinite(current) ? current : this.countStart(props)) + delta;
+        let next = (Number.isFinite(current) ? current : this.countStart(props) ?? 0) + delta;
         if (Number.isFinite(props.minValue)) next = Math.max(next, Math.ceil(props.minValue));
         if (Number.isFinite(props.maxValue)) next = Math.min(next, Math.floor(props.maxValue));
         input.value = String(next);
@@ -510,15 +573,21 @@ export class FormView {
     return wrapper;
   }
 
+  /** Where a count starts: at its minValue, else 0, but never past its maxValue (pre-filled 0 under a
+   * negative maxValue was refused, although the engine takes a count left empty); null, left empty,
+   * when no whole number is within the bounds (the server refuses such a definition). */
   countStart(props) {
-    return Number.isFinite(props.minValue) ? Math.ceil(props.minValue) : 0;
+    const low = Number.isFinite(props.minValue) ? Math.ceil(props.minValue) : null;
+    const high = Number.isFinite(props.maxValue) ? Math.floor(props.maxValue) : Infinity;
+    if (low !== null && low > high) return null;
+    return Math.min(low ?? 0, high);
   }
 
   /** Puts the stored value (if any) back into a freshly rendered field, e.g. after a repeat re-render. */
   restoreField(field) {
     let value = getAt(this.state, field.segments);
     if (value === undefined && field.type === "count") {
-      value = this.countStart(field.props);
+      value = this.countStart(field.props) ?? undefined;
       setAt(this.state, field.segments, value);
     }
     if (value === undefined && field.type === "switch") {
@@ -589,7 +658,8 @@ export class FormView {
   /**
    * Resolves a visibleWhen key path as the engine does: from the innermost enclosing group outwards,
    * entering the current item of a repeating group the component stands in. A hidden input, or one
-   * the server last rejected, reads as absent: the engine only lets accepted values reach conditions.
+   * the server last rejected, reads as absent: the engine only lets accepted values reach conditions;
+   * but a switch left off reads as false even when refused (`required`), as in the engine.
    * Returns the value and the input's type.
    */
   lookup(field, scope) {
@@ -605,7 +675,11 @@ export class FormView {
       const path = formatPath(candidate);
       const input = this.fields.get(path);
       if (input && input.kind === "input") {
-        if (!this.isShown(input) || this.rejected.has(path)) return { value: undefined, type: input.type };
+        if (!this.isShown(input)) return { value: undefined, type: input.type };
+        if (this.rejected.has(path)) {
+          const off = input.type === "switch" && [undefined, null, "", false, "false"].includes(getAt(this.state, candidate));
+          return { value: off ? false : undefined, type: input.type };
+        }
         return { value: normalized(input.type, getAt(this.state, candidate)), type: input.type };
       }
     }

@@ -388,3 +388,89 @@ def test_preview_survives_whatever_is_typed(browser):
     for text, shown in odd:
         browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", editor, text)
         browser.wait(shown, f"preview did not settle for {text}")
+
+
+def test_large_definition_is_shown_highlighted_and_editable(browser, server):
+    """A definition of 80,000 lines pretty-printed, which the server accepts, fills the editor: a backdrop
+    of one node per line spread into one call overflowed the call stack and left the tab blank, with no
+    message. (Selects with many options make the lines with few fields, so the preview stays quick.)"""
+    options = [{"id": f"o{k}"} for k in range(22)]
+    components = [{"select": {"id": f"s{i}", "title": f"Field {i}", "options": options}} for i in range(1_100)]
+    server.put_form({"id": "console-large", "title": "Large", "components": components})
+    signed_in(browser)
+    go(browser, "#/forms/console-large/definition")
+    d = browser.driver
+    browser.wait(lambda: d.find_elements(By.ID, "definition-editor"), "the editor of a large definition is not shown")
+    editor = d.find_element(By.ID, "definition-editor")
+    assert browser.script("return arguments[0].value.includes('\"s1099\"')", editor)
+
+    # Typing repaints (a syntax error near the end), and the error's line is marked where the textarea
+    # shows it, also once scrolled there.
+    browser.script("arguments[0].value = arguments[0].value.replace('\"Field 1099\"', '\"Field 1099\" oops');"
+                   "arguments[0].dispatchEvent(new Event('input'))", editor)
+    browser.wait(lambda: rows(browser, ".ad-backdrop mark"), "the syntax error's line is not marked")
+    line = browser.script("const t = arguments[0].value; return t.slice(0, t.indexOf('oops')).split('\\n').length", editor)
+    assert [m.get_attribute("data-line") for m in rows(browser, ".ad-backdrop mark")] == [str(line)]
+    browser.script("arguments[0].scrollTop = (arguments[1] - 5) * 20", editor, line)
+    offset = """const t = arguments[0], m = document.querySelector('.ad-backdrop mark');
+        return m.getBoundingClientRect().top - (t.getBoundingClientRect().top + 10 + (arguments[1] - 1) * 20 - t.scrollTop)"""
+    browser.wait(lambda: abs(browser.script(offset, editor, line)) < 1, "the mark is not on its line")
+    assert "oops" in browser.script("return document.querySelector('.ad-backdrop mark').textContent")
+
+
+def preview_of(browser, definition):
+    editor = browser.wait(lambda: browser.driver.find_element(By.ID, "definition-editor"))
+    browser.script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))",
+                   editor, json.dumps(definition, indent=2))
+
+
+def test_preview_refuses_repeats_past_the_servers_limit(browser):
+    """The preview draws unsaved text, so it applies the server's limit on what repeats add (20,000
+    components): nested minimums of 150 × 150 took seconds to draw, and a "min" of 100,000,000 crashed the tab."""
+    signed_in(browser)
+    go(browser, "#/new")
+    d = browser.driver
+    preview = d.find_element(By.ID, "preview")
+
+    def group(gid, minimum, components, **extra):
+        return {"group": {"id": gid, "title": gid, "repeat": {"min": minimum, **extra}, "components": components}}
+
+    text = {"text": {"id": "a", "title": "A"}}
+    for components in ([group("outer", 150, [group("inner", 150, [text])])], [group("g", 100_000_000, [text])]):
+        preview_of(browser, {"id": "big", "title": "Too big", "components": components})
+        refusal = browser.wait(lambda: preview.find_elements(By.CSS_SELECTOR, ".fh-refused"), "no refusal in the preview")[0]
+        assert "20,000" in refusal.text and "min" in refusal.text
+        assert not preview.find_elements(By.CSS_SELECTOR, ".fh-instance")
+
+    # Within the limit the preview draws as before; without "max" a repeat stops at 100 items, as the server.
+    preview_of(browser, {"id": "ok", "title": "Fits", "components": [group("g", 100, [text])]})
+    browser.wait(lambda: len(preview.find_elements(By.CSS_SELECTOR, ".fh-instance")) == 100, "the repeat was not drawn")
+    assert not preview.find_element(By.CSS_SELECTOR, ".fh-add").is_enabled()
+    assert "(100–100)" in preview.find_element(By.CSS_SELECTOR, ".fh-repeat-count").text
+    assert not preview.find_elements(By.CSS_SELECTOR, ".fh-refused")
+
+
+def test_values_with_bidi_controls_cannot_reorder_what_the_console_shows(browser, server):
+    """U+202E in a value reversed the text after it in the values column; the previews and the stored
+    values show such controls as escapes, isolated, and cut long previews between characters."""
+    server.put_form({"id": "console-bidi", "title": "Bidi", "components": [
+        {"text": {"id": "name", "title": "Name"}}, {"text": {"id": "iban", "title": "IBAN"}}, {"text": {"id": "mood", "title": "Mood"}}]})
+    values = {"name": "Ana \u202e", "iban": "DE12 3456 7890", "mood": "\U0001F600" * 100}
+    receipt = submit(server, "console-bidi", values)
+    signed_in(browser)
+    go(browser, "#/forms/console-bidi/submissions")
+    browser.wait(lambda: rows(browser, "tr[data-submission-id]"), "submission not listed")
+    # Cut by code points: no half of a surrogate pair before the ellipsis (checked in the page, since
+    # such text cannot even be handed back to the test).
+    assert browser.script("return /[\\uD800-\\uDBFF]\u2026$/.test(document.querySelector('td.ad-values summary').textContent)") is False
+    summary = browser.script("return document.querySelector('td.ad-values summary').textContent")
+    assert summary.startswith('{"name":"Ana \\u202E","iban":"DE12 3456 7890","mood":"\U0001F600')
+    assert summary.endswith("\u2026")
+    assert browser.script("return getComputedStyle(document.querySelector('td.ad-values summary')).unicodeBidi") == "isolate"
+
+    browser.click(f'tr[data-submission-id="{receipt["id"]}"] .ad-submission-open')
+    detail = browser.wait(lambda: rows(browser, "#submission-values"), "submission details not shown")[0]
+    assert "\u202e" not in detail.text and '"Ana \\u202E"' in detail.text
+    assert json.loads(detail.text) == values
+    assert browser.script("return getComputedStyle(arguments[0]).unicodeBidi", detail) == "isolate"
+

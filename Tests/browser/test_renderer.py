@@ -450,3 +450,90 @@ def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
     status, _, raw = server.call("GET", f"/v1/admin/submissions/{receipt_id}/raw")
     assert status == 200
     assert "4111111111111111" not in json.dumps(raw), "the hidden card number was sent"
+
+
+def test_a_required_switch_left_off_reads_as_false_after_validation(browser, server):
+    """The engine reads a switch that `required` refused for being off as false (README): a field shown
+    by {"equals": false} stays shown after the 422, as the server still requires it."""
+    server.put_form({"id": "switch-refused", "title": "Terms", "components": [
+        {"switch": {"id": "terms", "title": "I accept the terms", "required": True}},
+        {"text": {"id": "why", "title": "Why not?", "required": True, "visibleWhen": {"field": "terms", "equals": False}}}]})
+    open_form(browser, "switch-refused")
+    d = browser.driver
+    assert shown(browser, "why")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: error_text(browser, "terms") != "", "the refused switch shows no error")
+    assert shown(browser, "why"), "the page hid a field the server still validates"
+    assert error_text(browser, "why") != ""
+
+
+def test_conditions_compare_canonically_equivalent_text_as_equal(browser, server):
+    """The engine compares text as Swift does: "café" with é precomposed equals "cafe" + U+0301. Each
+    target is required, so the server's 422 naming it shows that the server saw it visible too."""
+    pairs = [("café", "cafe\u0301"), ("cafe\u0301", "café")]
+    components = []
+    for k, (operand, _) in enumerate(pairs):
+        components.append({"text": {"id": f"s{k}", "title": f"Source {k}"}})
+        components.append({"text": {"id": f"t{k}", "title": f"Target {k}", "required": True,
+                                    "visibleWhen": {"field": f"s{k}", "equals": operand}}})
+    components.append({"select": {"id": "m", "title": "Multiple", "multiple": True, "options": [{"id": "café"}, {"id": "b"}]}})
+    components.append({"text": {"id": "tm", "title": "Target m", "required": True,
+                                "visibleWhen": {"field": "m", "equals": ["cafe\u0301"]}}})
+    server.put_form({"id": "nfc", "title": "NFC", "components": components})
+    open_form(browser, "nfc")
+    d = browser.driver
+    for k, (_, typed) in enumerate(pairs):
+        assert not shown(browser, f"t{k}")
+        set_value(browser, f"s{k}", typed)
+        browser.wait(lambda: shown(browser, f"t{k}"), f"{typed!r} did not equal its composed or decomposed form")
+    assert not shown(browser, "tm")
+    wrapper(browser, "m").find_element(By.CSS_SELECTOR, "input").click()
+    browser.wait(lambda: shown(browser, "tm"), "a choice in an array operand did not compare canonically")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "summary").is_displayed(), "submission not refused")
+    for path in ("t0", "t1", "tm"):
+        browser.wait(lambda: error_text(browser, path) != "", f"the server did not require {path}: it saw it hidden")
+
+
+def test_counts_start_within_their_bounds(browser, server):
+    """A count starts at its minValue, else 0, but never past its maxValue, so an untouched form is
+    accepted: pre-filled 0 was refused by "maxValue": -1, although the engine takes the count left empty."""
+    server.put_form({"id": "count-bounds", "title": "Counts", "components": [
+        {"count": {"id": "below", "title": "Below zero", "maxValue": -1}},
+        {"count": {"id": "above", "title": "Above two", "minValue": 2, "maxValue": 5}},
+        {"count": {"id": "around", "title": "Around zero", "minValue": -3, "maxValue": 3}}]})
+    open_form(browser, "count-bounds")
+    d = browser.driver
+    assert [control(browser, p).get_attribute("value") for p in ("below", "above", "around")] == ["-1", "2", "-3"]
+    # A step goes on from there, within the bounds.
+    wrapper(browser, "below").find_elements(By.CSS_SELECTOR, ".fh-step")[1].click()
+    assert control(browser, "below").get_attribute("value") == "-1"
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "the untouched form was refused")
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{d.find_element(By.CSS_SELECTOR, '.fh-receipt-id').text}")
+    assert status == 200 and stored["values"] == {"below": -1, "above": 2, "around": -3}
+
+
+def test_version_parameter_is_read_as_a_number(browser, server):
+    """?version=01 is version 1, as the server reads it: no "not available" notice. When the server does
+    answer with another version, the notice calls it the current one only when it is."""
+    for title in ("Version one", "Version two"):
+        server.put_form({"id": "version-number", "title": title, "components": [{"text": {"id": "name", "title": "Name"}}]})
+    d = browser.driver
+    status = lambda: browser.script("const s = document.getElementById('status'); return s.hidden ? '' : s.textContent")
+    browser.open("/f/version-number?version=01")
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, "form.fh-form .fh-submit"), "version 01 not rendered")
+    assert d.find_element(By.CSS_SELECTOR, "h1.fh-title").text == "Version one"
+    assert status() == ""
+
+    # A server that answers version 1 to ?version=3 (a stand-in: this one answers 404).
+    rewrite = d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        const realFetch = window.fetch;
+        window.fetch = (url, options) => realFetch(String(url).replace('version=3', 'version=1'), options);"""})
+    try:
+        browser.open("/f/version-number?version=3")
+        browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, "form.fh-form .fh-submit"), "version 1 not rendered")
+        browser.wait(lambda: "not available" in status(), "no notice of the other version")
+        assert status() == "Version 3 is not available here; this is version 1."
+    finally:
+        d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": rewrite["identifier"]})
