@@ -6,8 +6,13 @@ import Prometheus
 
 /// Liveness, readiness, metrics and the API description (CONTRACT §5).
 struct OperationsRoutes {
-    let store: any FormStore
+    let readiness: ReadinessProbe
     let registry: PrometheusCollectorRegistry
+
+    init(store: any FormStore, registry: PrometheusCollectorRegistry) {
+        readiness = ReadinessProbe { try await store.ping() }
+        self.registry = registry
+    }
 
     func register(on router: inout Router) {
         router.on(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
@@ -16,12 +21,14 @@ struct OperationsRoutes {
     }
 
     func ready() async throws -> Response {
-        do {
-            try await store.ping()
-        } catch {
+        switch await readiness.check() {
+        case .ready:
+            return .json(Array(#"{"status":"ready"}"#.utf8))
+        case .failed:
             throw APIProblem.unavailable("Storage cannot be read: the database is unreachable.", retryAfter: 5)
+        case .noAnswer:
+            throw APIProblem.unavailable("Storage did not answer within 2 s: the disk may be stalled.", retryAfter: 5)
         }
-        return .json(Array(#"{"status":"ready"}"#.utf8))
     }
 
     func metrics() -> Response {
