@@ -102,7 +102,17 @@ public final class SQLiteFormStore: FormStore {
         attemptCommitter.close()
         if let finding = damage.finding {
             // Checkpointing would copy the log into a damaged file, or write on after a failed fsync;
-            // the WAL stays as it is, for recovery or inspection.
+            // the WAL stays as it is, for recovery or inspection. Not checkpointing here is not enough:
+            // SQLite checkpoints when the last connection closes, which is the writer when no reader
+            // was ever opened (readers are read-only and cannot).
+            do {
+                try pool.writeWithoutTransaction { db in
+                    let result = csqlite_no_checkpoint_on_close(UnsafeMutableRawPointer(db.sqliteConnection))
+                    if result != ResultCode.SQLITE_OK.rawValue { throw DatabaseError(resultCode: ResultCode(rawValue: result)) }
+                }
+            } catch {
+                logger.error("the writer may checkpoint at close", metadata: ["error": "\(error)"])
+            }
             logger.error("the WAL is left as it is at close", metadata: ["reason": "\(finding)"])
         } else {
             do {
@@ -167,6 +177,8 @@ public final class SQLiteFormStore: FormStore {
         let files = self.files
         let damage = self.damage
         do {
+            // Checked before taking the writer too: a refused write need not BEGIN on a failing disk.
+            try damage.checkWritable()
             return try await pool.write { db in
                 try damage.checkWritable()
                 try files.check()

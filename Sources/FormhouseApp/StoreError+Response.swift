@@ -16,7 +16,7 @@ extension StoreError: HTTPResponseConvertible {
         case .outcomeUnknown:
             Self.logger.error("storage failed while committing", metadata: ["error": "\(self)"])
             return APIProblem.unavailable(
-                "Storage failed while committing; the request may have been stored. Retry it with the same Idempotency-Key to find out.").response
+                "The disk failed while storing the change; it may have been applied. Read it back before retrying.").response
         case .notFound:
             return APIProblem.notFound("The requested resource does not exist.").response
         case .conflict, .limitReached:

@@ -144,6 +144,11 @@ final class SubmissionService: Sendable {
             outcome = try await store.insertSubmission(consume record)
         } catch StoreError.unavailable {
             throw APIProblem.unavailable("The submission could not be stored; nothing was kept. Retry the request.")
+        } catch StoreError.outcomeUnknown {
+            // The COMMIT may be in the log; only a key can tell a retry from a second submission.
+            throw APIProblem.unavailable(input.idempotencyKey == nil
+                ? "The disk failed while storing the submission; it may have been stored. Sending it again may store it twice (an Idempotency-Key would prevent that)."
+                : "The disk failed while storing the submission; it may have been stored. Retry with the same Idempotency-Key to learn which.")
         }
         switch outcome {
         case .inserted:

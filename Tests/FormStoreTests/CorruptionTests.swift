@@ -108,6 +108,17 @@ import Testing
             } catch let error as StoreError {
                 #expect(error.code == "store_unavailable")
             }
+            // Closed before any read opened a reader: the writer is the last connection, which would
+            // checkpoint at its close unless told not to.
+            store.close()
+        }
+        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
+        let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+        #expect(wal > 0, "the WAL was checkpointed at close after an I/O error")
+        do {
+            let store = try SQLiteFormStore(directory: directory.url, configuration: configuration)
+            failing.isOn = true
+            _ = try? await store.insertSubmission(newSubmission(id: "unknown-2"))
             do {
                 try await store.ping()
                 Issue.record("the store reported ready after an I/O error")

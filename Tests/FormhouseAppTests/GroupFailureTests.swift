@@ -32,15 +32,16 @@ import Testing
         await server.finish()
     }
 
-    /// A commit whose outcome is unknown (an I/O error at COMMIT; the store's own tests cause one) must
-    /// not say "nothing was changed": the row may be there after a restart.
+    /// A write whose outcome is unknown (an I/O error at COMMIT; the store's own tests cause one) must
+    /// not say "nothing was changed": the row may be there after a restart. (Submissions say more:
+    /// whether their Idempotency-Key can tell.)
     @Test func anUnknownOutcomeSaysTheRequestMayHaveBeenStored() throws {
         let response = StoreError.outcomeUnknown("SQLITE_IOERR_FSYNC: disk I/O error").response
         #expect(response.status == 503)
         #expect(response.headers["Retry-After"] != nil)
         guard case .bytes(let bytes) = response.body else { Issue.record("no body"); return }
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("may have been stored") && text.contains("Idempotency-Key"), "\(text)")
+        #expect(text.contains("may have been applied") && text.contains("Read it back"), "\(text)")
         #expect(!text.contains("nothing was") && !text.contains("SQLITE"), "\(text)")
     }
 }
