@@ -22,6 +22,11 @@ import Testing
         }
     }
 
+    /// Waits (bounded) until `count` pings have started: a task may take a while to run on a loaded machine.
+    func started(_ stuck: StuckPing, reach count: Int) async throws {
+        for _ in 0..<500 where stuck.started.load(ordering: .relaxed) < count { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
     @Test func aStuckCheckIsNotReadyWithinTheDeadlineAndIsShared() async throws {
         let stuck = StuckPing()
         let probe = ReadinessProbe(deadline: .milliseconds(200)) { try await stuck.ping() }
@@ -30,6 +35,7 @@ import Testing
         let answers = await [first, second]
         #expect(answers == [.noAnswer, .noAnswer])
         #expect(await probe.check() == .noAnswer)
+        try await started(stuck, reach: 1)
         #expect(stuck.started.load(ordering: .relaxed) == 1)
 
         // Once the disk answers, probes are ready; the next one runs a check of its own.
@@ -42,8 +48,19 @@ import Testing
         #expect(outcome == .ready)
         let before = stuck.started.load(ordering: .relaxed)
         #expect(await probe.check() == .noAnswer)
+        try await started(stuck, reach: before + 1)
         #expect(stuck.started.load(ordering: .relaxed) == before + 1)
         stuck.unstick()
+    }
+
+    /// A probe answered by the ping does not wait for its deadline.
+    @Test func aPingThatAnswersEndsTheWait() async throws {
+        let stuck = StuckPing()
+        let probe = ReadinessProbe(deadline: .seconds(600)) { try await stuck.ping() }
+        async let waiting = probe.check()
+        try await started(stuck, reach: 1)
+        stuck.unstick()
+        #expect(await waiting == .ready)
     }
 
     @Test func aFailedCheckIsNotReady() async throws {
