@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "formhouse",
             dependencies: [
-                "FormhouseApp", "FormEngine",
+                "FormhouseApp", "FormEngine", "HTTPServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,6 @@
 import FormEngine
 import Foundation
+import HTTPServer
 
 /// Checks the JSON configuration file's keys and value types before swift-configuration reads it.
 /// Its JSON snapshot reads `true` as 1 and any non-zero number as `true`, and skips an object where a
@@ -37,11 +38,12 @@ enum ConfigFileCheck {
     static func check(file: String) throws {
         // "" is no file at all; read as a path it is the working directory.
         if file.isEmpty { throw ConfigurationError(key: "--config", message: "the path is empty") }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            if FileManager.default.fileExists(atPath: file) {
-                throw ConfigurationError(key: file, message: "the file cannot be read")
-            }
-            return
+        let data: [UInt8]
+        do {
+            data = try FileBytes.read(file, limit: 1 << 20)
+        } catch {
+            if error.errno == ENOENT { return }
+            throw ConfigurationError(key: file, message: "the file cannot be read: \(error.reason)")
         }
         let root: JSONValue
         do {

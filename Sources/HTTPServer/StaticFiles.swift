@@ -77,7 +77,7 @@ public struct StaticFiles: Responder {
             return Response(status: 304, headers: headers)
         }
         // HEAD reads the file too: the server drops the body but keeps its Content-Length.
-        guard let bytes = Self.read(real) else {
+        guard let bytes = try? FileBytes.read(real, limit: Int.max) else {
             return .standardProblem(status: 404, detail: "No resource at \(request.path).")
         }
         return Response(status: 200, headers: headers, body: .bytes(bytes))
@@ -118,24 +118,6 @@ public struct StaticFiles: Responder {
             parts.append(segment)
         }
         return .inside(parts.joined(separator: "/"))
-    }
-
-    private static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes += chunk[0..<count]
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                return nil
-            }
-        }
     }
 
     static func contentType(for path: String) -> String {

@@ -2,7 +2,7 @@ import ArgumentParser
 import FormEngine
 import FormhouseApp
 import Foundation
-import Glibc
+import HTTPServer
 import Logging
 
 @main
@@ -101,7 +101,7 @@ struct Check: ParsableCommand {
         for file in files {
             let bytes: [UInt8]
             do {
-                bytes = try Self.read(file)
+                bytes = try FileBytes.read(file)
             } catch {
                 print("\(file): cannot be read: \(error.reason)")
                 failed = true
@@ -126,31 +126,6 @@ struct Check: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
-    }
-
-    struct ReadError: Error { var reason: String }
-
-    /// Far above any definition the server takes; a bound so that `/dev/zero` ends.
-    static let maxFileBytes = 64 << 20
-
-    /// The file's bytes, read with plain reads so that pipes (`/dev/stdin`, `<(…)`) work as well as
-    /// files; the error names the system's reason (no such file, a directory, permission denied).
-    static func read(_ path: String) throws(ReadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReadError(reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(reason: String(cString: strerror(errno)))
-            }
-            bytes.append(contentsOf: chunk[..<count])
-            if bytes.count > maxFileBytes { throw ReadError(reason: "larger than \(maxFileBytes >> 20) MiB") }
-        }
     }
 }
 
