@@ -89,8 +89,13 @@ public struct StaticFiles: Responder {
         let real = String(cString: resolved)
         free(resolved)
         // A symlink to a hidden name inside the root is as hidden as the name itself.
-        guard real == root || (real.hasPrefix(root + "/") && !real.dropFirst(root.count).contains("/.")) else { return nil }
+        guard real == root || (real.hasPrefix(root + "/") && !Self.hasHiddenName(real.dropFirst(root.count))) else { return nil }
         return real
+    }
+
+    /// Whether a path below the root ("/a/.git/config") names a hidden file or directory.
+    static func hasHiddenName(_ path: Substring) -> Bool {
+        path.split(separator: "/").contains { $0.hasPrefix(".") && $0 != ".well-known" }
     }
 
     private static func notFound(_ request: Request) -> Response {
@@ -114,7 +119,8 @@ public struct StaticFiles: Responder {
         guard !decoded.utf8.contains(0), !decoded.contains("\\") else { return .outside }
         var parts: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment.hasPrefix(".") { return .outside }
+            // `.well-known` (RFC 8615: security.txt, ACME challenges) is meant to be served.
+            if segment.hasPrefix("."), segment != ".well-known" { return .outside }
             parts.append(segment)
         }
         return .inside(parts.joined(separator: "/"))

@@ -18,6 +18,8 @@ import Testing
         try Data("top secret".utf8).write(to: root.appendingPathComponent(".git/config"))
         try Data("top secret".utf8).write(to: root.appendingPathComponent(".env"))
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("env.txt").path, withDestinationPath: ".env")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".well-known"), withIntermediateDirectories: true)
+        try Data("Contact: mailto:security@example.org".utf8).write(to: root.appendingPathComponent(".well-known/security.txt"))
         return (base, root)
     }
 
@@ -49,6 +51,8 @@ import Testing
             #expect(redirect.headers["Location"] == "/sub/")
             #expect(try client.exchange("GET /sub/ HTTP/1.1\r\nHost: x\r\n\r\n").text == "<h1>sub</h1>")
             #expect(try client.exchange("GET /missing.js HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            // Hidden names are not served, but .well-known (RFC 8615) is meant to be.
+            #expect(try client.exchange("GET /.well-known/security.txt HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
         }
     }
 
