@@ -199,6 +199,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 if acceptPaused, listenFD >= 0 {
                     acceptPaused = false
                     register(listenFD, events: EPOLLIN.rawValue)
+                    // At once, not at the next client: accept4 can fail for want of a descriptor with
+                    // nobody waiting, and only an empty queue (EAGAIN) says the shortage is over.
+                    acceptConnections()
                 }
             }
         }

@@ -32,8 +32,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(60)
     /// How long a response may wait for the client to read before the connection is dropped.
     public var writeTimeout: Duration = .seconds(30)
-    /// Open connections beyond this are closed as soon as they are accepted.
+    /// Open connections beyond this are closed as soon as they are accepted. Lowered at start to what
+    /// the process's open-file limit leaves beside `reservedDescriptors`.
     public var maxConnections = 10_000
+    /// Descriptors kept free for everything but client connections: the database, outgoing requests,
+    /// and libdispatch, which opens `/proc` files to watch its threads and stops the process when it
+    /// cannot.
+    public var reservedDescriptors = 64
     /// Open connections one client address may have; more are closed as soon as they are accepted,
     /// so one address cannot take every slot (generous, as many clients may share an address behind NAT).
     public var maxConnectionsPerAddress = 1_024

@@ -43,7 +43,8 @@ final class ServerCore: Sendable {
         self.hooks = hooks
         self.logger = logger
         limits = configuration.parserLimits
-        maxConnections = configuration.maxConnections
+        maxConnections = DescriptorBudget.connections(
+            configured: configuration.maxConnections, reserved: configuration.reservedDescriptors, logger: logger)
         maxConnectionsPerAddress = max(1, configuration.maxConnectionsPerAddress)
         // Buffers grow to at most maxBodyBytes (plus malloc's rounding): two bodies' worth always
         // leaves room for one whole body.

@@ -67,23 +67,46 @@ final class InProcessServer {
     }
 }
 
-/// The real `formhouse` executable as a child process (restart and crash tests).
+/// The real `formhouse` executable as a child process (restart and crash tests). Killed when it goes
+/// away still running, so a test that fails midway leaves no server behind.
 final class ServerProcess {
     let process = Process()
     let port: Int
 
-    init(dataDirectory: String, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `launcher` runs before the binary (`["/bin/sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""]`);
+    /// `logFile`, when given, takes the server's log (standard error).
+    init(dataDirectory: String, extraArguments: [String] = [], environment: [String: String] = [:],
+         launcher: [String] = [], logFile: String? = nil, logLevel: String = "error") throws {
         let portFile = dataDirectory + "/port-\(UUID().uuidString)"
-        process.executableURL = URL(fileURLWithPath: Repo.binary)
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--forms-dir", Repo.forms,
-                             "--public-dir", Repo.publicDirectory, "--port-file", portFile, "--log-level", "error",
-                             "--config", dataDirectory + "/no-config.json"] + extraArguments
-        var env = ProcessInfo.processInfo.environment
+        // An empty configuration file: the defaults, whatever config/formhouse.json holds.
+        let configFile = dataDirectory + "/config-\(UUID().uuidString).json"
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: configFile))
+        let arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--forms-dir", Repo.forms,
+                         "--public-dir", Repo.publicDirectory, "--port-file", portFile, "--log-level", logLevel,
+                         "--config", configFile] + extraArguments
+        if let executable = launcher.first {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = Array(launcher.dropFirst()) + [Repo.binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Repo.binary)
+            process.arguments = arguments
+        }
+        // Only the server's own settings: a harness's FORMHOUSE_BIN would be warned about as unknown.
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FORMHOUSE_") }
         env["FORMHOUSE_ADMIN_TOKENS"] = InProcessServer.token
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        if let logFile {
+            FileManager.default.createFile(atPath: logFile, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+            process.standardError = handle
+            try process.run()
+            try handle.close()
+        } else {
+            try process.run()
+        }
         let deadline = Date().addingTimeInterval(60)
         while true {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
@@ -91,12 +114,17 @@ final class ServerProcess {
                 break
             }
             guard process.isRunning, Date() < deadline else {
-                process.terminate()
+                if process.isRunning { process.terminate() }
                 throw TestClientError("formhouse did not start (binary \(Repo.binary))")
             }
             usleep(20_000)
         }
         try? FileManager.default.removeItem(atPath: portFile)
+        try? FileManager.default.removeItem(atPath: configFile)
+    }
+
+    deinit {
+        if process.isRunning { kill9() }
     }
 
     var client: TestHTTPClient { TestHTTPClient(port: port, token: InProcessServer.token) }

@@ -1,0 +1,27 @@
+import Glibc
+import Logging
+
+/// How many client connections the process's open-file limit leaves room for. Without a cap below
+/// that limit, connections took every descriptor, and libdispatch, which opens `/proc` files to
+/// watch its thread pool, stopped the whole process (SIGILL) when it could not open one.
+enum DescriptorBudget {
+    /// At least this many connections, however low the limit (it is then logged as too low).
+    static let floor = 16
+
+    /// `configured`, or fewer when the soft `RLIMIT_NOFILE` minus `reserved` is lower.
+    static func connections(configured: Int, reserved: Int, logger: Logger) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return configured }
+        let descriptors = Int(clamping: limit.rlim_cur)
+        let room = descriptors - reserved
+        guard room < configured else { return configured }
+        if room < floor {
+            logger.error("the open-file limit leaves no room for connections; raise it (ulimit -n)", metadata: [
+                "limit": "\(descriptors)", "reserved": "\(reserved)", "connections": "\(floor)"])
+            return floor
+        }
+        logger.notice("connections capped by the open-file limit", metadata: [
+            "limit": "\(descriptors)", "reserved": "\(reserved)", "connections": "\(room)"])
+        return room
+    }
+}
