@@ -116,6 +116,8 @@ public final class FormhouseApplication: Sendable {
         http.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
         http.eventLoops = configuration.eventLoops
         http.shutdownDeadline = Self.shutdownBudget
+        // Each delivery in flight holds a socket; the rest covers SQLite, epoll and libdispatch.
+        http.reservedDescriptors = 64 + configuration.webhookConcurrency
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = APIProblem.typeBase
         server = HTTPServer(
@@ -180,15 +182,19 @@ public final class FormhouseApplication: Sendable {
     }
 }
 
-/// Runs services as child tasks, which share the graceful shutdown of the task that runs this; one
-/// that fails cancels the others.
+/// Runs services as child tasks, which share the graceful shutdown of the task that runs this. One
+/// that fails, or ends before a shutdown began, ends the others, as a service group would.
 private struct Together: Service {
     let services: [any Service]
     init(_ services: any Service...) { self.services = services }
 
     func run() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for service in services { group.addTask { try await service.run() } }
+            // During a shutdown each finishes its own drain; only an early end cuts the others short.
+            while try await group.next() != nil {
+                if !Task.isShuttingDownGracefully { group.cancelAll() }
+            }
         }
     }
 }
