@@ -45,11 +45,27 @@ let documentCounter = 0;
  * may add at most this many components; the server refuses a definition past it (`tooLarge`). */
 const MAX_ADDED_COMPONENTS = 20_000;
 
-/** A repeat's bounds as they are drawn. Without "max" the server allows 100 items. */
+/** A repeat's bounds as the engine reads them: "max" is 100 when absent. */
 function repeatBounds(repeat) {
   const min = Math.max(0, Number.isInteger(repeat.min) ? repeat.min : 0);
-  const max = Number.isInteger(repeat.max) ? Math.max(repeat.max, min) : Math.max(100, min);
+  const max = Number.isInteger(repeat.max) ? repeat.max : 100;
   return { min, max };
+}
+
+/** The title of the first repeating group whose "min" is above its "max" (the server refuses the
+ * definition, badBounds), or null. A "min" of 150 without "max" is one: "max" is then 100. */
+function inverseRepeat(components) {
+  for (const component of Array.isArray(components) ? components : []) {
+    const { type, props } = componentParts(component);
+    if (type !== "section" && type !== "group") continue;
+    if (type === "group" && props.repeat && typeof props.repeat === "object") {
+      const { min, max } = repeatBounds(props.repeat);
+      if (min > max) return text(props.title) || text(props.id) || "a repeating group";
+    }
+    const inner = inverseRepeat(props.components);
+    if (inner !== null) return inner;
+  }
+  return null;
 }
 
 /**
@@ -287,6 +303,13 @@ export class FormView {
     const added = addedByRepeats(components);
     /** Why the form is not drawn (its repeats pass the server's limit), or null. */
     this.refusal = null;
+    const inverse = inverseRepeat(components);
+    if (inverse !== null) {
+      this.refusal = `This form is not drawn: the repeat "${inverse}" has a "min" above its "max" `
+        + `(100 when not given), which the server refuses.`;
+      this.body.append(el("p", { class: "fh-refused", role: "alert", text: this.refusal }));
+      return;
+    }
     if (added > MAX_ADDED_COMPONENTS) {
       const count = (n) => n.toLocaleString("en-US");
       this.refusal = `This form is not drawn: its repeats' minimums add ${count(added)} fields, `

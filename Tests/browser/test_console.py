@@ -436,11 +436,19 @@ def test_preview_refuses_repeats_past_the_servers_limit(browser):
         return {"group": {"id": gid, "title": gid, "repeat": {"min": minimum, **extra}, "components": components}}
 
     text = {"text": {"id": "a", "title": "A"}}
-    for components in ([group("outer", 150, [group("inner", 150, [text])])], [group("g", 100_000_000, [text])]):
+    for components in ([group("outer", 150, [group("inner", 150, [text], max=150)], max=150)],
+                       [group("g", 100_000_000, [text], max=100_000_000)]):
         preview_of(browser, {"id": "big", "title": "Too big", "components": components})
         refusal = browser.wait(lambda: preview.find_elements(By.CSS_SELECTOR, ".fh-refused"), "no refusal in the preview")[0]
         assert "20,000" in refusal.text and "min" in refusal.text
         assert not preview.find_elements(By.CSS_SELECTOR, ".fh-instance")
+
+    # A "min" above "max", which is 100 when not given, is refused by the server (badBounds): not drawn.
+    preview_of(browser, {"id": "inverse", "title": "Inverse", "components": [group("many", 150, [text])]})
+    refusal = browser.wait(lambda: [r for r in preview.find_elements(By.CSS_SELECTOR, ".fh-refused") if "many" in r.text],
+                           "no refusal of min above max")[0]
+    assert "above its" in refusal.text
+    assert not preview.find_elements(By.CSS_SELECTOR, ".fh-instance")
 
     # Within the limit the preview draws as before; without "max" a repeat stops at 100 items, as the server.
     preview_of(browser, {"id": "ok", "title": "Fits", "components": [group("g", 100, [text])]})
