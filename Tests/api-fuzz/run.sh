@@ -31,7 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-FORMHOUSE_ADMIN_TOKENS="$token" "$FORMHOUSE_BIN" serve --config "$work/no-config.json" --host 127.0.0.1 --port 0 \
+echo '{}' > "$work/config.json"
+env -u FORMHOUSE_BIN FORMHOUSE_ADMIN_TOKENS="$token" "$FORMHOUSE_BIN" serve --config "$work/config.json" --host 127.0.0.1 --port 0 \
   --port-file "$work/port" --data-dir "$work/data" --forms-dir config/forms --public-dir Public \
   --rate-limit-burst 1000000 --rate-limit-per-second 1000000 --log-level error >"$work/server.log" 2>&1 &
 server=$!

@@ -124,13 +124,16 @@ def server(request, tmp_path_factory):
         pytest.fail(f"formhouse binary not found at {binary}; run `swift build --product formhouse` or pass --formhouse-bin")
     work = tmp_path_factory.mktemp("formhouse")
     port_file = work / "port"
-    env = dict(os.environ)
+    # Only the server's own settings: the harness's FORMHOUSE_BIN and the like would be warned about.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FORMHOUSE_")}
     env["FORMHOUSE_ADMIN_TOKENS"] = ADMIN_TOKEN
     # Retries far in the future, so a failed delivery stays "failed" until the test redelivers it.
     env["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE"] = "600,600"
+    # An empty configuration: the defaults, not whatever config/formhouse.json holds.
+    (work / "config.json").write_text("{}")
     log = open(work / "server.log", "w")
     process = subprocess.Popen(
-        [binary, "serve", "--config", str(work / "no-config.json"), "--host", "127.0.0.1", "--port", "0",
+        [binary, "serve", "--config", str(work / "config.json"), "--host", "127.0.0.1", "--port", "0",
          "--port-file", str(port_file), "--data-dir", str(work / "data"),
          "--forms-dir", str(REPO / "config" / "forms"), "--public-dir", str(REPO / "Public"),
          "--allow-private-webhooks", "--rate-limit-burst", "100000", "--rate-limit-per-second", "100000"],

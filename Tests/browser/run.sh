@@ -31,6 +31,8 @@ trap finish EXIT
 export FORMHOUSE_BROWSER_ARTIFACTS="${FORMHOUSE_BROWSER_ARTIFACTS:-$work/screenshots}"
 mkdir -p "$work/tmp"
 # Chromium and pytest put their temporary files under $TMPDIR; Chromium leaves its socket directory behind.
-status=0
-TMPDIR="$work/tmp" python3 -m pytest -p no:cacheprovider -q --basetemp "$work/pytest" Tests/browser "$@" || status=$?
+# status stays 1 unless pytest itself passes, so a run stopped by a signal keeps its files.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+TMPDIR="$work/tmp" python3 -m pytest -p no:cacheprovider -q --basetemp "$work/pytest" Tests/browser "$@" && status=0 || status=$?
 exit $status
