@@ -6,6 +6,19 @@ import Testing
 
 /// A damaged database file fails readiness, not only the requests that meet the damage.
 @Suite struct CorruptionTests {
+    /// Overwrites `table`'s root page in the (closed) database file; the schema page and the other
+    /// tables stay intact.
+    static func overwriteRootPage(of table: String, in path: String) async throws {
+        let (root, pageSize) = try await DatabaseQueue(path: path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = ?", arguments: [table]),
+             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096)
+        }
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: UInt64((try #require(root) - 1) * pageSize))
+        try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try handle.close()
+    }
+
     @Test func aDamagedTableFailsReadinessAndKeepsFailingIt() async throws {
         let directory = TemporaryDirectory()
         let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
@@ -16,15 +29,7 @@ import Testing
             try await store.ping()
             store.close()
         }
-        // Overwrite the submissions table's root page; the schema page and the others stay intact.
-        let (root, pageSize) = try await DatabaseQueue(path: path).read { db in
-            (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'submissions'"),
-             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096)
-        }
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        try handle.seek(toOffset: UInt64((try #require(root) - 1) * pageSize))
-        try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
-        try handle.close()
+        try await Self.overwriteRootPage(of: "submissions", in: path)
 
         let store = try SQLiteFormStore(directory: directory.url)
         defer { store.close() }
@@ -53,14 +58,7 @@ import Testing
             store.close()
         }
         // Damage a table submissions never touch, so only readiness meets it.
-        let (root, pageSize) = try await DatabaseQueue(path: path).read { db in
-            (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'delivery_attempts'"),
-             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096)
-        }
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        try handle.seek(toOffset: UInt64((try #require(root) - 1) * pageSize))
-        try handle.write(contentsOf: Data((0..<pageSize).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
-        try handle.close()
+        try await Self.overwriteRootPage(of: "delivery_attempts", in: path)
 
         let store = try SQLiteFormStore(directory: directory.url)
         _ = try await store.insertSubmission(newSubmission(id: "before"))
