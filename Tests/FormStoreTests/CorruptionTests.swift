@@ -6,8 +6,19 @@ import Testing
 
 /// A damaged database file fails readiness, not only the requests that meet the damage.
 @Suite struct CorruptionTests {
-    /// Overwrites `table`'s root page in the (closed) database file; the schema page and the other
-    /// tables stay intact.
+    /// A store with a form and a submission, closed, then `table`'s root page overwritten; the schema
+    /// page and the other tables stay intact.
+    static func storeWithDamaged(_ table: String) async throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteFormStore(directory: directory.url)
+        try await makeForm(store)
+        _ = try await store.insertSubmission(newSubmission())
+        try await store.ping()
+        store.close()
+        try await overwriteRootPage(of: table, in: directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path)
+        return directory
+    }
+
     static func overwriteRootPage(of table: String, in path: String) async throws {
         let (root, pageSize) = try await DatabaseQueue(path: path).read { db in
             (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = ?", arguments: [table]),
@@ -20,16 +31,7 @@ import Testing
     }
 
     @Test func aDamagedTableFailsReadinessAndKeepsFailingIt() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
-        do {
-            let store = try SQLiteFormStore(directory: directory.url)
-            try await makeForm(store)
-            _ = try await store.insertSubmission(newSubmission())
-            try await store.ping()
-            store.close()
-        }
-        try await Self.overwriteRootPage(of: "submissions", in: path)
+        let directory = try await Self.storeWithDamaged("submissions")
 
         let store = try SQLiteFormStore(directory: directory.url)
         defer { store.close() }
@@ -49,16 +51,9 @@ import Testing
     /// acknowledged, and the close checkpointed them into the damaged file, where a restart could not
     /// read them. Once damage is found, writes are refused and the WAL is left alone.
     @Test func writesStopOnceDamageIsFound() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
-        do {
-            let store = try SQLiteFormStore(directory: directory.url)
-            try await makeForm(store)
-            _ = try await store.insertSubmission(newSubmission())
-            store.close()
-        }
         // Damage a table submissions never touch, so only readiness meets it.
-        try await Self.overwriteRootPage(of: "delivery_attempts", in: path)
+        let directory = try await Self.storeWithDamaged("delivery_attempts")
+        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
 
         let store = try SQLiteFormStore(directory: directory.url)
         _ = try await store.insertSubmission(newSubmission(id: "before"))
