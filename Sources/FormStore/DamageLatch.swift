@@ -1,4 +1,5 @@
 import GRDB
+import Logging
 import Synchronization
 
 /// Remembers that the database can no longer be trusted, until a restart:
@@ -11,6 +12,9 @@ import Synchronization
 /// Once latched, readiness fails and writes are refused; the WAL is not checkpointed into the file.
 final class DamageLatch: Sendable {
     private let found = Mutex<String?>(nil)
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
 
     /// Passes `error` through, noting it when it says the file is damaged, or, for a write, that its
     /// I/O failed. A full disk is not latched: SQLite backs the transaction out and later writes work.
@@ -27,8 +31,13 @@ final class DamageLatch: Sendable {
         return error
     }
 
+    /// Said once, when it is found: the requests refused afterwards are not logged one by one.
     private func latch(_ finding: String) {
-        found.withLock { $0 = $0 ?? finding }
+        let first = found.withLock { found in
+            defer { found = found ?? finding }
+            return found == nil
+        }
+        if first { logger.critical("writes are stopped until a restart", metadata: ["reason": "\(finding)"]) }
     }
 
     /// What was found, if anything.

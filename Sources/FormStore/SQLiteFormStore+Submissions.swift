@@ -5,7 +5,9 @@ extension SQLiteFormStore {
     /// Queues the submission for the next group transaction and returns once that group is durably
     /// committed (or has failed, with ``StoreError/unavailable(_:)``).
     public func insertSubmission(_ submission: consuming NewSubmission) async throws -> InsertOutcome {
-        try await submissionCommitter.submit(submission)
+        // Refused before it joins a group: a latched store would otherwise log a failed group per request.
+        try damage.checkWritable()
+        return try await submissionCommitter.submit(submission)
     }
 
     public func submission(id: String) async throws -> SubmissionRecord? {

@@ -22,7 +22,7 @@ public final class SQLiteFormStore: FormStore {
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
-    let damage = DamageLatch()
+    let damage: DamageLatch
 
     /// Opens (creating if needed) `formhouse.sqlite` in `directory`, which is created with mode 0700
     /// when missing, and brings its schema up to date. A new database file is made with mode 0600,
@@ -30,6 +30,7 @@ public final class SQLiteFormStore: FormStore {
     /// off SQLite's memory statistics for the whole process (see ``processSettings``).
     public init(directory: URL, configuration: SQLiteStoreConfiguration = .init()) throws {
         self.configuration = configuration
+        damage = DamageLatch(logger: logger)
         if Self.processSettings != 0 {
             logger.debug("SQLite was opened before the first store; its memory statistics stay on",
                          metadata: ["result": "\(Self.processSettings)"])
