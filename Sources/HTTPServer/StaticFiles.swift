@@ -95,7 +95,13 @@ public struct StaticFiles: Responder {
 
     /// Whether a path below the root ("/a/.git/config") names a hidden file or directory.
     static func hasHiddenName(_ path: Substring) -> Bool {
-        path.split(separator: "/").contains { $0.hasPrefix(".") && $0 != ".well-known" }
+        path.split(separator: "/").contains(where: isHidden)
+    }
+
+    /// A hidden name (`.git`, `.env`, and `.`, `..`), except `.well-known` (RFC 8615: security.txt,
+    /// ACME challenges), which is meant to be served.
+    static func isHidden(_ segment: Substring) -> Bool {
+        segment.hasPrefix(".") && segment != ".well-known"
     }
 
     private static func notFound(_ request: Request) -> Response {
@@ -119,8 +125,7 @@ public struct StaticFiles: Responder {
         guard !decoded.utf8.contains(0), !decoded.contains("\\") else { return .outside }
         var parts: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-            // `.well-known` (RFC 8615: security.txt, ACME challenges) is meant to be served.
-            if segment.hasPrefix("."), segment != ".well-known" { return .outside }
+            if isHidden(segment) { return .outside }
             parts.append(segment)
         }
         return .inside(parts.joined(separator: "/"))
