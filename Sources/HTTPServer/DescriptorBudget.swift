@@ -4,9 +4,22 @@ import Logging
 /// How many client connections the process's open-file limit leaves room for. Without a cap below
 /// that limit, connections took every descriptor, and libdispatch, which opens `/proc` files to
 /// watch its thread pool, stopped the whole process (SIGILL) when it could not open one.
-enum DescriptorBudget {
+public enum DescriptorBudget {
     /// At least this many connections, however low the limit (it is then logged as too low).
     static let floor = 16
+
+    /// Raises the soft open-file limit to the hard one: the soft one is often 1024 while the hard one
+    /// is far higher, and each connection takes a descriptor (nginx and Go programs do the same). For
+    /// the process, before the server starts: the cap below is computed from the limit then.
+    public static func raiseOpenFileLimit(logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let soft = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+            logger.info("open-file limit raised", metadata: ["from": "\(soft)", "to": "\(limit.rlim_max)"])
+        }
+    }
 
     /// `configured`, or fewer when the soft `RLIMIT_NOFILE` minus `reserved` is lower.
     static func connections(configured: Int, reserved: Int, logger: Logger) -> Int {

@@ -62,7 +62,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "formhouse")
-        OpenFileLimit.raiseToHardLimit(logger: logger)
+        DescriptorBudget.raiseOpenFileLimit(logger: logger)
         if !FileManager.default.fileExists(atPath: file) {
             // Fine for the default path; a path given on purpose that is not there is likely a typo.
             let message: Logger.Message = "no configuration file: the defaults, FORMHOUSE_* variables and flags apply"
@@ -135,18 +135,4 @@ struct Version: ParsableCommand {
     static let current = "0.1.0"
 
     func run() { print("formhouse \(Self.current)") }
-}
-
-/// The soft open-file limit is often 1024 while the hard one is far higher; each connection takes a
-/// descriptor, so the server raises it to the hard limit at start, as nginx and Go programs do.
-enum OpenFileLimit {
-    static func raiseToHardLimit(logger: Logger) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        let soft = limit.rlim_cur
-        limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            logger.info("open-file limit raised", metadata: ["from": "\(soft)", "to": "\(limit.rlim_max)"])
-        }
-    }
 }
