@@ -27,7 +27,8 @@ struct OperationsRoutes {
         case .failed:
             throw APIProblem.unavailable("Storage cannot be read: the database is unreachable.", retryAfter: 5)
         case .noAnswer:
-            throw APIProblem.unavailable("Storage did not answer within 2 s: the disk may be stalled.", retryAfter: 5)
+            throw APIProblem.unavailable(
+                "Storage did not answer within \(readiness.deadline.components.seconds) s: the disk may be stalled.", retryAfter: 5)
         }
     }
 

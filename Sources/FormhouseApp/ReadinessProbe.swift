@@ -15,7 +15,8 @@ final class ReadinessProbe: Sendable {
     }
 
     private let ping: @Sendable () async throws -> Void
-    private let deadline: Duration
+    /// How long a probe waits for the ping.
+    let deadline: Duration
     private let state = Mutex(State())
 
     init(deadline: Duration = .seconds(2), ping: @escaping @Sendable () async throws -> Void) {
