@@ -46,6 +46,7 @@ cleanup() {
     if [[ -n "$started_engine" ]]; then
         kill "$started_engine" 2>/dev/null || true
         for _ in $(seq 1 50); do kill -0 "$started_engine" 2>/dev/null || break; sleep 0.2; done
+        ip link delete docker0 2>/dev/null || true
     fi
     rm -rf "$work"
 }
@@ -59,8 +60,12 @@ if ! docker info >/dev/null 2>&1; then
         apt-get update -q >/dev/null
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io >/dev/null
     fi
-    log "starting dockerd (data root /var/lib/formhouse-docker-check, kept so base images are reused)"
-    dockerd --data-root /var/lib/formhouse-docker-check >"$work/dockerd.log" 2>&1 &
+    # Without --iptables=false, dockerd leaves its NAT tables behind when it stops, and with them
+    # connection tracking on all of the host's traffic, benchmarks' loopback included; the host's
+    # firewall is left as it was. Published ports still work (docker-proxy); builds use the host's
+    # network instead of NAT.
+    log "starting dockerd (no iptables rules; data root /var/lib/formhouse-docker-check, kept so base images are reused)"
+    dockerd --iptables=false --ip-masq=false --data-root /var/lib/formhouse-docker-check >"$work/dockerd.log" 2>&1 &
     started_engine=$!
     for _ in $(seq 1 100); do docker info >/dev/null 2>&1 && break; sleep 0.2; done
     docker info >/dev/null 2>&1 || { tail -20 "$work/dockerd.log" >&2; fail "dockerd did not start"; }
@@ -104,7 +109,7 @@ RUN git config --system url./opt/swift-packages/.insteadOf https://github.com/
 LABEL formhouse.stand-in="Debian bookworm with the official image's packages and this machine's Swift toolchain"
 DOCKERFILE
     log "making swift:6.3-bookworm from this machine's toolchain (a few minutes)"
-    docker build -q -t swift:6.3-bookworm "$work/swift-context" >"$work/stand-in.log" 2>&1 \
+    docker build --network host -q -t swift:6.3-bookworm "$work/swift-context" >"$work/stand-in.log" 2>&1 \
         || { tail -20 "$work/stand-in.log" >&2; fail "the swift:6.3-bookworm stand-in did not build"; }
     rm -rf "$work/swift-context"
 }
@@ -125,9 +130,10 @@ for base in $(awk 'toupper($1) == "FROM" {print $2}' "$dockerfile"); do
 done
 
 # --- docker build -------------------------------------------------------------------------------
-log "docker build (the static release build takes most of the time)"
+# --network host: its RUN steps reach Debian's mirror whether or not the engine NATs its bridge.
+log "docker build --network host (the static release build takes most of the time)"
 start=$(date +%s)
-docker build -f "$dockerfile" -t "$image" "$root" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "docker build"; }
+docker build --network host -f "$dockerfile" -t "$image" "$root" >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "docker build"; }
 log "docker build passed in $(( $(date +%s) - start )) s; image $(docker image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1 / 1e6}')"
 
 # --- what the image holds -----------------------------------------------------------------------
