@@ -25,6 +25,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/Benchmarks/lib.sh"  # bench_body: a submission to the sample form that validates
 keep=""; [[ "${1:-}" == "--keep" ]] && keep=1
 token="docker-check-admin-token-00000000000000"
 image="formhouse:docker-check"
@@ -151,6 +152,12 @@ mode="$(docker exec "$name" stat -c '%U %a' /data)"
 [[ "$mode" == "$user 700" ]] || fail "/data is '$mode', not owned by $user with mode 700"
 log "/data: $mode"
 
+# The host port Docker published 8080 on, which `docker start` may change.
+published() {
+    port="$(docker port "$name" 8080/tcp | head -1 | sed 's/.*://')"
+    base="http://127.0.0.1:$port"
+}
+
 wait_healthy() {
     # The HEALTHCHECK's interval is 30 s: Docker runs its first check 30 s after the start.
     for _ in $(seq 1 90); do
@@ -163,14 +170,12 @@ wait_healthy() {
     fail "Docker's HEALTHCHECK did not report healthy within 90 s (last: $status)"
 }
 wait_healthy
-port="$(docker port "$name" 8080/tcp | head -1 | sed 's/.*://')"
-base="http://127.0.0.1:$port"
+published
 log "Docker reports it healthy; published on port $port"
 
 curl -fsS "$base/v1/forms/formworks-example" -o "$work/form.json" || fail "the sample form is not served through the published port (does the server listen beyond loopback? FORMHOUSE_HOST)"
 grep -q '"formworks-example"' "$work/form.json" || fail "the sample form's body: $(head -c 200 "$work/form.json")"
-body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
-printf '%s' "$body" >"$work/body.json"
+printf '%s' "$bench_body" >"$work/body.json"
 status="$(curl -sS -o "$work/created.json" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     --data-binary @"$work/body.json" "$base/v1/forms/formworks-example/submissions")"
 [[ "$status" == 201 ]] || fail "submission answered $status: $(cat "$work/created.json")"
@@ -188,8 +193,7 @@ log "docker stop: exit 0 in $stop_ms ms"
 
 docker start "$name" >/dev/null
 wait_healthy
-port="$(docker port "$name" 8080/tcp | head -1 | sed 's/.*://')"
-base="http://127.0.0.1:$port"
+published
 curl -fsS -H "Authorization: Bearer $token" "$base/v1/admin/submissions/$id/raw" -o "$work/raw.json" \
     || fail "the stored submission cannot be read back after docker start"
 cmp -s "$work/raw.json" "$work/body.json" || fail "the raw body read back differs from what was sent"
