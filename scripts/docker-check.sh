@@ -115,19 +115,19 @@ DOCKERFILE
     rm -rf "$work/swift-context"
 }
 
-for base in $(awk 'toupper($1) == "FROM" {print $2}' "$dockerfile"); do
-    if have_image "$base"; then
-        standin="$(docker image inspect --format '{{index .Config.Labels "formhouse.stand-in"}}' "$base")"
-        log "base image $base: ${standin:+stand-in ($standin), }already here"
+for from in $(awk 'toupper($1) == "FROM" {print $2}' "$dockerfile"); do
+    if have_image "$from"; then
+        standin="$(docker image inspect --format '{{index .Config.Labels "formhouse.stand-in"}}' "$from")"
+        log "base image $from: ${standin:+stand-in ($standin), }already here"
         continue
     fi
-    if timeout 120 docker pull -q "$base" >/dev/null 2>&1; then log "base image $base: pulled"; continue; fi
-    case "$base" in
-        debian:bookworm-slim) debian_standin; docker tag formhouse-stand-in/debian:bookworm "$base" ;;
+    if timeout 120 docker pull -q "$from" >/dev/null 2>&1; then log "base image $from: pulled"; continue; fi
+    case "$from" in
+        debian:bookworm-slim) debian_standin; docker tag formhouse-stand-in/debian:bookworm "$from" ;;
         swift:6.3-bookworm) swift_standin ;;
-        *) fail "cannot pull $base, and there is no stand-in for it" ;;
+        *) fail "cannot pull $from, and there is no stand-in for it" ;;
     esac
-    log "base image $base: the registry is out of reach, made a stand-in"
+    log "base image $from: the registry is out of reach, made a stand-in"
 done
 
 # --- docker build -------------------------------------------------------------------------------
