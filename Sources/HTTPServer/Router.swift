@@ -85,7 +85,9 @@ public struct Router: Responder {
             var allowed = Set(nodes.flatMap { $0.routes.map(\.method.rawValue) })
             if allowed.contains("GET") { allowed.insert("HEAD") }
             allowed.insert("OPTIONS")
-            return Response(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")])
+            var response = Response(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")])
+            response.routePattern = "*"
+            return response
         }
         guard path.utf8.first == UInt8(ascii: "/"),
               let node = match(path[path.utf8.index(after: path.startIndex)...], from: 0, captures: &captures) else {
@@ -101,11 +103,11 @@ public struct Router: Responder {
             // OPTIONS is answered for every route (the 204 below), so it is allowed everywhere.
             allowed.insert("OPTIONS")
             let allow = allowed.sorted().joined(separator: ", ")
-            if request.method == .options {
-                return Response(status: 204, headers: ["Allow": allow])
-            }
-            var response = Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
-            response.headers.add("Allow", allow)
+            var response = request.method == .options
+                ? Response(status: 204)
+                : Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
+            response.headers.set("Allow", allow)
+            // Counted and logged under the path's route, as its other answers are.
             response.routePattern = routes.first?.route.pattern
             return response
         }

@@ -18,7 +18,17 @@ public struct StaticFiles: Responder {
         }
     }
 
+    /// The route its answers for files that exist are counted and logged under: one label for every
+    /// file, so the label set stays bounded. Paths it does not serve (404, 400) carry none.
+    public static let routePattern = "static"
+
     public func respond(to request: Request) async throws -> Response {
+        var response = answer(request)
+        if response.status != 404, response.status != 400 { response.routePattern = Self.routePattern }
+        return response
+    }
+
+    private func answer(_ request: Request) -> Response {
         let relative: String
         switch Self.relativePath(request.path) {
         case .malformed:

@@ -93,11 +93,21 @@ import Testing
         let server = try await InProcessServer()
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
+        // Groups committed so far: the registry is the process's, shared with tests running beside this one.
+        let groupsBefore = Self.sample("formhouse_store_group_size_count", in: try await client.get("/metrics").text)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues).status == 201)
         #expect(try await client.postJSON("/v1/forms/signup/submissions", #"{"values": {}}"#).status == 422)
         #expect(try await client.get("/v1/forms/no-such-form").status == 404)
         #expect(try await client.get("/no/such/path").status == 404)
+        #expect(try await client.get("/openapi.json").status == 200)
+        #expect(try await client.send("OPTIONS", "/v1/forms/signup").status == 204)
         let text = try await client.get("/metrics").text
+        // The submission's group was recorded, not only declared.
+        #expect(Self.sample("formhouse_store_group_size_count", in: text) > groupsBefore)
+        #expect(Self.sample("formhouse_store_commit_seconds_count", in: text) >= 1)
+        // Static files (the OpenAPI document among them) count under one route; OPTIONS under the path's.
+        #expect(text.contains(#"formhouse_http_requests_total{route="static",method="GET",status="200"}"#))
+        #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}",method="OPTIONS",status="204"}"#))
         #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}/submissions",method="POST",status="201"}"#))
         // A problem thrown by a handler counts under its route; a path no route matches, as unmatched.
         #expect(text.contains(#"formhouse_http_requests_total{route="/v1/forms/{id}",method="GET",status="404"}"#))
@@ -212,6 +222,14 @@ import Testing
             #expect(result.status == 1, "\(extra)")
             #expect(result.output.contains(expected), "\(extra): \(result.output)")
         }
+    }
+
+    /// The value of an unlabelled Prometheus sample (`name value`), 0 when it is not there.
+    static func sample(_ name: String, in text: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1)) ?? 0
+        }
+        return 0
     }
 
     static func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {

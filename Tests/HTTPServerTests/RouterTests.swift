@@ -57,6 +57,11 @@ import Testing
         let server = try await Self.router.respond(to: Request(method: .options, path: "*"))
         #expect(server.status == 204)
         #expect(server.headers["Allow"] == "GET, HEAD, OPTIONS, POST")
+        // Each is counted and logged under its route: a 404 names none.
+        #expect(wrong.routePattern == "/v1/forms/{id}")
+        #expect(options.routePattern == "/v1/forms/{id}/submissions")
+        #expect(server.routePattern == "*")
+        #expect(missing.routePattern == nil)
     }
 
     @Test func answersHeadWithTheGetHandler() async throws {

@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    @Test func namesOneRouteForEveryFileItServes() async throws {
+        let site = try Self.makeSite()
+        defer { try? FileManager.default.removeItem(at: site.base) }
+        let files = StaticFiles(root: site.root.path)
+        for (method, path) in [(HTTPMethod.get, "/app.css"), (.get, "/sub/"), (.get, "/sub"), (.options, "/app.css"), (.post, "/app.css")] {
+            let response = try await files.respond(to: Request(method: method, path: path))
+            #expect([200, 301, 204, 405].contains(response.status))
+            #expect(response.routePattern == StaticFiles.routePattern, "\(method.rawValue) \(path)")
+        }
+        // What it does not serve is left for the caller to count as unmatched.
+        for path in ["/missing.js", "/.env", "/escape", "/%zz"] {
+            let response = try await files.respond(to: Request(method: .get, path: path))
+            #expect([404, 400].contains(response.status))
+            #expect(response.routePattern == nil, "\(path)")
+        }
+    }
+
     @Test func redirectsStayOnThisHostAndStatusesSayWhatWentWrong() async throws {
         try await Self.withSite { client in
             // "//sub/" would be a link to the host "sub".
