@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 
@@ -14,6 +15,7 @@ import Testing
         let submitted = try await client.postJSON("/v1/forms/signup/submissions", #"{"formVersion": 1, "values": {"name": "Ana", "mail": "ana@example.org", "address": {"line1": "x"}}}"#)
         #expect(submitted.status == 201)
         let before = try await client.get("/v1/forms/signup").body
+        let firstVersionBefore = try await client.admin("GET", "/v1/admin/forms/signup?version=1").body
         #expect(first.terminate() == 0)
 
         let second = try ServerProcess(dataDirectory: data.path)
@@ -21,7 +23,9 @@ import Testing
         let after = try await client.get("/v1/forms/signup")
         #expect(after.header("ETag") == "\"2\"")
         #expect(after.body == before)
-        #expect(try await client.admin("GET", "/v1/admin/forms/signup?version=1").status == 200)
+        let firstVersion = try await client.admin("GET", "/v1/admin/forms/signup?version=1")
+        #expect(firstVersion.status == 200)
+        #expect(firstVersion.body == firstVersionBefore)
         let id = submitted.object["id"] as? String ?? ""
         let stored = try await client.admin("GET", "/v1/admin/submissions/\(id)")
         #expect(stored.status == 200)
@@ -68,12 +72,15 @@ import Testing
         server.kill9()
         tally.stop.store(true, ordering: .relaxed)
         try await Task.sleep(for: .milliseconds(200))
+        #expect(server.process.terminationReason == .uncaughtSignal && server.process.terminationStatus == SIGKILL)
 
         let restarted = try ServerProcess(dataDirectory: data.path, environment: environment)
-        defer { _ = restarted.terminate() }
+        defer { if restarted.process.isRunning { _ = restarted.terminate() } }
         let client = restarted.client
         let acked = tally.acknowledged.withLock { $0 }
         #expect(acked.count >= 150)
+        // Mid-stream: requests were still being sent when it died, and got no answer.
+        #expect(tally.attempted.withLock { $0.count } > acked.count)
         for (key, id) in acked {
             let stored = try await client.admin("GET", "/v1/admin/submissions/\(id)")
             #expect(stored.status == 200, "acknowledged \(key) lost")
@@ -89,6 +96,19 @@ import Testing
         let export = try await client.admin("GET", "/v1/admin/forms/signup/submissions?format=ndjson")
         let rows = export.text.split(separator: "\n")
         #expect(rows.count == Set(keys).count)
+
+        // Nothing half-written: the file is sound, and the form's count, which each group adds to in
+        // its own transaction, agrees with the rows that are there.
+        #expect(restarted.terminate() == 0)
+        let queue = try DatabaseQueue(path: data.url.appendingPathComponent("formhouse.sqlite").path)
+        let (integrity, counted, stored) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try Int.fetchOne(db, sql: "SELECT submission_count FROM forms WHERE id = 'signup'"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM submissions WHERE form_id = 'signup'"))
+        }
+        try queue.close()
+        #expect(integrity == "ok")
+        #expect(counted == stored)
     }
 }
 

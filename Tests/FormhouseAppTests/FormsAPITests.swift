@@ -317,6 +317,10 @@ import Testing
         let kept = try await client.admin("GET", "/v1/admin/forms/signup/submissions")
         #expect(kept.status == 200)
         #expect((kept.object["items"] as? [Any])?.count == 1)
+        // The form is gone for admins too, but its history stays readable: every version served is kept.
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup").status == 404)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup?version=1").status == 200)
+        #expect(try await client.admin("GET", "/v1/admin/forms/signup/versions").status == 200)
         await server.finish()
     }
 
