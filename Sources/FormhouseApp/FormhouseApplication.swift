@@ -12,7 +12,7 @@ import Webhooks
 /// The whole server: store, form catalog, routes, webhook worker, HTTP listener.
 public final class FormhouseApplication: Sendable {
     public let configuration: AppConfiguration
-    let store: SQLiteFormStore
+    let store: any FormStore
     let server: HTTPServer
     let worker: DeliveryWorker
     let client: CurlClient

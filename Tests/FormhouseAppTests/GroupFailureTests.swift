@@ -58,10 +58,11 @@ import Testing
         let key = [("Idempotency-Key", "in-flight-key")]
         let first = Task { try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key) }
         // Wait until the first has been handed to a group write, which now waits for the lock.
-        for _ in 0..<500 where server.app.store.submissionCommitter.takenCount < 1 {
+        let store = try #require(server.app.store as? SQLiteFormStore)
+        for _ in 0..<500 where store.submissionCommitter.takenCount < 1 {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(server.app.store.submissionCommitter.takenCount == 1)
+        #expect(store.submissionCommitter.takenCount == 1)
         let second = try await client.postJSON("/v1/forms/signup/submissions", Fixtures.validValues, headers: key)
         #expect(second.status == 409)
         #expect(second.object["type"] as? String == "https://formhouse.dev/problems/idempotency-in-flight")
