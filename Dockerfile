@@ -26,5 +26,6 @@ USER formhouse
 VOLUME ["/data"]
 ENV FORMHOUSE_HOST=0.0.0.0 FORMHOUSE_PORT=8080 FORMHOUSE_DATA_DIRECTORY=/data
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+# Shell form, so the port is read when the check runs: `docker run -e FORMHOUSE_PORT=…` stays healthy.
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD curl -fsS "http://127.0.0.1:${FORMHOUSE_PORT}/healthz" || exit 1
 ENTRYPOINT ["formhouse", "serve"]

@@ -3,7 +3,7 @@
 # makes with `docker run`, `docker stop` and `docker start`:
 #   - the image runs as a non-root user with a private /data volume, and every library the binary
 #     links is in it;
-#   - Docker's own HEALTHCHECK reports the container healthy;
+#   - Docker's own HEALTHCHECK reports the container healthy, also when FORMHOUSE_PORT moves the port;
 #   - through the published port, a sample form is served and a submission gets 201;
 #   - `docker stop` ends it with exit code 0 inside the 10 s it waits before SIGKILL;
 #   - after `docker start` on the same volume, the submission reads back byte for byte;
@@ -30,6 +30,7 @@ keep=""; [[ "${1:-}" == "--keep" ]] && keep=1
 token="docker-check-admin-token-00000000000000"
 image="formhouse:docker-check"
 name="formhouse-docker-check-$$"
+moved="$name-port"
 volume="formhouse-docker-check-$$"
 dockerfile="$(realpath "${DOCKERFILE:-$root/Dockerfile}")"
 work="$(mktemp -d)"
@@ -41,6 +42,7 @@ fail() { echo "docker-check: FAILED: $*" >&2; exit 1; }
 cleanup() {
     if [[ -z "$keep" ]]; then
         docker rm -f "$name" >/dev/null 2>&1 || true
+        docker rm -f -v "$moved" >/dev/null 2>&1 || true
         docker volume rm "$volume" >/dev/null 2>&1 || true
         docker image rm "$image" >/dev/null 2>&1 || true
     fi
@@ -158,20 +160,29 @@ published() {
     base="http://127.0.0.1:$port"
 }
 
+# wait_healthy [CONTAINER]: until Docker's HEALTHCHECK reports it healthy (default: the main one).
 wait_healthy() {
+    local container="${1:-$name}"
     # The HEALTHCHECK's interval is 30 s: Docker runs its first check 30 s after the start.
     for _ in $(seq 1 90); do
-        status="$(docker inspect --format '{{.State.Health.Status}}' "$name")"
+        status="$(docker inspect --format '{{.State.Health.Status}}' "$container")"
         [[ "$status" == healthy ]] && return
-        [[ "$(docker inspect --format '{{.State.Running}}' "$name")" == true ]] || { docker logs "$name" >&2; fail "the container stopped"; }
+        [[ "$(docker inspect --format '{{.State.Running}}' "$container")" == true ]] || { docker logs "$container" >&2; fail "the container stopped"; }
         sleep 1
     done
-    docker inspect --format '{{json .State.Health}}' "$name" >&2
-    fail "Docker's HEALTHCHECK did not report healthy within 90 s (last: $status)"
+    docker inspect --format '{{json .State.Health}}' "$container" >&2
+    fail "Docker's HEALTHCHECK did not report $container healthy within 90 s (last: $status)"
 }
+# Started now, so its first check runs beside the main container's: a port set by environment is
+# the one the HEALTHCHECK probes.
+docker run -d --name "$moved" -e FORMHOUSE_PORT=9090 -e FORMHOUSE_ADMIN_TOKENS="$token" "$image" >/dev/null
 wait_healthy
 published
 log "Docker reports it healthy; published on port $port"
+wait_healthy "$moved"
+docker exec "$moved" curl -fsS http://127.0.0.1:9090/healthz >/dev/null || fail "FORMHOUSE_PORT=9090 is not the port the server listens on"
+docker rm -f -v "$moved" >/dev/null
+log "with FORMHOUSE_PORT=9090 it listens there and Docker reports it healthy too"
 
 curl -fsS "$base/v1/forms/formworks-example" -o "$work/form.json" || fail "the sample form is not served through the published port (does the server listen beyond loopback? FORMHOUSE_HOST)"
 grep -q '"formworks-example"' "$work/form.json" || fail "the sample form's body: $(head -c 200 "$work/form.json")"
