@@ -23,9 +23,9 @@ let payload: [UInt8] = {
 }()
 precondition(payload.count == 1024)
 
-var router = Router()
-router.on(.get, "/json") { _ in .json(payload) }
-router.on(.post, "/echo") { request in .json(request.body) }
+var router = Router<BasicRequestContext>()
+router.on(.get, "/json") { _, _ in .json(payload) }
+router.on(.post, "/echo") { request, _ in .json(request.body) }
 
 var configuration = HTTPServerConfiguration()
 configuration.port = port

@@ -2,7 +2,7 @@ import FormEngine
 import HTTPServer
 
 /// An RFC 9457 problem the API answers with. Each kind has a stable `type` URI, listed in the README.
-struct APIProblem: Error, HTTPResponseConvertible {
+struct APIProblem: Error, HTTPResponseError {
     static let typeBase = "https://formhouse.dev/problems/"
 
     var status: Int

@@ -1,26 +1,26 @@
 import Crypto
 import HTTPServer
 
-/// Bearer-token check for every admin route.
+/// The bearer-token check in front of every `/v1/admin` route: the router runs it for every route
+/// under the group's prefix, and it names the caller in the context.
 ///
 /// Tokens are compared as SHA-256 digests with a constant-time loop over every configured token, so
 /// neither the length nor the position of a mismatch leaks through timing. Tokens are never logged.
-struct AdminAuth: Sendable {
+struct AdminAuth: RouterMiddleware {
     private let digests: [[UInt8]]
 
     init(tokens: [String]) {
         digests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
     }
 
-    /// Wraps an admin handler so it runs only for a request with a valid token.
-    func guarded(_ handler: @escaping @Sendable (Request) async throws -> Response) -> @Sendable (Request) async throws -> Response {
-        { request in
-            try authorize(request)
-            return try await handler(request)
-        }
+    func handle(_ request: Request, context: AppContext, next: Router<AppContext>.Handler) async throws -> Response {
+        var context = context
+        context.caller = try authorize(request)
+        return try await next(request, context)
     }
 
-    func authorize(_ request: Request) throws {
+    /// The caller whose token `request` presents; 401 otherwise.
+    func authorize(_ request: Request) throws -> AdminCaller {
         guard !digests.isEmpty else {
             throw APIProblem.unauthorized("No admin token is configured; set FORMHOUSE_ADMIN_TOKENS to enable the admin API.")
         }
@@ -34,12 +34,15 @@ struct AdminAuth: Sendable {
         // RFC 6750 §2.1: one or more spaces after the scheme.
         let token = parts[1].drop { $0 == " " }
         let presented = Array(SHA256.hash(data: Array(token.utf8)))
-        var matched: UInt8 = 0
-        for digest in digests {
+        // Every digest is compared to the end, and the match recorded without a branch on it.
+        var matched = 0
+        for (position, digest) in digests.enumerated() {
             var difference: UInt8 = 0
             for i in 0..<digest.count { difference |= digest[i] ^ presented[i] }
-            matched |= difference == 0 ? 1 : 0
+            let equal = Int(difference == 0 ? 1 : 0)
+            matched |= equal * (position + 1)
         }
-        guard matched == 1 else { throw APIProblem.unauthorized("The token is not valid.", invalidToken: true) }
+        guard matched > 0 else { throw APIProblem.unauthorized("The token is not valid.", invalidToken: true) }
+        return AdminCaller(name: "token-\(matched)")
     }
 }

@@ -8,19 +8,19 @@ struct CORS: RequestHook {
     static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition"
 
     /// Answers a preflight from an allowed origin before routing.
-    func willRespond(to request: Request) -> Response? {
+    func willRespond(to request: Request, context: inout CoreRequestContext) -> Response? {
         guard request.method == .options, request.headers["Access-Control-Request-Method"] != nil,
               allowedOrigin(of: request) != nil else { return nil }
         var response = Response(status: 204)
         response.headers.set("Access-Control-Allow-Methods", Self.allowedMethods)
         response.headers.set("Access-Control-Allow-Headers", Self.allowedHeaders)
         response.headers.set("Access-Control-Max-Age", "600")
-        response.routePattern = "preflight"
+        context.routePattern = "preflight"
         return response
     }
 
     /// Every answer to an allowed origin, problems and the preflight included, may be read by it.
-    func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
+    func didRespond(to request: Request, context: CoreRequestContext, response: inout Response, elapsed: Duration) {
         if let origin = allowedOrigin(of: request) {
             allow(origin, &response)
         } else if variesByOrigin {

@@ -18,7 +18,7 @@ public final class FormhouseApplication: Sendable {
     let client: CurlClient
     /// The worker when started by ``start()`` rather than ``run()`` (tests).
     private let backgroundWorker = Mutex<Task<Void, Never>?>(nil)
-    let router: Router
+    let router: Router<AppContext>
     private let logger: Logger
     /// Held from before the database opens until the process ends or ``shutdown()``.
     private let directoryLock: Mutex<DataDirectoryLock?>
@@ -84,7 +84,7 @@ public final class FormhouseApplication: Sendable {
         // Woken once per group commit that queued deliveries, not per submission (most forms have
         // no endpoint, and a wake costs the worker a claim query).
         store.onDeliveriesCreated { worker.notify() }
-        var router = Router()
+        var router = Router<AppContext>()
         // Four times the submission rate: a person typing triggers a validation per pause. (The
         // configuration bounds the burst to 10^9, so four times it fits.)
         let validateRateLimiter = RateLimiter(
@@ -92,9 +92,11 @@ public final class FormhouseApplication: Sendable {
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
-        AdminFormRoutes(catalog: catalog, store: store, auth: auth, cursors: cursors).register(on: &router)
-        WebhookRoutes(store: store, catalog: catalog, auth: auth, secrets: secretBox, policy: policy, cursors: cursors,
-                      notify: { worker.notify() }).register(on: &router)
+        router.group("/v1/admin", middleware: auth) { admin in
+            AdminFormRoutes(catalog: catalog, store: store, cursors: cursors).register(on: &admin)
+            WebhookRoutes(store: store, catalog: catalog, secrets: secretBox, policy: policy, cursors: cursors,
+                          notify: { worker.notify() }).register(on: &admin)
+        }
         OperationsRoutes(store: store, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
         // `GET /openapi.json` (contract §5) and the pages are files of the public directory.

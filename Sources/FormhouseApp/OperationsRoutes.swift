@@ -14,10 +14,10 @@ struct OperationsRoutes {
         self.registry = registry
     }
 
-    func register(on router: inout Router) {
-        router.on(.get, "/healthz") { _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
-        router.on(.get, "/readyz") { _ in try await ready() }
-        router.on(.get, "/metrics") { _ in metrics() }
+    func register(on router: inout Router<AppContext>) {
+        router.on(.get, "/healthz") { _, _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
+        router.on(.get, "/readyz") { _, _ in try await ready() }
+        router.on(.get, "/metrics") { _, _ in metrics() }
     }
 
     func ready() async throws -> Response {

@@ -11,8 +11,8 @@ enum SecurityHeaders {
 struct PageFiles: Responder {
     let files: StaticFiles
 
-    func respond(to request: Request) async throws -> Response {
-        var response = try await files.respond(to: request)
+    func respond(to request: Request, context: inout AppContext) async throws -> Response {
+        var response = files.respond(to: request, context: &context)
         response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy)
         response.headers.set("X-Frame-Options", "DENY")
         return response

@@ -9,11 +9,11 @@ struct PublicRoutes {
     /// `/validate`'s own, more generous bucket: the web renderer calls it as a person types.
     let validateRateLimiter: RateLimiter
 
-    func register(on router: inout Router) {
-        router.on(.get, "/v1/forms/{id}") { try await getForm($0) }
-        router.on(.head, "/v1/forms/{id}") { try await getForm($0) }
-        router.on(.post, "/v1/forms/{id}/submissions") { try await submit($0) }
-        router.on(.post, "/v1/forms/{id}/validate") { try await validate($0) }
+    func register(on router: inout Router<AppContext>) {
+        router.on(.get, "/v1/forms/{id}") { request, _ in try await getForm(request) }
+        router.on(.head, "/v1/forms/{id}") { request, _ in try await getForm(request) }
+        router.on(.post, "/v1/forms/{id}/submissions") { request, _ in try await submit(request) }
+        router.on(.post, "/v1/forms/{id}/validate") { request, _ in try await validate(request) }
     }
 
     /// The current version, or `?version=n` (clients that cached a version, the web renderer).

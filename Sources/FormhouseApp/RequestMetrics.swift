@@ -15,11 +15,11 @@ struct RequestMetrics: RequestHook {
     }
     let handles = MetricHandles()
 
-    /// Sees the final response: thrown errors are already problems, and a handler's failure carries
-    /// its route, so a 500 is counted under the route that failed.
-    func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
+    /// Sees the final response: thrown errors are already problems, and the context names the route
+    /// even when its handler failed, so a 500 is counted under the route that failed.
+    func didRespond(to request: Request, context: CoreRequestContext, response: inout Response, elapsed: Duration) {
         let (counter, timer) = handles.for(
-            route: response.routePattern ?? "unmatched", method: Self.label(request.method), status: response.status)
+            route: context.routePattern ?? "unmatched", method: Self.label(request.method), status: response.status)
         counter.increment()
         timer.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
     }

@@ -5,7 +5,7 @@ import Logging
 /// A store error that no handler answered itself. Any read or write can meet an unusable database,
 /// and the answer the README promises for that is 503 with `Retry-After`, not a 500; the store's own
 /// detail (SQLite's message, file paths) goes to the log only.
-extension StoreError: HTTPResponseConvertible {
+extension StoreError: HTTPResponseError {
     private static let logger = Logger(label: "formhouse.api")
 
     public var response: Response {

@@ -5,16 +5,19 @@ import HTTPServer
 struct WebPages {
     let files: PageFiles
 
-    func register(on router: inout Router) {
+    func register(on router: inout Router<AppContext>) {
         for method in [HTTPMethod.get, .head] {
-            router.on(method, "/f/{id}") { try await page("/form.html", $0) }
-            router.on(method, "/admin") { try await page("/admin/index.html", $0) }
+            router.on(method, "/f/{id}") { request, context in try await page("/form.html", request, context) }
+            router.on(method, "/admin") { request, context in try await page("/admin/index.html", request, context) }
         }
     }
 
-    private func page(_ path: String, _ request: Request) async throws -> Response {
+    /// The page's file, counted under the page's route rather than as a static file: the handler's
+    /// copy of the context takes the file's route name, not the request's.
+    private func page(_ path: String, _ request: Request, _ context: AppContext) async throws -> Response {
         var inner = request
         inner.path = path
-        return try await files.respond(to: inner)
+        var context = context
+        return try await files.respond(to: inner, context: &context)
     }
 }

@@ -13,20 +13,20 @@ struct WebhookRoutes {
 
     let store: any FormStore
     let catalog: FormCatalog
-    let auth: AdminAuth
     let secrets: SecretBox
     let policy: AddressPolicy
     let cursors: CursorSeal
     let notify: @Sendable () -> Void
 
-    func register(on router: inout Router) {
-        router.on(.post, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await create($0) })
-        router.on(.get, "/v1/admin/forms/{id}/webhooks", auth.guarded { try await list($0) })
-        router.on(.delete, "/v1/admin/webhooks/{wid}", auth.guarded { try await delete($0) })
-        router.on(.post, "/v1/admin/webhooks/{wid}/rotate", auth.guarded { try await rotate($0) })
-        router.on(.get, "/v1/admin/deliveries", auth.guarded { try await deliveries($0) })
-        router.on(.get, "/v1/admin/deliveries/{did}", auth.guarded { try await delivery($0) })
-        router.on(.post, "/v1/admin/deliveries/{did}/redeliver", auth.guarded { try await redeliver($0) })
+    /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
+    func register(on admin: inout RouterGroup<AppContext>) {
+        admin.on(.post, "/forms/{id}/webhooks") { request, _ in try await create(request) }
+        admin.on(.get, "/forms/{id}/webhooks") { request, _ in try await list(request) }
+        admin.on(.delete, "/webhooks/{wid}") { request, _ in try await delete(request) }
+        admin.on(.post, "/webhooks/{wid}/rotate") { request, _ in try await rotate(request) }
+        admin.on(.get, "/deliveries") { request, _ in try await deliveries(request) }
+        admin.on(.get, "/deliveries/{did}") { request, _ in try await delivery(request) }
+        admin.on(.post, "/deliveries/{did}/redeliver") { request, _ in try await redeliver(request) }
     }
 
     func create(_ request: Request) async throws -> Response {

@@ -251,9 +251,9 @@ final class Connection: @unchecked Sendable {
         } else {
             // Explicit, because a task started from a loop-preferring task would inherit the loop.
             Task(executorPreference: globalConcurrentExecutor) {
-                let response = await server.respond(to: request)
+                let (response, route) = await server.respond(to: request)
                 Task(executorPreference: loop) {
-                    await self.send(response)
+                    await self.send(response, route: route)
                 }
             }
         }
@@ -271,12 +271,12 @@ final class Connection: @unchecked Sendable {
 
     /// One request; its own frame, so the request and response are released before the pump waits.
     private func answer(_ request: Request) async {
-        let response = await loop.server.respond(to: request)
+        let (response, route) = await loop.server.respond(to: request)
         // An answer already in memory goes out synchronously: no async frame for `send`.
         if loop.inLoop, !response.body.isStream {
-            sendNow(response)
+            sendNow(response, route: route)
         } else {
-            await send(response)
+            await send(response, route: route)
         }
     }
 
@@ -313,12 +313,12 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends a response whose body is in memory; on the loop thread.
-    private func sendNow(_ response: Response) {
+    private func sendNow(_ response: Response, route: String?) {
         guard let head = writeHead(response) else { return }
-        finish(status: response.status, pattern: response.routePattern, bodyBytes: head.bodyBytes)
+        finish(status: response.status, pattern: route, bodyBytes: head.bodyBytes)
     }
 
-    private func send(_ response: Response) async {
+    private func send(_ response: Response, route: String?) async {
         if !loop.inLoop { await loop.hop() }
         guard let head = writeHead(response), let exchange else { return }
         var bodyBytes = head.bodyBytes
@@ -337,7 +337,7 @@ final class Connection: @unchecked Sendable {
                 close()
             }
         }
-        finish(status: response.status, pattern: response.routePattern, bodyBytes: bodyBytes)
+        finish(status: response.status, pattern: route, bodyBytes: bodyBytes)
     }
 
     /// Writes the status line, headers and an in-memory body; returns the body bytes written and

@@ -21,11 +21,20 @@ public final class HTTPServer: Service, Sendable {
 
     /// A server that answers every request with `responder`, with `hooks` (first sees the request
     /// first, last sees the response first) around it.
-    public init(
-        configuration: HTTPServerConfiguration, responder: any Responder, hooks: [any RequestHook] = [], logger: Logger
+    ///
+    /// Inlined into the caller, so that the responder's handlers are compiled for its concrete
+    /// context type where the application's types are known.
+    @inlinable
+    public convenience init<R: Responder>(
+        configuration: HTTPServerConfiguration, responder: R, hooks: [any RequestHook] = [], logger: Logger
     ) {
+        self.init(configuration: configuration, dispatch: ServerCore.dispatch(to: responder), hooks: hooks, logger: logger)
+    }
+
+    @usableFromInline
+    init(configuration: HTTPServerConfiguration, dispatch: @escaping ServerCore.Dispatch, hooks: [any RequestHook], logger: Logger) {
         self.configuration = configuration
-        core = ServerCore(configuration: configuration, responder: responder, hooks: hooks, logger: logger)
+        core = ServerCore(configuration: configuration, dispatch: dispatch, hooks: hooks, logger: logger)
     }
 
     /// Binds and starts serving; returns the bound port (useful with port 0). Calling it again returns the same port.

@@ -1,4 +1,5 @@
 /// Percent-decoding of URI components (RFC 3986 §2.1).
+@usableFromInline
 enum PercentDecoding {
     /// Decodes `%XX` escapes, and `+` as a space when `plusAsSpace` (form-encoded queries).
     /// Returns nil for a malformed escape or bytes that are not UTF-8.
@@ -33,6 +34,7 @@ enum PercentDecoding {
     }
 
     /// A path segment: most have no escape, and a slice of a `String` needs no UTF-8 check then.
+    @usableFromInline
     static func decode(_ segment: Substring) -> String? {
         guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
         return decode(segment.utf8, plusAsSpace: false)

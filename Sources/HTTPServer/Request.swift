@@ -52,6 +52,7 @@ public struct Parameters: Sendable, Sequence {
     }
 
     /// Parameters from pairs already labelled, without the copy the public initializer makes.
+    @usableFromInline
     init(labelled pairs: [(name: String, value: String)]) {
         self.pairs = pairs
     }

@@ -27,8 +27,6 @@ public struct Response: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: ResponseBody
-    /// The route pattern that produced this response (set by `Router`), for logs and metrics.
-    public var routePattern: String?
     /// Set on the server's own problems (`standardProblem`): their detail, so the server can give them
     /// the configured problem type (`HTTPServerConfiguration.problemTypeBase`) before sending.
     var serverProblemDetail: String?
@@ -75,6 +73,7 @@ public struct Response: Sendable {
 
     /// The problem the server itself answers with for a status (refusals, 404, 405, 500): type
     /// `about:blank` (RFC 9457 §4.2.1) until the server gives it the configured one.
+    @usableFromInline
     static func standardProblem(status: Int, detail: String) -> Response {
         var response = problem(status: status, type: "about:blank", title: HTTPStatus.reason(status), detail: detail)
         response.serverProblemDetail = detail

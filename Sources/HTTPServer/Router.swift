@@ -3,40 +3,54 @@
 /// Routes are added at start-up; lookup walks a segment tree, one node per path segment, comparing the
 /// segment with the few literals of its node, so routes elsewhere in the tree cost nothing. Unmatched
 /// paths go to `fallback` or get a 404 problem; a known path with another method gets 405 with `Allow`.
-public struct Router: Responder {
+///
+/// Middleware belongs to a path prefix (``group(_:middleware:_:)``): every route under the prefix runs
+/// behind it, whichever way it was registered, so a route cannot be added under `/v1/admin` without
+/// the admin middleware.
+///
+/// The router is generic over the application's context and `@inlinable`, so that the application's
+/// module compiles a copy specialised to its context type: unspecialised generic code would copy
+/// each context through value witnesses on every request.
+public struct Router<Context: RequestContext>: Responder {
     /// A route handler.
-    public typealias Handler = @Sendable (Request) async throws -> Response
+    public typealias Handler = @Sendable (Request, Context) async throws -> Response
 
-    private struct Route: Sendable {
-        var handler: Handler
-        var parameterNames: [String]
-        var pattern: String
+    @usableFromInline
+    struct Route: Sendable {
+        @usableFromInline var handler: Handler
+        @usableFromInline var parameterNames: [String]
+        @usableFromInline var pattern: String
     }
 
-    private struct Node: Sendable {
+    @usableFromInline
+    struct Node: Sendable {
         /// Literal child segments, compared as bytes: a node has a handful, and scanning them costs
         /// less than making a `String` of the segment and hashing it on every request.
-        var literals: [(segment: [UInt8], node: Int)] = []
+        @usableFromInline var literals: [(segment: [UInt8], node: Int)] = []
 
+        @inlinable
         func literal(_ segment: Substring) -> Int? {
             for (bytes, node) in literals where bytes.elementsEqual(segment.utf8) { return node }
             return nil
         }
-        var parameter: Int?
+        @usableFromInline var parameter: Int?
         /// By method; a few at most, scanned rather than hashed for the same reason as `literals`.
-        var routes: [(method: HTTPMethod, route: Route)] = []
+        @usableFromInline var routes: [(method: HTTPMethod, route: Route)] = []
 
+        @inlinable
         func route(_ method: HTTPMethod) -> Route? {
             for entry in routes where entry.method == method { return entry.route }
             return nil
         }
     }
 
-    private var nodes = [Node()]
+    @usableFromInline var nodes = [Node()]
     private var table: [(HTTPMethod, String)] = []
+    /// Middleware by path prefix (as segments), outermost first.
+    private var middleware: [(prefix: [Substring], middleware: any RouterMiddleware<Context>)] = []
 
-    /// Answers requests no route matches (e.g. `StaticFiles`); nil means 404.
-    public var fallback: (any Responder)?
+    /// Answers requests no route matches (static files, say); nil means 404.
+    public var fallback: (any Responder<Context>)?
 
     /// An empty router.
     public init() {}
@@ -44,13 +58,15 @@ public struct Router: Responder {
     /// Every registered `(method, pattern)`, in registration order.
     public var routes: [(HTTPMethod, String)] { table }
 
-    /// Registers `handler` for `method` on `pattern`; `{name}` segments capture a parameter.
+    /// Registers `handler` for `method` on `pattern`; `{name}` segments capture a parameter. The
+    /// handler runs behind the middleware of every group whose prefix the pattern is under.
     /// Registering the same method and pattern twice replaces the first handler.
     public mutating func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /: \(pattern)")
         var node = 0
         var names: [String] = []
-        for segment in pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
                 names.append(String(segment.dropFirst().dropLast()))
                 if let next = nodes[node].parameter {
@@ -68,7 +84,13 @@ public struct Router: Responder {
                 node = nodes.count - 1
             }
         }
-        let route = Route(handler: handler, parameterNames: names, pattern: pattern)
+        var wrapped = handler
+        for entry in middleware.reversed() where segments.starts(with: entry.prefix) {
+            let next = wrapped
+            let layer = entry.middleware
+            wrapped = { request, context in try await layer.handle(request, context: context, next: next) }
+        }
+        let route = Route(handler: wrapped, parameterNames: names, pattern: pattern)
         if let index = nodes[node].routes.firstIndex(where: { $0.method == method }) {
             nodes[node].routes[index].route = route
         } else {
@@ -77,7 +99,25 @@ public struct Router: Responder {
         }
     }
 
-    public func respond(to request: Request) async throws -> Response {
+    /// Puts `middleware` in front of every route under `prefix` (a literal path like `/v1/admin`),
+    /// then lets `build` register routes relative to it. The prefix must not have routes yet: they
+    /// would run without the middleware.
+    public mutating func group(
+        _ prefix: String, middleware: any RouterMiddleware<Context>, _ build: (inout RouterGroup<Context>) -> Void
+    ) {
+        precondition(prefix.hasPrefix("/") && !prefix.hasSuffix("/") && !prefix.contains("{"),
+                     "a group prefix is a literal path without a trailing slash: \(prefix)")
+        let segments = prefix.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        precondition(!table.contains { $0.1 == prefix || $0.1.hasPrefix(prefix + "/") },
+                     "routes under \(prefix) were registered before its middleware")
+        self.middleware.append((Array(segments), middleware))
+        var group = RouterGroup(prefix: prefix, router: self)
+        build(&group)
+        self = group.router
+    }
+
+    @inlinable
+    public func respond(to request: Request, context: inout Context) async throws -> Response {
         var captures: [Substring] = []
         let path = request.path
         if path == "*", request.method == .options {
@@ -85,14 +125,13 @@ public struct Router: Responder {
             var allowed = Set(nodes.flatMap { $0.routes.map(\.method.rawValue) })
             if allowed.contains("GET") { allowed.insert("HEAD") }
             allowed.insert("OPTIONS")
-            var response = Response(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")])
-            response.routePattern = "*"
-            return response
+            context.core.routePattern = "*"
+            return Response(status: 204, headers: ["Allow": allowed.sorted().joined(separator: ", ")])
         }
         guard path.utf8.first == UInt8(ascii: "/"),
               let node = match(path[path.utf8.index(after: path.startIndex)...], from: 0, captures: &captures) else {
             if let fallback {
-                return try await fallback.respond(to: request)
+                return try await fallback.respond(to: request, context: &context)
             }
             return .standardProblem(status: 404, detail: "No resource at \(request.path).")
         }
@@ -108,40 +147,29 @@ public struct Router: Responder {
                 : Response.standardProblem(status: 405, detail: "\(request.method.rawValue) is not allowed here.")
             response.headers.set("Allow", allow)
             // Counted and logged under the path's route, as its other answers are.
-            response.routePattern = routes.first?.route.pattern
+            context.core.routePattern = routes.first?.route.pattern
             return response
         }
+        context.core.routePattern = route.pattern
         var request = request
         if !captures.isEmpty {
             var parameters: [(name: String, value: String)] = []
             parameters.reserveCapacity(captures.count)
             for (name, raw) in zip(route.parameterNames, captures) {
                 guard let value = PercentDecoding.decode(raw) else {
-                    var response = Response.standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
-                    response.routePattern = route.pattern
-                    return response
+                    return .standardProblem(status: 400, detail: "Malformed percent-encoding in the path.")
                 }
                 parameters.append((name, value))
             }
             request.parameters = Parameters(labelled: parameters)
         }
-        // A thrown answer becomes a response here, so hooks and middleware outside the router (metrics,
-        // logs) see it under its route; anything else travels on with the route attached.
-        var response: Response
-        do {
-            response = try await route.handler(request)
-        } catch let error as any HTTPResponseConvertible {
-            response = error.response
-        } catch {
-            throw RoutedError(pattern: route.pattern, underlying: error)
-        }
-        response.routePattern = route.pattern
-        return response
+        return try await route.handler(request, context)
     }
 
     /// Depth-first match of the path after its leading slash, preferring literal segments and
     /// backtracking into parameters when a literal branch fails. Walks the path in place.
-    private func match(_ rest: Substring, from node: Int, captures: inout [Substring]) -> Int? {
+    @inlinable
+    func match(_ rest: Substring, from node: Int, captures: inout [Substring]) -> Int? {
         let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         let segment = rest[rest.startIndex..<end]
         let remainder: Substring? = end == rest.endIndex ? nil : rest[rest.utf8.index(after: end)...]
@@ -158,18 +186,11 @@ public struct Router: Responder {
         return nil
     }
 
-    private func descend(_ remainder: Substring?, into node: Int, captures: inout [Substring]) -> Int? {
+    @inlinable
+    func descend(_ remainder: Substring?, into node: Int, captures: inout [Substring]) -> Int? {
         guard let remainder else {
             return nodes[node].routes.isEmpty ? nil : node
         }
         return match(remainder, from: node, captures: &captures)
     }
-}
-
-/// A handler's error that has no HTTP answer of its own, with the route that threw it (for the log).
-public struct RoutedError: Error {
-    /// The pattern of the route whose handler threw.
-    public var pattern: String
-    /// What the handler threw.
-    public var underlying: any Error
 }

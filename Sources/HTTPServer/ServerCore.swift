@@ -2,8 +2,10 @@ import Logging
 import Synchronization
 
 /// What every loop of one server shares: configuration, the responder, the logger, the connection count.
+@usableFromInline
 final class ServerCore: Sendable {
-    let responder: any Responder
+    /// The responder, with the context it takes made from the core context (see ``Dispatch``).
+    let dispatch: Dispatch
     let hooks: [any RequestHook]
     let logger: Logger
     let limits: ParserLimits
@@ -38,8 +40,30 @@ final class ServerCore: Sendable {
     let connectionTasksStarted = Atomic<Int>(0)
     let connectionTasksRunning = Atomic<Int>(0)
 
-    init(configuration: HTTPServerConfiguration, responder: any Responder, hooks: [any RequestHook] = [], logger: Logger) {
-        self.responder = responder
+    /// Answers a request, leaving what it learned (the route) in the core context.
+    @usableFromInline
+    typealias Dispatch = @Sendable (Request, inout CoreRequestContext) async throws -> Response
+
+    /// A core answering with `responder`.
+    convenience init<R: Responder>(
+        configuration: HTTPServerConfiguration, responder: R, hooks: [any RequestHook] = [], logger: Logger
+    ) {
+        self.init(configuration: configuration, dispatch: Self.dispatch(to: responder), hooks: hooks, logger: logger)
+    }
+
+    /// A closure that makes `R.Context` for each request and hands it to `responder`, written back
+    /// into the core context even when the responder throws, so the error's log and metrics name the route.
+    @inlinable
+    static func dispatch<R: Responder>(to responder: R) -> Dispatch {
+        { request, core in
+            var context = R.Context(core: core)
+            defer { core = context.core }
+            return try await responder.respond(to: request, context: &context)
+        }
+    }
+
+    init(configuration: HTTPServerConfiguration, dispatch: @escaping Dispatch, hooks: [any RequestHook] = [], logger: Logger) {
+        self.dispatch = dispatch
         self.hooks = hooks
         self.logger = logger
         limits = configuration.parserLimits
@@ -132,12 +156,13 @@ final class ServerCore: Sendable {
     }
 
     /// Runs the hooks and the responder, in one async frame (each frame more is an allocation and an
-    /// executor check per request). The answer's `routePattern` names the route for the access log.
-    func respond(to request: Request) async -> Response {
+    /// executor check per request). Returns the answer and the route that gave it, for the access log.
+    func respond(to request: Request) async -> (response: Response, route: String?) {
         let start: ContinuousClock.Instant? = hooks.isEmpty ? nil : .now
+        var context = CoreRequestContext(requestID: request.requestID, logger: logger)
         var early: Response?
         for index in hooks.indices {
-            early = hooks[index].willRespond(to: request)
+            early = hooks[index].willRespond(to: request, context: &context)
             if early != nil { break }
         }
         var response: Response
@@ -145,9 +170,9 @@ final class ServerCore: Sendable {
             response = early
         } else {
             do {
-                response = try await responder.respond(to: request)
+                response = try await dispatch(request, &context)
             } catch {
-                response = problem(for: error, request: request)
+                response = problem(for: error, request: request, route: context.routePattern)
             }
         }
         if problemTypeBase != nil, let detail = response.serverProblemDetail {
@@ -158,10 +183,10 @@ final class ServerCore: Sendable {
         if let start {
             let elapsed = ContinuousClock.now - start
             for index in hooks.indices.reversed() {
-                hooks[index].didRespond(to: request, response: &response, elapsed: elapsed)
+                hooks[index].didRespond(to: request, context: context, response: &response, elapsed: elapsed)
             }
         }
-        return response
+        return (response, context.routePattern)
     }
 
     /// The `type` of the server's own problem for `status`.
@@ -172,19 +197,15 @@ final class ServerCore: Sendable {
 
     /// A thrown error as a response (the one place that turns them into responses): its own answer
     /// when it has one, else a logged 500 that names only the request id.
-    private func problem(for error: any Error, request: Request) -> Response {
-        if let convertible = error as? any HTTPResponseConvertible {
-            return convertible.response
+    private func problem(for error: any Error, request: Request, route: String?) -> Response {
+        if let answered = error as? any HTTPResponseError {
+            return answered.response
         }
-        let routed = error as? RoutedError
         logger.error("handler failed", metadata: [
             "request_id": "\(request.requestID)",
-            "route": "\(routed?.pattern ?? "-")",
-            "error": "\(String(reflecting: routed?.underlying ?? error))",
+            "route": "\(route ?? "-")",
+            "error": "\(String(reflecting: error))",
         ])
-        var response = Response.standardProblem(
-            status: 500, detail: "The server failed to answer this request; request id \(request.requestID).")
-        response.routePattern = routed?.pattern
-        return response
+        return .standardProblem(status: 500, detail: "The server failed to answer this request; request id \(request.requestID).")
     }
 }

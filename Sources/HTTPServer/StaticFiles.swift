@@ -2,7 +2,7 @@ import Glibc
 
 /// Serves files under a directory for GET and HEAD: content types, `ETag`/`Last-Modified` with 304,
 /// `index.html` for directories, and nothing outside the root (`..`, `%2e%2e`, backslashes and symlinks are refused).
-public struct StaticFiles: Responder {
+public struct StaticFiles: Sendable {
     /// Nil when the root did not resolve: then nothing is served. Kept as given, an empty root made
     /// the containment check a test for a leading "/", which every path passes.
     private let root: String?
@@ -22,9 +22,10 @@ public struct StaticFiles: Responder {
     /// file, so the label set stays bounded. Paths it does not serve (404, 400) carry none.
     public static let routePattern = "static"
 
-    public func respond(to request: Request) async throws -> Response {
-        var response = answer(request)
-        if response.status != 404, response.status != 400 { response.routePattern = Self.routePattern }
+    /// The answer for `request`; files that exist are named ``routePattern`` in `context`.
+    public func respond(to request: Request, context: inout some RequestContext) -> Response {
+        let response = answer(request)
+        if response.status != 404, response.status != 400 { context.core.routePattern = Self.routePattern }
         return response
     }
 
@@ -164,5 +165,19 @@ public struct StaticFiles: Responder {
         case "yaml", "yml": return "application/yaml"
         default: return "application/octet-stream"
         }
+    }
+}
+
+/// Static files as a responder, for a router's `fallback`: paths no route serves are looked up as files.
+public struct StaticFilesResponder<Context: RequestContext>: Responder {
+    private let files: StaticFiles
+
+    /// Answers with `files`.
+    public init(_ files: StaticFiles) {
+        self.files = files
+    }
+
+    public func respond(to request: Request, context: inout Context) async throws -> Response {
+        files.respond(to: request, context: &context)
     }
 }

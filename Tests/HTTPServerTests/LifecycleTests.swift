@@ -34,9 +34,9 @@ import Testing
         }
     }
 
-    static func gatedRouter(_ gate: Gate) -> Router {
+    static func gatedRouter(_ gate: Gate) -> TestRouter {
         var router = testRouter()
-        router.on(.get, "/slow") { _ in
+        router.on(.get, "/slow") { _, _ in
             await gate.wait()
             return Response(body: .bytes(Array("done".utf8)))
         }
@@ -102,8 +102,8 @@ import Testing
     @Test func streamingWaitsForASlowReader() async throws {
         let written = Atomic<Int>(0)
         let total = 32 * 1024 * 1024
-        var router = Router()
-        router.on(.get, "/big") { _ in
+        var router = TestRouter()
+        router.on(.get, "/big") { _, _ in
             Response(body: .stream { writer in
                 let piece = [UInt8](repeating: UInt8(ascii: "z"), count: 64 * 1024)
                 for _ in 0..<(total / piece.count) {
@@ -133,8 +133,8 @@ import Testing
     @Test func oneLargeWriteWaitsForASlowReaderToo() async throws {
         let total = 32 * 1024 * 1024
         let returned = Atomic<Bool>(false)
-        var router = Router()
-        router.on(.get, "/big") { _ in
+        var router = TestRouter()
+        router.on(.get, "/big") { _, _ in
             Response(body: .stream { writer in
                 try await writer.write([UInt8](repeating: UInt8(ascii: "y"), count: total))
                 returned.store(true, ordering: .relaxed)
@@ -159,8 +159,8 @@ import Testing
 
     @Test func dropsAStreamWhoseClientStopsReading() async throws {
         let failed = Atomic<Bool>(false)
-        var router = Router()
-        router.on(.get, "/endless") { _ in
+        var router = TestRouter()
+        router.on(.get, "/endless") { _, _ in
             Response(body: .stream { writer in
                 let piece = [UInt8](repeating: 1, count: 64 * 1024)
                 do {

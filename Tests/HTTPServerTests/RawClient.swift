@@ -223,27 +223,27 @@ func withServer<T>(
 }
 
 /// The router most server tests use.
-func testRouter() -> Router {
-    var router = Router()
-    router.on(.get, "/hello") { _ in
+func testRouter() -> TestRouter {
+    var router = TestRouter()
+    router.on(.get, "/hello") { _, _ in
         Response(status: 200, headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8)))
     }
-    router.on(.post, "/echo") { request in
+    router.on(.post, "/echo") { request, _ in
         Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: .bytes(request.body))
     }
-    router.on(.get, "/items/{id}") { request in
+    router.on(.get, "/items/{id}") { request, _ in
         .json(Array(#"{"id":"\#(request.parameters["id"] ?? "")","q":"\#(request.query["q"] ?? "")"}"#.utf8))
     }
-    router.on(.get, "/fail") { _ in
+    router.on(.get, "/fail") { _, _ in
         struct Secret: Error {}
         throw Secret()
     }
-    router.on(.post, "/slow") { request in
+    router.on(.post, "/slow") { request, _ in
         // Long enough for a test's next bytes to arrive while this request is being answered.
         try await Task.sleep(for: .milliseconds(100))
         return Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: .bytes(request.body))
     }
-    router.on(.get, "/stream") { _ in
+    router.on(.get, "/stream") { _, _ in
         Response(body: .stream { writer in
             for index in 0..<5 {
                 try await writer.write(Array("part\(index);".utf8))
@@ -251,4 +251,16 @@ func testRouter() -> Router {
         })
     }
     return router
+}
+
+/// The router type the server tests build: no context beyond the core.
+typealias TestRouter = Router<BasicRequestContext>
+
+extension Router where Context == BasicRequestContext {
+    /// Answers `request` in process, with the route the router named for it.
+    func answer(_ request: Request) async throws -> (response: Response, route: String?) {
+        var context = BasicRequestContext(core: CoreRequestContext(requestID: "test", logger: Logger(label: "test")))
+        let response = try await respond(to: request, context: &context)
+        return (response, context.routePattern)
+    }
 }

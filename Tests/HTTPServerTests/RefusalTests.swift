@@ -191,7 +191,7 @@ import Testing
     /// head, so CORS can make them readable; refusals before a head (400, 431) cannot.
     @Test func refusalsAfterAHeadCarryTheHooksFields() async throws {
         struct Echo: RequestHook {
-            func didRespond(to request: Request, response: inout Response, elapsed: Duration) {}
+            func didRespond(to request: Request, context: CoreRequestContext, response: inout Response, elapsed: Duration) {}
             func refusalHeaders(for requestHeaders: HTTPHeaders) -> [(String, String)] {
                 [("X-Seen-Origin", requestHeaders["Origin"] ?? "none"), ("X-Bad", "a\r\nInjected: yes")]
             }

@@ -16,14 +16,14 @@ import Testing
             answersPath = path
         }
 
-        func willRespond(to request: Request) -> Response? {
+        func willRespond(to request: Request, context: inout CoreRequestContext) -> Response? {
             seen.withLock { $0.append("will \(request.path)") }
             guard request.path == answersPath else { return nil }
             return Response(status: 204, headers: ["X-Answered-By": name])
         }
 
-        func didRespond(to request: Request, response: inout Response, elapsed: Duration) {
-            seen.withLock { $0.append("did \(response.status) \(response.routePattern ?? "-")") }
+        func didRespond(to request: Request, context: CoreRequestContext, response: inout Response, elapsed: Duration) {
+            seen.withLock { $0.append("did \(response.status) \(context.routePattern ?? "-")") }
             self.elapsed.withLock { $0.append(elapsed) }
             response.headers.add("X-Order", name)
         }

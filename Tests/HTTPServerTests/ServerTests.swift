@@ -132,12 +132,12 @@ import Testing
         }
     }
 
-    @Test func usesTheResponseOfAConvertibleError() async throws {
-        struct Teapot: HTTPResponseConvertible {
+    @Test func usesTheResponseOfAnHTTPResponseError() async throws {
+        struct Teapot: HTTPResponseError {
             var response: Response { .problem(status: 418, type: "urn:teapot", title: "Teapot", detail: "short and stout") }
         }
-        var router = Router()
-        router.on(.get, "/tea") { _ in throw Teapot() }
+        var router = TestRouter()
+        router.on(.get, "/tea") { _, _ in throw Teapot() }
         try await withServer(router) { port, _ in
             let reply = try RawClient(port: port).exchange("GET /tea HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(reply.status == 418)
@@ -183,8 +183,8 @@ import Testing
     }
 
     @Test func reportsIPv4PeersOnADualStackSocketAsIPv4() async throws {
-        var router = Router()
-        router.on(.get, "/peer") { request in Response(body: .bytes(Array(request.remoteAddress.utf8))) }
+        var router = TestRouter()
+        router.on(.get, "/peer") { request, _ in Response(body: .bytes(Array(request.remoteAddress.utf8))) }
         try await withServer(router, configure: { $0.host = "::" }) { port, _ in
             let viaIPv4 = try RawClient(port: port).exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")
             let viaIPv6 = try RawClient(port: port, host: "::1").exchange("GET /peer HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -8,9 +8,9 @@ import Testing
 @Suite struct SlowReaderTests {
     static let bigBody = [UInt8](repeating: 0x61, count: 16 << 20)
 
-    static func router() -> Router {
+    static func router() -> TestRouter {
         var router = testRouter()
-        router.on(.get, "/big") { _ in Response(status: 200, headers: ["Content-Type": "text/plain"], body: .bytes(bigBody)) }
+        router.on(.get, "/big") { _, _ in Response(status: 200, headers: ["Content-Type": "text/plain"], body: .bytes(bigBody)) }
         return router
     }
 

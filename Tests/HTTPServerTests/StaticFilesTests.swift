@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Logging
 import Testing
 
 @Suite struct StaticFilesTests {
@@ -27,8 +28,8 @@ import Testing
     static func withSite(_ body: (RawClient) async throws -> Void) async throws {
         let site = try makeSite()
         defer { try? FileManager.default.removeItem(at: site.base) }
-        var router = Router()
-        router.fallback = StaticFiles(root: site.root.path)
+        var router = TestRouter()
+        router.fallback = StaticFilesResponder(StaticFiles(root: site.root.path))
         try await withServer(router) { port, _ in try await body(try RawClient(port: port)) }
     }
 
@@ -61,15 +62,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: site.base) }
         let files = StaticFiles(root: site.root.path)
         for (method, path) in [(HTTPMethod.get, "/app.css"), (.get, "/sub/"), (.get, "/sub"), (.options, "/app.css"), (.post, "/app.css")] {
-            let response = try await files.respond(to: Request(method: method, path: path))
+            var context = BasicRequestContext(core: CoreRequestContext(requestID: "test", logger: Logger(label: "test")))
+            let response = files.respond(to: Request(method: method, path: path), context: &context)
             #expect([200, 301, 204, 405].contains(response.status))
-            #expect(response.routePattern == StaticFiles.routePattern, "\(method.rawValue) \(path)")
+            #expect(context.routePattern == StaticFiles.routePattern, "\(method.rawValue) \(path)")
         }
         // What it does not serve is left for the caller to count as unmatched.
         for path in ["/missing.js", "/.env", "/escape", "/%zz"] {
-            let response = try await files.respond(to: Request(method: .get, path: path))
+            var context = BasicRequestContext(core: CoreRequestContext(requestID: "test", logger: Logger(label: "test")))
+            let response = files.respond(to: Request(method: .get, path: path), context: &context)
             #expect([404, 400].contains(response.status))
-            #expect(response.routePattern == nil, "\(path)")
+            #expect(context.routePattern == nil, "\(path)")
         }
     }
 
@@ -117,8 +120,8 @@ import Testing
     func aRootThatDoesNotResolveServesNothing(_ root: String) async throws {
         let site = try Self.makeSite()
         defer { try? FileManager.default.removeItem(at: site.base) }
-        var router = Router()
-        router.fallback = StaticFiles(root: root)
+        var router = TestRouter()
+        router.fallback = StaticFilesResponder(StaticFiles(root: root))
         try await withServer(router) { port, _ in
             let client = try RawClient(port: port)
             for path in [site.base.path + "/secret.txt", "/etc/passwd", "/", site.root.path + "/index.html"] {
