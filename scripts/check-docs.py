@@ -38,8 +38,8 @@ def documents():
     return paths
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks, with code spans blanked out."""
+def lines_outside_fences(text):
+    """(line number, line) for every line outside fenced code blocks."""
     fence = None
     for number, line in enumerate(text.split("\n"), start=1):
         match = FENCE.match(line)
@@ -50,6 +50,12 @@ def prose_lines(text):
         if match:
             fence = match.group(1)
             continue
+        yield number, line
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks, with code spans blanked out."""
+    for number, line in lines_outside_fences(text):
         yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
 
 
@@ -72,16 +78,7 @@ def anchors(path):
             text = f.read()
         seen = {}
         result = set()
-        fence = None
-        for line in text.split("\n"):
-            match = FENCE.match(line)
-            if fence:
-                if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                    fence = None
-                continue
-            if match:
-                fence = match.group(1)
-                continue
+        for _, line in lines_outside_fences(text):
             heading = HEADING.match(line)
             if not heading:
                 continue
