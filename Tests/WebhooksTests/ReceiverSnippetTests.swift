@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import Webhooks
 
-// The receiver-side check from the README's Webhooks section, verbatim, so the documentation cannot rot.
+// The receiver-side check from docs/webhooks.md ("Verifying a request"), verbatim, so the documentation cannot rot.
 func verifyWebhook(id: String, timestamp: String, body: Data, signatureHeader: String, secret: String) -> Bool {
     guard let seconds = Double(timestamp), abs(Date().timeIntervalSince1970 - seconds) <= 300,
           let key = Data(base64Encoded: String(secret.dropFirst("whsec_".count))) else { return false }
