@@ -1,22 +1,27 @@
 import FormEngine
 import HTTPServer
 
-/// An RFC 9457 problem the API answers with. Each kind has a stable `type` URI, listed in the README.
+/// An RFC 9457 problem the API answers with: a ``ProblemType`` and what happened this time.
 struct APIProblem: Error, HTTPResponseError {
-    static let typeBase = "https://formhouse.dev/problems/"
-
-    var status: Int
-    var slug: String
-    var title: String
+    var type: ProblemType
     var detail: String
     var headers: [(String, String)] = []
-    /// Members beyond the standard five (`errors`, `retryAfter`, …).
+    /// Members beyond the standard five (`errors`, `currentVersion`, …).
     var extra: [(String, JSONValue)] = []
+
+    init(_ type: ProblemType, _ detail: String, headers: [(String, String)] = [], extra: [(String, JSONValue)] = []) {
+        self.type = type
+        self.detail = detail
+        self.headers = headers
+        self.extra = extra
+    }
+
+    var status: Int { type.status }
 
     var response: Response {
         var members: [(String, JSONValue)] = [
-            ("type", .string(Self.typeBase + slug)),
-            ("title", .string(title)),
+            ("type", .string(type.uri)),
+            ("title", .string(type.title)),
             ("status", .number(Double(status))),
             ("detail", .string(detail)),
         ]
@@ -27,23 +32,20 @@ struct APIProblem: Error, HTTPResponseError {
         return response
     }
 
-    static func badRequest(_ slug: String, _ detail: String) -> APIProblem {
-        APIProblem(status: 400, slug: slug, title: "Bad Request", detail: detail)
-    }
     /// A paging cursor this server did not hand out for the list being paged (see `CursorSeal`).
-    static let invalidCursor = badRequest(
-        "invalid-cursor", "'cursor' is not one this server handed out for this list; start again without it.")
+    static let invalidCursor = APIProblem(
+        .invalidCursor, "'cursor' is not one this server handed out for this list; start again without it.")
 
     /// The query parameter `name` of `request`; 400 `invalid-parameter` when its value was sent with
     /// percent-encoding that does not decode, so a filter or a version cannot silently vanish, or
     /// when it is given twice (`limit=1&limit=500`), since only one of them could be honoured.
     static func query(_ request: Request, _ name: String) throws -> String? {
         if request.query.isMalformed(name) {
-            throw badRequest("invalid-parameter", "'\(name)' has malformed percent-encoding.")
+            throw APIProblem(.invalidParameter, "'\(name)' has malformed percent-encoding.")
         }
         let values = request.query.values(name)
         if values.count > 1 {
-            throw badRequest("invalid-parameter", "'\(name)' is given \(values.count) times; give it once.")
+            throw APIProblem(.invalidParameter, "'\(name)' is given \(values.count) times; give it once.")
         }
         return values.first
     }
@@ -52,25 +54,25 @@ struct APIProblem: Error, HTTPResponseError {
     static func pageLimit(_ raw: String?, default fallback: Int = 50) throws -> Int {
         guard let raw else { return fallback }
         guard let value = Int(raw), (1...500).contains(value) else {
-            throw badRequest("invalid-parameter", "'limit' must be a whole number from 1 to 500.")
+            throw APIProblem(.invalidParameter, "'limit' must be a whole number from 1 to 500.")
         }
         return value
     }
     static func notFound(_ what: String) -> APIProblem {
-        APIProblem(status: 404, slug: "not-found", title: "Not Found", detail: what)
+        APIProblem(.notFound, what)
     }
     static func unsupportedMediaType(_ detail: String = "Send the body as JSON with 'Content-Type: application/json'.") -> APIProblem {
-        APIProblem(status: 415, slug: "unsupported-media-type", title: "Unsupported Media Type", detail: detail)
+        APIProblem(.unsupportedMediaType, detail)
     }
     /// `invalidToken` when a token was sent and refused: RFC 6750 §3.1 tells the client so in
     /// `WWW-Authenticate`, apart from a request that sent none.
     static func unauthorized(_ detail: String, invalidToken: Bool = false) -> APIProblem {
         let challenge = invalidToken ? "Bearer realm=\"formhouse\", error=\"invalid_token\"" : "Bearer realm=\"formhouse\""
-        return APIProblem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail,
+        return APIProblem(.unauthorized, detail,
                           headers: [("WWW-Authenticate", challenge)])
     }
     static func unavailable(_ detail: String, retryAfter: Int = 1) -> APIProblem {
-        APIProblem(status: 503, slug: "unavailable", title: "Service Unavailable", detail: detail,
+        APIProblem(.unavailable, detail,
                    headers: [("Retry-After", String(retryAfter))])
     }
 
@@ -105,23 +107,20 @@ struct APIProblem: Error, HTTPResponseError {
 
     /// 422 for a submission, with its field errors (see ``errorMembers(_:)``).
     static func validationFailed(_ errors: [FieldError]) -> APIProblem {
-        APIProblem(status: 422, slug: "validation-failed", title: "Submission is invalid",
-                   detail: "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
+        APIProblem(.validationFailed, "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
                    extra: errorMembers(errors))
     }
 
     /// Redelivery to an endpoint that receives nothing any more. Retrying cannot help, so the detail
     /// says what can: a new endpoint for the receiver.
     static func endpointGone(delivery: String, endpoint: String, why: String) -> APIProblem {
-        APIProblem(status: 409, slug: "endpoint-disabled", title: "Endpoint disabled",
-                   detail: "Delivery '\(delivery)' goes to endpoint '\(endpoint)', which \(why); nothing is sent to it any more. "
+        APIProblem(.endpointDisabled, "Delivery '\(delivery)' goes to endpoint '\(endpoint)', which \(why); nothing is sent to it any more. "
                        + "Add the receiver again as a new endpoint; submissions from then on are delivered to it.")
     }
 
     /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
     static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
-        APIProblem(status: 422, slug: "invalid-definition", title: "Form definition is invalid",
-                   detail: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
+        APIProblem(.invalidDefinition, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
                    extra: [("errors", .array(problems.map {
                        .members([("pointer", .string($0.pointer)), ("code", .string($0.code)), ("message", .string($0.message))])
                    }))])

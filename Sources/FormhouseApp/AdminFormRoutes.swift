@@ -43,8 +43,7 @@ struct AdminFormRoutes {
         do {
             return try await save(id: id, definition: definition, createOnly: true)
         } catch StoreError.conflict {
-            throw APIProblem(status: 409, slug: "form-exists", title: "Form exists",
-                             detail: "A form with id '\(id)' exists; PUT /v1/admin/forms/\(id) adds a version to it.")
+            throw APIProblem(.formExists, "A form with id '\(id)' exists; PUT /v1/admin/forms/\(id) adds a version to it.")
         }
     }
 
@@ -144,7 +143,7 @@ struct AdminFormRoutes {
         let form: PublishedForm
         if let raw = try APIProblem.query(request, "version") {
             guard let version = Int(raw), version > 0 else {
-                throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
+                throw APIProblem(.invalidParameter, "'version' must be a positive whole number.")
             }
             guard let found = try await catalog.version(id: id, version: version) else {
                 guard try await catalog.current(id: id) != nil else { throw APIProblem.notFound("There is no form '\(id)'.") }
@@ -198,7 +197,7 @@ struct AdminFormRoutes {
         if format == "csv" || format == "ndjson" {
             // An export is every submission; a page's parameters taken silently would look honoured.
             for name in ["limit", "cursor"] where request.query[name] != nil {
-                throw APIProblem.badRequest("invalid-parameter", "'\(name)' pages the JSON list; an export always has every submission.")
+                throw APIProblem(.invalidParameter, "'\(name)' pages the JSON list; an export always has every submission.")
             }
         }
         switch format {
@@ -210,7 +209,7 @@ struct AdminFormRoutes {
         case "ndjson":
             return SubmissionExport.ndjson(store: store, formID: id)
         case let other?:
-            throw APIProblem.badRequest("invalid-parameter", "Unknown format '\(other)'; use json, csv or ndjson.")
+            throw APIProblem(.invalidParameter, "Unknown format '\(other)'; use json, csv or ndjson.")
         }
     }
 

@@ -121,7 +121,7 @@ public final class FormhouseApplication: Sendable {
         // Each delivery in flight holds a socket; the rest covers SQLite, epoll and libdispatch.
         http.reservedDescriptors = 64 + configuration.webhookConcurrency
         http.headers = SecurityHeaders.everyResponse
-        http.problemTypeBase = APIProblem.typeBase
+        http.problemTypeBase = ProblemType.base
         server = HTTPServer(
             configuration: http, responder: router,
             hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))

@@ -26,7 +26,7 @@ struct PublicRoutes {
         var form = current
         if let raw = try APIProblem.query(request, "version") {
             guard let version = Int(raw), version > 0 else {
-                throw APIProblem.badRequest("invalid-parameter", "'version' must be a positive whole number.")
+                throw APIProblem(.invalidParameter, "'version' must be a positive whole number.")
             }
             if version != current.version {
                 // Compiling an old version costs like a submission: it draws on the same rate limit.
@@ -38,11 +38,10 @@ struct PublicRoutes {
         }
         let profile = try APIProblem.query(request, "profile")
         if let profile, profile != "formworks" {
-            throw APIProblem.badRequest("unknown-profile", "Unknown profile '\(profile)'; the only profile is 'formworks'.")
+            throw APIProblem(.unknownProfile, "Unknown profile '\(profile)'; the only profile is 'formworks'.")
         }
         if profile != nil, form.formworksBody == nil {
-            throw APIProblem(status: 409, slug: "profile-too-large", title: "Profile too large",
-                             detail: "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
+            throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
         }
         var headers = profile == nil ? form.headers.full : form.headers.formworks
         // Every If-None-Match line: repeated lines are one list (RFC 9110 §5.3).
@@ -59,7 +58,7 @@ struct PublicRoutes {
         let key = request.headers["Idempotency-Key"]
         // Which of two keys counts is anyone's guess; neither is taken.
         if key != nil, request.headers.values("Idempotency-Key").count > 1 {
-            throw APIProblem.badRequest("invalid-idempotency-key", "Send one Idempotency-Key header, not several.")
+            throw SubmissionFailure.invalidIdempotencyKey(reason: "Send one Idempotency-Key header, not several.")
         }
         let outcome = try await submissions.submit(.init(
             formID: try request.formID(), body: request.body,

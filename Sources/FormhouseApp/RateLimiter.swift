@@ -33,7 +33,7 @@ final class RateLimiter: Sendable {
         Double(1 + bytes / 65_536)
     }
 
-    /// Takes `cost` tokens (at most a full bucket) for `client`, or throws 429 with the seconds until
+    /// Takes `cost` tokens (at most a full bucket) for `client`, or throws ``RateLimited`` with the seconds until
     /// they are available.
     func admit(_ address: String, cost: Double = 1, now: Double = ProcessInfo.processInfo.systemUptime) throws {
         let client = Self.client(of: address)
@@ -55,9 +55,7 @@ final class RateLimiter: Sendable {
         if let wait {
             // Clamped before the conversion: a tiny configured rate would make the wait overflow `Int`.
             let seconds = max(1, Int(min(wait, 86_400).rounded(.up)))
-            throw APIProblem(status: 429, slug: "rate-limited", title: "Too Many Requests",
-                             detail: "This client sent \(what) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
-                             headers: [("Retry-After", String(seconds))])
+            throw RateLimited(what: what, perSecond: perSecond, seconds: seconds)
         }
     }
 
@@ -91,4 +89,12 @@ final class RateLimiter: Sendable {
         }
         table = Dictionary(uniqueKeysWithValues: rest.lazy.map { ($0.key, $0.bucket) })
     }
+}
+
+/// A client over its rate: what it sent too fast, the configured rate, and the whole seconds until
+/// its next request would be admitted.
+struct RateLimited: Error, Sendable {
+    var what: String
+    var perSecond: Double
+    var seconds: Int
 }

@@ -6,7 +6,8 @@ import Metrics
 import Synchronization
 import Webhooks
 
-/// Accepts submissions: parse once, pick the version, validate, store durably, answer.
+/// Accepts submissions: parse once, pick the version, validate, store durably, answer. Failures are
+/// ``SubmissionFailure``s; the HTTP answer for each is chosen elsewhere.
 ///
 /// An `Idempotency-Key` makes a retry safe: the same key and body within 24 hours answer the first
 /// answer again and store nothing (the store owns the window); while the first is still being stored,
@@ -67,9 +68,7 @@ final class SubmissionService: Sendable {
         try Self.checkIdempotencyKey(key)
         let slot = input.formID + "\u{0}" + key
         guard inFlight.withLock({ $0.insert(slot).inserted }) else {
-            throw APIProblem(status: 409, slug: "idempotency-in-flight", title: "Request in progress",
-                             detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-                             headers: [("Retry-After", "1")])
+            throw SubmissionFailure.idempotencyKeyInFlight
         }
         defer { _ = inFlight.withLock { $0.remove(slot) } }
         let hash = Self.hash(input.body)
@@ -84,7 +83,7 @@ final class SubmissionService: Sendable {
 
     private func prepare(formID: String, body: [UInt8], clientAddress: String) async throws -> (Submission, PublishedForm) {
         guard let current = try await catalog.current(id: formID) else {
-            throw APIProblem.notFound("There is no form '\(formID)'.")
+            throw SubmissionFailure.formNotFound(formID: formID)
         }
         let submission: Submission
         do throws(SubmissionError) {
@@ -94,18 +93,7 @@ final class SubmissionService: Sendable {
                 submission = try Submission(json: body)
             }
         } catch {
-            let slug = switch error.code {
-            case "malformedJSON": "malformed-submission"
-            case "tooLarge": "submission-too-large"
-            default: "invalid-submission-shape"
-            }
-            var problem = APIProblem.badRequest(slug, error.message)
-            // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
-            if error.code == "malformedJSON", let offset = error.offset {
-                problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
-                problem.extra.append(("offset", .number(Double(offset))))
-            }
-            throw problem
+            throw SubmissionFailure.unreadable(error)
         }
         guard let requested = submission.formVersion, requested != current.version else {
             return (submission, current)
@@ -113,9 +101,7 @@ final class SubmissionService: Sendable {
         // Compiling an old version costs like a submission: it draws on the same rate limit.
         guard requested > 0, requested < current.version,
               let old = try await catalog.oldVersion(id: formID, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
-            throw APIProblem(status: 409, slug: "unknown-form-version", title: "Unknown form version",
-                             detail: "Form '\(formID)' has no version \(requested); the current version is \(current.version).",
-                             extra: [("currentVersion", .number(Double(current.version)))])
+            throw SubmissionFailure.unknownFormVersion(formID: formID, requested: requested, current: current.version)
         }
         return (submission, old)
     }
@@ -124,7 +110,7 @@ final class SubmissionService: Sendable {
         let result = try await validate(submission, with: form, bodyBytes: input.body.count)
         guard result.isValid else {
             counters(form.id).rejected.increment()
-            throw APIProblem.validationFailed(result.errors)
+            throw SubmissionFailure.invalid(result.errors)
         }
         // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
         let receivedAt = Date(storedMilliseconds: Date().storedMilliseconds)
@@ -143,12 +129,10 @@ final class SubmissionService: Sendable {
         do {
             outcome = try await store.insertSubmission(consume record)
         } catch StoreError.unavailable {
-            throw APIProblem.unavailable("The submission could not be stored; nothing was kept. Retry the request.")
+            throw SubmissionFailure.notStored
         } catch StoreError.outcomeUnknown {
             // The COMMIT may be in the log; only a key can tell a retry from a second submission.
-            throw APIProblem.unavailable(input.idempotencyKey == nil
-                ? "The disk failed while storing the submission; it may have been stored. Sending it again may store it twice (an Idempotency-Key would prevent that)."
-                : "The disk failed while storing the submission; it may have been stored. Retry with the same Idempotency-Key to learn which.")
+            throw SubmissionFailure.outcomeUnknown(keyed: input.idempotencyKey != nil)
         }
         switch outcome {
         case .inserted:
@@ -193,8 +177,7 @@ final class SubmissionService: Sendable {
 
     private static func replay(_ earlier: SubmissionRecord, bodyHash: String) throws -> Outcome {
         guard earlier.bodyHash == bodyHash else {
-            throw APIProblem(status: 422, slug: "idempotency-key-reused", title: "Idempotency-Key reused",
-                             detail: "This Idempotency-Key was already used with a different body; use a new key for a new submission.")
+            throw SubmissionFailure.idempotencyKeyReused
         }
         return .replayed(body: answer(
             id: earlier.id, formID: earlier.formID, formVersion: earlier.formVersion,
@@ -210,8 +193,8 @@ final class SubmissionService: Sendable {
 
     static func checkIdempotencyKey(_ key: String) throws {
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
-            throw APIProblem.badRequest("invalid-idempotency-key",
-                                        "Idempotency-Key must be 1–255 visible ASCII characters, for example a UUID.")
+            throw SubmissionFailure.invalidIdempotencyKey(
+                reason: "Idempotency-Key must be 1–255 visible ASCII characters, for example a UUID.")
         }
     }
 

@@ -36,10 +36,10 @@ struct WebhookRoutes {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
         guard let body = try? JSONValue(parsing: request.body), case .string(let url)? = body["url"] else {
-            throw APIProblem.badRequest("invalid-body", #"Send {"url": "https://…"}."#)
+            throw APIProblem(.invalidBody, #"Send {"url": "https://…"}."#)
         }
         guard url.utf8.count <= Self.maxURLLength else {
-            throw APIProblem.badRequest("invalid-body", "The URL is longer than \(Self.maxURLLength) bytes.")
+            throw APIProblem(.invalidBody, "The URL is longer than \(Self.maxURLLength) bytes.")
         }
         // Checked here to spare the DNS lookup, and again in the insert's transaction, which is what
         // holds against concurrent creations.
@@ -49,8 +49,7 @@ struct WebhookRoutes {
             let policy = self.policy
             try await Offload.blocking { _ = try policy.validate(url: url) }
         } catch {
-            throw APIProblem(status: 422, slug: "invalid-webhook-url", title: "Webhook URL refused",
-                             detail: String(describing: error),
+            throw APIProblem(.invalidWebhookURL, String(describing: error),
                              extra: [("errors", .array([.members([("pointer", .string("/url")), ("code", .string("url")),
                                                                  ("message", .string(String(describing: error)))])]))])
         }
@@ -72,9 +71,7 @@ struct WebhookRoutes {
         return response
     }
 
-    private static let tooManyWebhooks = APIProblem(
-        status: 409, slug: "too-many-webhooks", title: "Too many webhooks",
-        detail: "A form has at most \(maxEndpointsPerForm) webhook endpoints; remove one first.")
+    private static let tooManyWebhooks = APIProblem(.tooManyWebhooks, "A form has at most \(maxEndpointsPerForm) webhook endpoints; remove one first.")
 
     func list(_ request: Request) async throws -> Response {
         let formID = try request.formID()
@@ -110,7 +107,7 @@ struct WebhookRoutes {
         if let raw = try APIProblem.query(request, "status") {
             let list = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard !list.isEmpty, list.allSatisfy(Self.deliveryStatuses.contains) else {
-                throw APIProblem.badRequest("invalid-parameter", "'status' is a comma-separated list of pending, succeeded, failed, dead.")
+                throw APIProblem(.invalidParameter, "'status' is a comma-separated list of pending, succeeded, failed, dead.")
             }
             statuses = list
         }
@@ -159,9 +156,7 @@ struct WebhookRoutes {
             // The lease bounds the wait: the attempt ends before it, or (after a crash) the lease
             // runs out and the delivery is due again by itself.
             let seconds = max(1, Int(leaseExpiresAt.timeIntervalSinceNow.rounded(.up)))
-            var problem = APIProblem(
-                status: 409, slug: "delivery-in-flight", title: "Delivery being sent",
-                detail: "Delivery '\(id)' is being sent right now, and that attempt's result will be recorded; "
+            var problem = APIProblem(.deliveryInFlight, "Delivery '\(id)' is being sent right now, and that attempt's result will be recorded; "
                     + "redeliver it once it is no longer in flight, at the latest in \(seconds) s when its lease ends.")
             problem.headers.append(("Retry-After", String(seconds)))
             throw problem

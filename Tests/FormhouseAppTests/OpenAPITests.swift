@@ -28,6 +28,17 @@ struct OpenAPITests {
         #expect(documented.subtracting(routes).subtracting(Self.servedAsFiles).sorted() == [], "documented but not routed")
     }
 
+    /// Clients branch on a problem's `type`: every type the API can answer with is listed in the
+    /// document and in the API reference, with the status the reference gives it.
+    @Test func everyProblemTypeIsDocumented() throws {
+        let document = try String(contentsOfFile: Repo.publicDirectory + "/openapi.json", encoding: .utf8)
+        let reference = try String(contentsOfFile: Repo.root.appendingPathComponent("docs/api.md").path, encoding: .utf8)
+        for type in ProblemType.allCases {
+            #expect(document.contains("\"\(type.uri)\""), "\(type.rawValue) is missing from openapi.json")
+            #expect(reference.contains("`\(type.rawValue)`"), "\(type.rawValue) is missing from docs/api.md")
+        }
+    }
+
     /// Every admin operation declares bearer security and a 401.
     @Test func adminOperationsDeclareAuth() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Repo.publicDirectory + "/openapi.json"))

@@ -9,9 +9,10 @@ struct RateLimiterTests {
         do {
             try limiter.admit("client", now: 0)
             Issue.record("the second submission was admitted")
-        } catch let problem as APIProblem {
-            #expect(problem.status == 429)
-            #expect(problem.headers.first { $0.0 == "Retry-After" }?.1 == "86400")
+        } catch let limited as RateLimited {
+            #expect(limited.seconds == 86_400)
+            #expect(limited.response.status == 429)
+            #expect(limited.response.headers["Retry-After"] == "86400")
         }
     }
 
@@ -19,23 +20,23 @@ struct RateLimiterTests {
         #expect(RateLimiter.cost(ofBody: 100) == 1 && RateLimiter.cost(ofBody: 65_536) == 2 && RateLimiter.cost(ofBody: 1 << 20) == 17)
         let limiter = RateLimiter(burst: 5, perSecond: 1)
         try limiter.admit("a", cost: 3, now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("a", cost: 3, now: 0) }
+        #expect(throws: RateLimited.self) { try limiter.admit("a", cost: 3, now: 0) }
         try limiter.admit("a", cost: 3, now: 1)
         // A cost past the burst takes the whole bucket rather than never passing.
         try limiter.admit("b", cost: 50, now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("b", now: 0) }
+        #expect(throws: RateLimited.self) { try limiter.admit("b", now: 0) }
     }
 
     @Test func aLimitedClientStaysLimitedThroughAFloodOfNewAddresses() throws {
         let limiter = RateLimiter(burst: 2, perSecond: 1e-9, maxClients: 8)
         try limiter.admit("192.0.2.1", now: 0)
         try limiter.admit("192.0.2.1", now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("192.0.2.1", now: 0) }
+        #expect(throws: RateLimited.self) { try limiter.admit("192.0.2.1", now: 0) }
         for index in 0..<1_000 {
             try limiter.admit("10.\(index / 65_536).\(index / 256 % 256).\(index % 256)", now: 1)
         }
         // Forgetting its bucket would have given it a full one.
-        #expect(throws: APIProblem.self) { try limiter.admit("192.0.2.1", now: 2) }
+        #expect(throws: RateLimited.self) { try limiter.admit("192.0.2.1", now: 2) }
         #expect(limiter.trackedClients <= 8)
     }
 
@@ -50,7 +51,7 @@ struct RateLimiterTests {
         #expect(limiter.trackedClients == 5)
         for i in 4..<8 {
             // Kept: at most 5 tokens left, where a forgotten bucket would have 10.
-            #expect(throws: APIProblem.self, "192.0.2.\(i)") { try limiter.admit("192.0.2.\(i)", cost: 6, now: 0) }
+            #expect(throws: RateLimited.self, "192.0.2.\(i)") { try limiter.admit("192.0.2.\(i)", cost: 6, now: 0) }
         }
         for i in 0..<2 {
             // Forgotten: a whole bucket again (client 0 had 9 left, client 1 had 8).
@@ -69,7 +70,7 @@ struct RateLimiterTests {
     @Test func anIPv6SubscriberNetworkIsOneClient() throws {
         let limiter = RateLimiter(burst: 1, perSecond: 1e-9)
         try limiter.admit("2001:db8:1:2::1", now: 0)
-        #expect(throws: APIProblem.self) { try limiter.admit("2001:db8:1:2:ffff:ffff:ffff:9", now: 0) }
+        #expect(throws: RateLimited.self) { try limiter.admit("2001:db8:1:2:ffff:ffff:ffff:9", now: 0) }
         try limiter.admit("2001:db8:1:3::1", now: 0)
         try limiter.admit("192.0.2.1", now: 0)
         #expect(RateLimiter.client(of: "2001:db8:1:2:aaaa::7") == "2001:db8:1:2::/64")

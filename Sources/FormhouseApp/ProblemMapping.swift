@@ -1,0 +1,91 @@
+import FormEngine
+import FormStore
+import HTTPServer
+import Logging
+
+// The one place where the domain's errors become HTTP answers: the submission service, the store
+// and the rate limiter speak their own errors, and these extensions give each its problem.
+
+extension SubmissionFailure: HTTPResponseError {
+    var response: Response { problem.response }
+
+    var problem: APIProblem {
+        switch self {
+        case .formNotFound(let formID):
+            return .notFound("There is no form '\(formID)'.")
+        case .unreadable(let error):
+            var problem = APIProblem(Self.problemType(of: error), error.message)
+            // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
+            if error.code == "malformedJSON", let offset = error.offset {
+                problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
+                problem.extra.append(("offset", .number(Double(offset))))
+            }
+            return problem
+        case .unknownFormVersion(let formID, let requested, let current):
+            return APIProblem(.unknownFormVersion, "Form '\(formID)' has no version \(requested); the current version is \(current).",
+                              extra: [("currentVersion", .number(Double(current)))])
+        case .invalid(let errors):
+            return .validationFailed(errors)
+        case .invalidIdempotencyKey(let reason):
+            return APIProblem(.invalidIdempotencyKey, reason)
+        case .idempotencyKeyInFlight:
+            return APIProblem(.idempotencyInFlight, "A request with this Idempotency-Key is still being processed; retry shortly.",
+                              headers: [("Retry-After", "1")])
+        case .idempotencyKeyReused:
+            return APIProblem(.idempotencyKeyReused,
+                              "This Idempotency-Key was already used with a different body; use a new key for a new submission.")
+        case .notStored:
+            return .unavailable("The submission could not be stored; nothing was kept. Retry the request.")
+        case .outcomeUnknown(let keyed):
+            return .unavailable(keyed
+                ? "The disk failed while storing the submission; it may have been stored. Retry with the same Idempotency-Key to learn which."
+                : "The disk failed while storing the submission; it may have been stored. Sending it again may store it twice (an Idempotency-Key would prevent that).")
+        }
+    }
+
+    private static func problemType(of error: SubmissionError) -> ProblemType {
+        switch error.code {
+        case "malformedJSON": .malformedSubmission
+        case "tooLarge": .submissionTooLarge
+        default: .invalidSubmissionShape
+        }
+    }
+}
+
+extension RateLimited: HTTPResponseError {
+    var response: Response {
+        APIProblem(.rateLimited,
+                   "This client sent \(what) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
+                   headers: [("Retry-After", String(seconds))]).response
+    }
+}
+
+/// A store error that no handler answered itself. Any read or write can meet an unusable database,
+/// and the answer for that is 503 with `Retry-After`, not a 500; the store's own detail (SQLite's
+/// message, file paths) goes to the log only.
+extension StoreError: HTTPResponseError {
+    private static let logger = Logger(label: "formhouse.api")
+
+    public var response: Response {
+        switch self {
+        case .unavailable, .leaseLost:
+            Self.logger.error("storage unavailable", metadata: ["error": "\(self)"])
+            return APIProblem.unavailable("Storage cannot be used right now; nothing was changed. Retry the request.").response
+        case .outcomeUnknown:
+            Self.logger.error("storage failed while committing", metadata: ["error": "\(self)"])
+            return APIProblem.unavailable(
+                "The disk failed while storing the change; it may have been applied. Read it back before retrying.").response
+        case .notFound:
+            return APIProblem.notFound("The requested resource does not exist.").response
+        case .conflict, .limitReached:
+            return APIProblem(.conflict, "The request conflicts with what is stored; read it again and retry.").response
+        case .invalidCursor:
+            return APIProblem.invalidCursor.response
+        case .preconditionFailed(let version):
+            var problem = APIProblem(.preconditionFailed, version.map { "The form's current version is \($0) (ETag \"\($0)\"); read it again and retry." }
+                    ?? "The form does not exist (or was deleted).")
+            if let version { problem.headers.append(("ETag", "\"\(version)\"")) }
+            return problem.response
+        }
+    }
+}

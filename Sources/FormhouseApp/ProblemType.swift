@@ -1,0 +1,81 @@
+/// Every kind of problem the API answers with: its `type` URI's last segment, status and title.
+///
+/// Clients branch on the `type` (RFC 9457 §3.1.1), so the set is closed and each value stable; the
+/// HTTP layer's own refusals (`method-not-allowed`, `content-too-large`, …) are named after their
+/// status by the server and are not listed here.
+enum ProblemType: String, CaseIterable, Sendable {
+    case validationFailed = "validation-failed"
+    case invalidDefinition = "invalid-definition"
+    case malformedSubmission = "malformed-submission"
+    case submissionTooLarge = "submission-too-large"
+    case invalidSubmissionShape = "invalid-submission-shape"
+    case invalidParameter = "invalid-parameter"
+    case invalidCursor = "invalid-cursor"
+    case invalidBody = "invalid-body"
+    case invalidIdempotencyKey = "invalid-idempotency-key"
+    case unknownProfile = "unknown-profile"
+    case unauthorized
+    case notFound = "not-found"
+    case unsupportedMediaType = "unsupported-media-type"
+    case conflict
+    case formExists = "form-exists"
+    case profileTooLarge = "profile-too-large"
+    case unknownFormVersion = "unknown-form-version"
+    case idempotencyInFlight = "idempotency-in-flight"
+    case idempotencyKeyReused = "idempotency-key-reused"
+    case preconditionFailed = "precondition-failed"
+    case invalidWebhookURL = "invalid-webhook-url"
+    case tooManyWebhooks = "too-many-webhooks"
+    case deliveryInFlight = "delivery-in-flight"
+    case endpointDisabled = "endpoint-disabled"
+    case rateLimited = "rate-limited"
+    case unavailable
+
+    /// Where every type URI starts; the HTTP server names its own problems under it too.
+    static let base = "https://formhouse.dev/problems/"
+
+    /// The `type` member: ``base`` and the raw value.
+    var uri: String { Self.base + rawValue }
+
+    var status: Int {
+        switch self {
+        case .malformedSubmission, .submissionTooLarge, .invalidSubmissionShape, .invalidParameter, .invalidCursor,
+             .invalidBody, .invalidIdempotencyKey, .unknownProfile: 400
+        case .unauthorized: 401
+        case .notFound: 404
+        case .conflict, .formExists, .profileTooLarge, .unknownFormVersion, .idempotencyInFlight, .tooManyWebhooks,
+             .deliveryInFlight, .endpointDisabled: 409
+        case .preconditionFailed: 412
+        case .unsupportedMediaType: 415
+        case .validationFailed, .invalidDefinition, .idempotencyKeyReused, .invalidWebhookURL: 422
+        case .rateLimited: 429
+        case .unavailable: 503
+        }
+    }
+
+    /// The `title`: the same for every problem of the type (RFC 9457 §3.1.3); `detail` says what happened.
+    var title: String {
+        switch self {
+        case .validationFailed: "Submission is invalid"
+        case .invalidDefinition: "Form definition is invalid"
+        case .malformedSubmission, .submissionTooLarge, .invalidSubmissionShape, .invalidParameter, .invalidCursor,
+             .invalidBody, .invalidIdempotencyKey, .unknownProfile: "Bad Request"
+        case .unauthorized: "Unauthorized"
+        case .notFound: "Not Found"
+        case .unsupportedMediaType: "Unsupported Media Type"
+        case .conflict: "Conflict"
+        case .formExists: "Form exists"
+        case .profileTooLarge: "Profile too large"
+        case .unknownFormVersion: "Unknown form version"
+        case .idempotencyInFlight: "Request in progress"
+        case .idempotencyKeyReused: "Idempotency-Key reused"
+        case .preconditionFailed: "Precondition Failed"
+        case .invalidWebhookURL: "Webhook URL refused"
+        case .tooManyWebhooks: "Too many webhooks"
+        case .deliveryInFlight: "Delivery being sent"
+        case .endpointDisabled: "Endpoint disabled"
+        case .rateLimited: "Too Many Requests"
+        case .unavailable: "Service Unavailable"
+        }
+    }
+}
