@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a response body is produced.
 public enum ResponseBody: Sendable {
     /// No body.
@@ -52,24 +54,18 @@ public struct Response: Sendable {
                  body: .bytes(problemBody(status: status, type: type, title: title, detail: detail, extra: extra)))
     }
 
+    /// The body of a problem: encoded by Foundation, so the server keeps no JSON writer of its own;
+    /// members in key order, since the encoder keeps no other.
     static func problemBody(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> [UInt8] {
-        var json = Array(#"{"type":"#.utf8)
-        JSONString.append(type, to: &json)
-        json += Array(#","title":"#.utf8)
-        JSONString.append(title, to: &json)
-        json += Array(#","status":"#.utf8)
-        json += Array(String(status).utf8)
-        json += Array(#","detail":"#.utf8)
-        JSONString.append(detail, to: &json)
-        for (name, value) in extra {
-            json.append(UInt8(ascii: ","))
-            JSONString.append(name, to: &json)
-            json.append(UInt8(ascii: ":"))
-            JSONString.append(value, to: &json)
-        }
-        json.append(UInt8(ascii: "}"))
-        return json
+        let problem = ProblemDetails(type: type, title: title, status: status, detail: detail, extra: extra)
+        return (try? Array(problemEncoder.encode(problem))) ?? Array(#"{"status":\#(status)}"#.utf8)
     }
+
+    private static let problemEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// The problem the server itself answers with for a status (refusals, 404, 405, 500): type
     /// `about:blank` (RFC 9457 §4.2.1) until the server gives it the configured one.
@@ -81,24 +77,28 @@ public struct Response: Sendable {
     }
 }
 
-/// JSON string literal encoding (RFC 8259 §7).
-enum JSONString {
-    static func append(_ string: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                out += Array("\\u00".utf8)
-                out += [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+/// RFC 9457 problem details: the four standard members and any extra string members.
+private struct ProblemDetails: Encodable {
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String
+    var extra: [(String, String)]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(type, forKey: Key("type"))
+        try container.encode(title, forKey: Key("title"))
+        try container.encode(status, forKey: Key("status"))
+        try container.encode(detail, forKey: Key("detail"))
+        for (name, value) in extra { try container.encode(value, forKey: Key(name)) }
     }
 }

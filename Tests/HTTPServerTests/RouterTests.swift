@@ -187,7 +187,7 @@ import Testing
 
     @Test func buildsProblemJSON() {
         let response = Response.problem(status: 422, type: "https://x/validation", title: "Bad \"input\"", detail: "line\nbreak", extra: [("field", "mail")])
-        #expect(Self.body(response) == #"{"type":"https://x/validation","title":"Bad \"input\"","status":422,"detail":"line\nbreak","field":"mail"}"#)
+        #expect(Self.body(response) == #"{"detail":"line\nbreak","field":"mail","status":422,"title":"Bad \"input\"","type":"https://x/validation"}"#)
         #expect(response.headers["content-type"] == "application/problem+json")
     }
 }
