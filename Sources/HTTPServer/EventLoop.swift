@@ -335,7 +335,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
         connections[Int(fd)] = connection
         register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
-        connection.opened()
     }
 
     private func register(_ fd: Int32, events: UInt32) {
