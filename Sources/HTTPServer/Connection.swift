@@ -38,12 +38,8 @@ final class Connection: @unchecked Sendable {
     private var outputSent = 0
     /// What this connection's queued output adds to the server's `queuedOutput`.
     private var chargedOutput = 0
-    /// When queued output last moved (or started waiting), for shedding stalled writers.
-    private(set) var lastOutputProgress: UInt64 = 0
-    /// The kernel's unsent bytes when reading was last counted (`noteKernelProgress`), and when it
-    /// was looked at last.
-    private var unsentBaseline = Int.max
-    private var unsentCheckedAt: UInt64 = 0
+    /// How queued output has moved, for shedding stalled writers.
+    private var outputProgress = OutputProgress()
     /// The socket's edge-triggered readiness, as the last events and system calls left it.
     private var readable = false
     private var writable = true
@@ -483,7 +479,7 @@ final class Connection: @unchecked Sendable {
     func write(_ bytes: [UInt8]) {
         guard !machine.isClosed else { return }
         if outputSent < output.count || !writable {
-            if outputSent == output.count { lastOutputProgress = loop.now }
+            if outputSent == output.count { outputProgress.moved(at: loop.now) }
             output.append(contentsOf: bytes)
             flush()
             chargeOutput()
@@ -510,7 +506,7 @@ final class Connection: @unchecked Sendable {
             close()
         } else if sent < bytes.count {
             output.append(contentsOf: bytes[sent...])
-            lastOutputProgress = loop.now
+            outputProgress.moved(at: loop.now)
             chargeOutput()
         } else {
             flushed()
@@ -534,7 +530,7 @@ final class Connection: @unchecked Sendable {
             }
             if count > 0 {
                 outputSent += count
-                lastOutputProgress = loop.now
+                outputProgress.moved(at: loop.now)
                 machine.outputProgressed(now: loop.now)
             } else if count < 0, errno == EINTR {
                 continue
@@ -598,22 +594,11 @@ final class Connection: @unchecked Sendable {
 
     var queuedBytes: Int { output.count - outputSent }
 
-    /// Counts the client's reading from the kernel's send queue as well (asked only while the
-    /// server's queued output is over budget): 16 KiB read since reading was last counted is
-    /// progress, so a steady reader is kept and one that takes a segment now and then is not.
-    func noteKernelProgress() {
-        let unsent = Int(cepoll_unsent_bytes(fd))
-        // A look from an earlier episode (or none) says nothing now: start afresh, as progress.
-        let stale = loop.now - unsentCheckedAt > 300_000_000
-        if stale { lastOutputProgress = loop.now }
-        if unsent < 0 || stale || unsent > unsentBaseline {
-            // Also when our own flushing grew the kernel's queue: measure from there.
-            unsentBaseline = unsent >= 0 ? unsent : Int.max
-        } else if unsentBaseline - unsent >= 16 * 1024 {
-            lastOutputProgress = loop.now
-            unsentBaseline = unsent
-        }
-        unsentCheckedAt = loop.now
+    /// Whether the client has stopped reading the queued output, by our queue and the kernel's
+    /// (asked only while the server's queued output is over budget).
+    func isStalledWriter() -> Bool {
+        outputProgress.noteKernelQueue(unsent: Int(cepoll_unsent_bytes(fd)), at: loop.now)
+        return outputProgress.isStalled(at: loop.now)
     }
 
     // MARK: Lifecycle
