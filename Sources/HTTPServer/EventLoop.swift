@@ -63,7 +63,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard epollFD >= 0, wakeFD >= 0 else {
-            throw HTTPServerError(code: "event-loop", message: "epoll/eventfd: \(String(cString: strerror(errno)))")
+            throw HTTPServerError(code: .eventLoop, message: "epoll/eventfd: \(String(cString: strerror(errno)))")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         writeBuffer.reserveCapacity(16 * 1024)

@@ -36,7 +36,7 @@ public final class HTTPServer: Service, Sendable {
             case .running(_, _, let port):
                 return port
             case .stopping, .stopped:
-                throw HTTPServerError(code: "stopped", message: "the server has been shut down")
+                throw HTTPServerError(code: .stopped, message: "the server has been shut down")
             case .idle:
                 break
             }
