@@ -12,13 +12,20 @@ public enum DescriptorBudget {
     /// is far higher, and each connection takes a descriptor (nginx and Go programs do the same). For
     /// the process, before the server starts: the cap below is computed from the limit then.
     public static func raiseOpenFileLimit(logger: Logger) {
+        if let raised = raiseOpenFileLimit() {
+            logger.info("open-file limit raised", metadata: ["from": "\(raised.from)", "to": "\(raised.to)"])
+        }
+    }
+
+    /// Raises the soft open-file limit to the hard one; returns both when it did.
+    @discardableResult
+    static func raiseOpenFileLimit() -> (from: rlim_t, to: rlim_t)? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return nil }
         let soft = limit.rlim_cur
         limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            logger.info("open-file limit raised", metadata: ["from": "\(soft)", "to": "\(limit.rlim_max)"])
-        }
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        return (soft, limit.rlim_max)
     }
 
     /// `configured`, or fewer when the soft `RLIMIT_NOFILE` minus `reserved` is lower.
