@@ -195,9 +195,8 @@ final class Connection: @unchecked Sendable {
         // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
         if server.handlersOnEventLoop {
             // One task per connection, not per request: it answers a request, then waits for the next.
-            // A new task per request cost its creation plus several task-allocator slabs (malloc'd and
-            // freed each time), since the responder chain's async frames outgrow the task's first slab;
-            // a kept task keeps its slabs.
+            // The responder chain's async frames outgrow a task's first allocator slab, so a task per
+            // request would pay its creation and several malloc'd slabs each time; a kept task keeps them.
             switch pump {
             case .none:
                 pump = .running
@@ -680,7 +679,7 @@ final class Connection: @unchecked Sendable {
 
     /// Header text must not carry CR, LF or NUL, or a handler could split the response.
     static func isSafe(_ text: String) -> Bool {
-        // A plain loop: `contains(where:)` on the UTF-8 view went through its generic witnesses.
+        // A plain loop compiles to a byte scan; `contains(where:)` on the UTF-8 view goes through generic witnesses.
         for byte in text.utf8 where byte == 13 || byte == 10 || byte == 0 { return false }
         return true
     }

@@ -1,9 +1,9 @@
 import Glibc
 import Logging
 
-/// How many client connections the process's open-file limit leaves room for. Without a cap below
-/// that limit, connections took every descriptor, and libdispatch, which opens `/proc` files to
-/// watch its thread pool, stopped the whole process (SIGILL) when it could not open one.
+/// How many client connections the process's open-file limit leaves room for. Connections must not
+/// take every descriptor: libdispatch opens `/proc` files to watch its thread pool, and stops the
+/// whole process (SIGILL) when it cannot open one.
 public enum DescriptorBudget {
     /// At least this many connections, however low the limit (it is then logged as too low).
     static let floor = 16
