@@ -283,7 +283,7 @@ final class Connection: @unchecked Sendable {
     /// Sends a response whose body is in memory; on the loop thread.
     private func sendNow(_ response: Response) {
         guard let head = writeHead(response) else { return }
-        finish(response, bodyBytes: head.bodyBytes)
+        finish(status: response.status, pattern: response.routePattern, bodyBytes: head.bodyBytes)
     }
 
     private func send(_ response: Response) async {
@@ -304,7 +304,7 @@ final class Connection: @unchecked Sendable {
                 close()
             }
         }
-        finish(response, bodyBytes: bodyBytes)
+        finish(status: response.status, pattern: response.routePattern, bodyBytes: bodyBytes)
     }
 
     /// Writes the status line, headers and an in-memory body; returns the body bytes written and
@@ -371,9 +371,9 @@ final class Connection: @unchecked Sendable {
         return (bodyBytes, response.body.isStream && !hasNoBody && !isHead, chunked)
     }
 
-    /// Logs the exchange (the route pattern for the access line comes from the response), then
-    /// moves the connection on to its next request or its end.
-    private func finish(_ response: Response, bodyBytes: Int) {
+    /// Logs the exchange, with the pattern of the route that answered, then moves the connection on
+    /// to its next request or its end.
+    private func finish(status: Int, pattern: String?, bodyBytes: Int) {
         guard let exchange else { return }
         self.exchange = nil
         let logger = loop.server.logger
@@ -381,8 +381,8 @@ final class Connection: @unchecked Sendable {
             let elapsed = Double(EventLoop.monotonicNow() - exchange.start) / 1_000_000
             logger.info("request", metadata: [
                 "method": "\(exchange.method.rawValue)",
-                "route": "\(response.routePattern ?? "-")",
-                "status": "\(response.status)",
+                "route": "\(pattern ?? "-")",
+                "status": "\(status)",
                 "bytes": "\(bodyBytes)",
                 "duration_ms": "\((elapsed * 1000).rounded() / 1000)",
                 "request_id": "\(exchange.requestID)",
