@@ -24,12 +24,14 @@ struct ConnectionStateMachine: Sendable {
         case idle
         /// Part of a request has arrived; `closeAfterAnswer` once the server began shutting down.
         case reading(closeAfterAnswer: Bool)
-        /// A handler is answering; `awaitingDrain` while a streamed body waits for the client to read.
+        /// A handler is answering; `keepAlive` while its answer may leave the connection open,
+        /// `awaitingDrain` while a streamed body waits for the client to read.
         case processing(keepAlive: Bool, awaitingDrain: Bool)
         /// The answer is out of the handler but not yet all taken by the client.
         case writing(then: AfterFlush)
-        /// The final answer is out; what the client still sends is read and dropped until it closes,
-        /// so closing does not reset the connection under an answer it has not read.
+        /// The final answer is out; what the client still sends is read and dropped until it closes
+        /// (or the linger times out, or `maxLingerBytes` came), so closing does not reset the
+        /// connection under an answer it has not read.
         case lingering(discarded: Int)
         case closed
     }
@@ -60,7 +62,10 @@ struct ConnectionStateMachine: Sendable {
 
     // MARK: What the connection asks
 
-    var isClosed: Bool { state == .closed }
+    var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
 
     /// Whether the socket is read: for requests, or to drop what a lingering client still sends.
     var acceptsInput: Bool {
@@ -170,7 +175,7 @@ struct ConnectionStateMachine: Sendable {
     /// The request being read is refused (malformed, over a budget, too slow): the refusal is the
     /// connection's last answer, and it lingers once the refusal is out.
     mutating func refuse(now: UInt64) {
-        guard state != .closed else { return }
+        guard !isClosed else { return }
         state = .writing(then: .linger)
         deadline = now + timeouts.write
     }
@@ -261,7 +266,7 @@ struct ConnectionStateMachine: Sendable {
 
     /// The connection's last answer is out and the client has sent more: read and drop it for a while.
     mutating func linger(now: UInt64) {
-        guard state != .closed else { return }
+        guard !isClosed else { return }
         state = .lingering(discarded: 0)
         deadline = now + Timeouts.linger
     }
@@ -324,7 +329,7 @@ struct ConnectionStateMachine: Sendable {
     /// was closed already, so its resources are released once.
     @discardableResult
     mutating func close() -> Bool {
-        guard state != .closed else { return false }
+        guard !isClosed else { return false }
         state = .closed
         deadline = 0
         return true
