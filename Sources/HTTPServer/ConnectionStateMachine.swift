@@ -115,6 +115,8 @@ struct ConnectionStateMachine: Sendable {
         case close
     }
 
+    /// `count` bytes arrived: they are decoded, or dropped by a lingering connection, which closes
+    /// once the client has sent `maxLingerBytes` more.
     mutating func bytesRead(_ count: Int) -> ReadAction {
         guard case .lingering(let discarded) = state else { return .decode }
         guard discarded + count <= Self.maxLingerBytes else {
