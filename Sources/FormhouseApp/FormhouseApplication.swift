@@ -135,7 +135,7 @@ public final class FormhouseApplication: Sendable {
         let port: Int
         do {
             port = try server.start()
-        } catch let error as HTTPServerError where error.code == "resolve-failed" {
+        } catch let error as HTTPServerError where error.code == .resolveFailed {
             // The operator fixes this in the configuration; say which setting.
             throw ConfigurationError(key: "host", message: error.message)
         }

@@ -64,25 +64,17 @@ struct ChunkedDecoder: Sendable {
                     return (i, .failure(.init(status: 400, reason: "bad chunk size")))
                 }
                 i += 1
-            case .sizeSpace(let size):
-                // RFC 9112 §7.1.1: chunk-size [ BWS ";" ext ]. "d junk" is not an extension, and a
-                // proxy in front may read it otherwise, so it is refused.
-                if byte == UInt8(ascii: ";") {
-                    state = .extension_(size: size)
-                } else if byte == cr {
-                    state = .sizeLF(size: size)
-                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
-                    return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
-                }
-                extensionBytes += 1
-                if extensionBytes > 4096 {
-                    return (i, .failure(.init(status: 400, reason: "chunk extensions too long")))
-                }
-                i += 1
-            case .extension_(let size):
+            case .sizeSpace(let size), .extension_(let size):
+                // RFC 9112 §7.1.1: chunk-size [ BWS ";" ext ]. Between the size and the `;` only
+                // whitespace may stand: "d junk" is not an extension, and a proxy in front may read
+                // it otherwise, so it is refused.
                 if byte == cr {
                     state = .sizeLF(size: size)
-                } else if HTTPParser.isControl(byte) {
+                } else if case .extension_ = state {
+                    if HTTPParser.isControl(byte) { return (i, .failure(.init(status: 400, reason: "bad chunk extension"))) }
+                } else if byte == UInt8(ascii: ";") {
+                    state = .extension_(size: size)
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
                     return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
                 }
                 extensionBytes += 1
@@ -125,19 +117,14 @@ struct ChunkedDecoder: Sendable {
                 }
                 i += 1
                 trailerBytes += 1
-            case .trailerName:
-                if byte == UInt8(ascii: ":") {
-                    state = .trailerLine
-                } else if !HTTPParser.tokenTable[Int(byte)] {
-                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
-                }
-                i += 1
-                trailerBytes += 1
-                if trailerBytes > maxTrailerBytes {
-                    return (i, .failure(.init(status: 431, reason: "trailers over \(maxTrailerBytes) bytes")))
-                }
-            case .trailerLine:
-                if byte == cr {
+            case .trailerName, .trailerLine:
+                if case .trailerName = state {
+                    if byte == UInt8(ascii: ":") {
+                        state = .trailerLine
+                    } else if !HTTPParser.tokenTable[Int(byte)] {
+                        return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                    }
+                } else if byte == cr {
                     state = .trailerLineLF
                 } else if HTTPParser.isControl(byte) {
                     return (i, .failure(.init(status: 400, reason: "bad trailer")))

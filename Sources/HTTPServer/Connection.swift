@@ -4,25 +4,13 @@ import Logging
 
 /// One client connection: reads and decodes requests, runs each through the responder, writes answers in order.
 ///
+/// What state the connection is in, and what follows from each event, is ``ConnectionStateMachine``'s
+/// to decide; this class owns the socket, the buffers, the budgets and the task, and performs the
+/// machine's actions.
+///
 /// Every method runs on the owning loop's thread (handlers start on the loop as their task executor),
 /// which is why the class can be shared with the handler task without locks.
 final class Connection: @unchecked Sendable {
-    enum State {
-        /// Accepted, nothing read yet.
-        case fresh
-        /// Between requests on a kept-alive connection.
-        case idle
-        /// Part of a request has arrived.
-        case reading
-        /// A handler is running.
-        case processing
-        /// A response is waiting for the client to read it.
-        case writing
-        /// The final response is out; discarding input until the client closes, so it sees the answer.
-        case lingering
-        case closed
-    }
-
     /// Whether the connection's request task exists and what it is doing.
     private enum Pump {
         case none
@@ -38,33 +26,24 @@ final class Connection: @unchecked Sendable {
         var minorVersion: Int
         var requestID: String
         var start: UInt64
-        var keepAlive: Bool
     }
 
     let fd: Int32
     private let loop: EventLoop
     private let remoteAddress: String
-    private(set) var state = State.fresh
-    /// When the current phase times out (monotonic nanoseconds); 0 means never.
-    private(set) var deadline: UInt64 = 0
+    private var machine: ConnectionStateMachine
     private var decoder: RequestDecoder
     private var input: [UInt8] = []
     private var output: [UInt8] = []
     private var outputSent = 0
     /// What this connection's queued output adds to the server's `queuedOutput`.
     private var chargedOutput = 0
-    /// When queued output last moved (or started waiting), for shedding stalled writers.
-    private(set) var lastOutputProgress: UInt64 = 0
-    /// The kernel's unsent bytes when reading was last counted (`noteKernelProgress`), and when it
-    /// was looked at last.
-    private var unsentBaseline = Int.max
-    private var unsentCheckedAt: UInt64 = 0
+    /// How queued output has moved, for shedding stalled writers.
+    private var outputProgress = OutputProgress()
+    /// The socket's edge-triggered readiness, as the last events and system calls left it.
     private var readable = false
     private var writable = true
     private var hangup = false
-    private var closeWhenFlushed = false
-    private var lingerAfterFlush = false
-    private var lingeredBytes = 0
     /// What the body being read holds of the server's pending-body budget.
     private var reservedBodyBytes = 0
     private var exchange: Exchange?
@@ -81,11 +60,12 @@ final class Connection: @unchecked Sendable {
         self.loop = loop
         self.remoteAddress = remoteAddress
         decoder = RequestDecoder(limits: loop.server.limits)
+        machine = ConnectionStateMachine(timeouts: loop.server.timeouts, now: loop.now)
     }
 
-    func opened() {
-        deadline = loop.now + loop.server.headerTimeout
-    }
+    /// When the connection's current state times out (monotonic nanoseconds); 0 means never.
+    var deadline: UInt64 { machine.deadline }
+    var isClosed: Bool { machine.isClosed }
 
     // MARK: Readiness
 
@@ -103,26 +83,18 @@ final class Connection: @unchecked Sendable {
         if readable { readAvailable() }
     }
 
-    private var acceptsInput: Bool {
-        switch state {
-        case .fresh, .idle, .reading, .lingering: true
-        default: false
-        }
-    }
-
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while readable, acceptsInput {
+        while readable, machine.acceptsInput {
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count > 0 {
                 // Edge-triggered: a short read drained the socket, and new data raises a new edge.
                 if count < buffer.count, !hangup { readable = false }
-                if state == .lingering {
-                    lingeredBytes += count
-                    if lingeredBytes > 1024 * 1024 { close() }
-                    continue
+                switch machine.bytesRead(count) {
+                case .decode: received(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+                case .discard: continue
+                case .close: release()
                 }
-                received(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
             } else if count == 0 {
                 readable = false
                 close()
@@ -140,7 +112,7 @@ final class Connection: @unchecked Sendable {
         if input.isEmpty {
             // The common case: decode straight from the loop's read buffer, keep only leftovers.
             let used = decode(bytes)
-            if used < bytes.count, keepsInput {
+            if used < bytes.count, machine.keepsInput {
                 input.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
             }
         } else {
@@ -154,42 +126,33 @@ final class Connection: @unchecked Sendable {
         let pending = input
         input = []
         let used = pending.withUnsafeBytes { decode($0) }
-        if used < pending.count, keepsInput {
+        if used < pending.count, machine.keepsInput {
             input = Array(pending[used...])
         }
-    }
-
-    /// Whether unread bytes still matter: not once the connection is closed or refused.
-    private var keepsInput: Bool {
-        state != .closed && !lingerAfterFlush
     }
 
     /// Decodes requests from `bytes` until one is dispatched or more input is needed; returns bytes consumed.
     private func decode(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        while state == .fresh || state == .idle || state == .reading {
+        while machine.expectsRequest {
             let (used, event) = decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             offset += used
             switch event {
             case .needMore:
                 guard chargePendingBody() else { return offset }
-                if state != .reading, !decoder.isIdle {
-                    state = .reading
-                    deadline = loop.now + loop.server.headerTimeout
-                }
+                if !decoder.isIdle { machine.headStarted(now: loop.now) }
                 return offset
             case .head(let head):
                 guard chargePendingBody() else { return offset }
-                state = .reading
-                deadline = loop.now + loop.server.bodyTimeout
-                if head.expectsContinue {
+                switch machine.headReceived(expectation: continueExpectation(head), now: loop.now) {
+                case .readBody:
+                    break
+                case .sendContinue:
                     // A client that waits for 100 Continue is told now, not after sending the body.
-                    let declared = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
-                    guard loop.server.hasPendingBodyRoom(declared, for: remoteAddress) else {
-                        refusePendingBody(requestHeaders: head.headers)
-                        return offset
-                    }
                     write(Self.continueLine)
+                case .refuseBody:
+                    refusePendingBody(requestHeaders: head.headers)
+                    return offset
                 }
             case .request(let head, let body):
                 releaseBodyReservation()
@@ -197,11 +160,21 @@ final class Connection: @unchecked Sendable {
                 return offset
             case .failure(let error):
                 releaseBodyReservation()
-                refuse(error)
+                machine.refuse(now: loop.now)
+                writeFinal(status: error.status, detail: "The request was refused: \(error.reason).", reason: error.reason,
+                           requestHeaders: error.headers)
                 return offset
             }
         }
         return offset
+    }
+
+    /// Whether `head` asks for `100 Continue`, and whether its body (by its declared length, or the
+    /// body limit when chunked) would fit the pending-body budget now.
+    private func continueExpectation(_ head: RequestHead) -> ConnectionStateMachine.Expectation {
+        guard head.expectsContinue else { return .none }
+        let declared = if case .length(let length) = head.framing { length } else { loop.server.limits.maxBodyBytes }
+        return loop.server.hasPendingBodyRoom(declared, for: remoteAddress) ? .continueWithRoom : .continueWithoutRoom
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -209,26 +182,21 @@ final class Connection: @unchecked Sendable {
     // MARK: Requests
 
     private func dispatch(_ head: RequestHead, body: [UInt8]) {
-        state = .processing
-        deadline = 0
+        machine.requestReceived(keepAlive: head.keepAlive)
         let requestID = Self.acceptableRequestID(head.headers["X-Request-Id"]) ?? loop.makeRequestID()
         let request = Request(
             method: head.method, path: head.path, query: head.query.map { QueryParameters(query: $0) } ?? QueryParameters(),
             headers: head.headers, body: body, parameters: Parameters(), remoteAddress: remoteAddress,
             requestID: requestID, minorVersion: head.minorVersion
         )
-        exchange = Exchange(
-            method: head.method, minorVersion: head.minorVersion, requestID: requestID,
-            start: loop.now, keepAlive: head.keepAlive && !loop.draining
-        )
+        exchange = Exchange(method: head.method, minorVersion: head.minorVersion, requestID: requestID, start: loop.now)
         let server = loop.server
         let loop = loop
         // Writing always happens in a task that prefers the loop, so every resumption lands back on the loop thread.
         if server.handlersOnEventLoop {
             // One task per connection, not per request: it answers a request, then waits for the next.
-            // A new task per request cost its creation plus several task-allocator slabs (malloc'd and
-            // freed each time), since the responder chain's async frames outgrow the task's first slab;
-            // a kept task keeps its slabs.
+            // The responder chain's async frames outgrow a task's first allocator slab, so a task per
+            // request would pay its creation and several malloc'd slabs each time; a kept task keeps them.
             switch pump {
             case .none:
                 pump = .running
@@ -283,7 +251,7 @@ final class Connection: @unchecked Sendable {
     /// The next request on this connection, or nil once it is closed (the pump then ends).
     private func nextRequest() async -> Request? {
         if !loop.inLoop { await loop.hop() }
-        if state == .closed {
+        if machine.isClosed {
             pendingRequest = nil
             pump = .none
             return nil
@@ -322,7 +290,7 @@ final class Connection: @unchecked Sendable {
         if !loop.inLoop { await loop.hop() }
         guard let head = writeHead(response), let exchange else { return }
         var bodyBytes = head.bodyBytes
-        if case .stream(let produce) = response.body, head.streamsBody, state == .processing {
+        if case .stream(let produce) = response.body, head.streamsBody, machine.isProcessing {
             let writer = StreamWriter(connection: self, loop: loop, chunked: head.chunked)
             streamedBytes = 0
             do {
@@ -333,7 +301,6 @@ final class Connection: @unchecked Sendable {
             } catch {
                 loop.server.logger.warning("response stream failed", metadata: ["request_id": "\(exchange.requestID)", "error": "\(error)"])
                 // The head is already out, so the only honest signal left is to cut the connection.
-                self.exchange?.keepAlive = false
                 close()
             }
         }
@@ -343,8 +310,7 @@ final class Connection: @unchecked Sendable {
     /// Writes the status line, headers and an in-memory body; returns the body bytes written and
     /// whether a streamed body follows (and is chunked), or nil when the connection is no longer answering.
     private func writeHead(_ response: Response) -> (bodyBytes: Int, streamsBody: Bool, chunked: Bool)? {
-        guard state == .processing, var exchange else { return nil }
-        if loop.draining { exchange.keepAlive = false }
+        guard machine.isProcessing, let exchange else { return nil }
         let isHead = exchange.method == .head
         let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
         var chunked = false
@@ -384,12 +350,12 @@ final class Connection: @unchecked Sendable {
                 buffer.append(contentsOf: Self.chunkedHeader)
             } else {
                 // HTTP/1.0 has no chunking: the end of the body is the end of the connection.
-                exchange.keepAlive = false
+                machine.bodyEndsConnection()
             }
         default:
             break
         }
-        if !exchange.keepAlive {
+        if !machine.keepsAlive {
             buffer.append(contentsOf: Self.closeHeader)
         } else if exchange.minorVersion == 0 {
             buffer.append(contentsOf: Self.keepAliveHeader)
@@ -399,13 +365,14 @@ final class Connection: @unchecked Sendable {
         if case .bytes(let bytes) = response.body, !hasNoBody, !isHead {
             buffer.append(contentsOf: bytes)
         }
-        self.exchange = exchange
         write(buffer)
         buffer.removeAll(keepingCapacity: true)
         if buffer.capacity <= 256 * 1024 { loop.writeBuffer = buffer }
         return (bodyBytes, response.body.isStream && !hasNoBody && !isHead, chunked)
     }
 
+    /// Logs the exchange, with the pattern of the route that answered, then moves the connection on
+    /// to its next request or its end.
     private func finish(status: Int, pattern: String?, bodyBytes: Int) {
         guard let exchange else { return }
         self.exchange = nil
@@ -421,34 +388,20 @@ final class Connection: @unchecked Sendable {
                 "request_id": "\(exchange.requestID)",
             ])
         }
-        guard state == .processing else { return }
         // A client that half-closed (hangup) may still have sent requests the kernel holds: they are
         // read and answered in turn, and the connection closes when the read finds the end.
-        if !exchange.keepAlive || loop.draining {
-            closeWhenFlushed = true
-        }
-        if outputSent < output.count {
-            state = .writing
-            deadline = loop.now + loop.server.writeTimeout
-        } else if closeWhenFlushed {
-            closeAfterAnswer()
-        } else {
-            resumeReading()
+        switch machine.responseWritten(outputPending: outputSent < output.count, now: loop.now) {
+        case .none, .awaitFlush: break
+        case .closeAfterAnswer: closeAfterAnswer()
+        case .resumeReading: resumeReading()
         }
     }
 
-    /// Back to reading: answers pipelined requests already buffered, then reads the socket again.
+    /// Back to reading (the machine is idle): answers pipelined requests already buffered, then reads
+    /// the socket again.
     private func resumeReading() {
-        state = .idle
-        deadline = loop.now + loop.server.idleTimeout
         if !input.isEmpty { decodeInput() }
-        if readable, acceptsInput { readAvailable() }
-    }
-
-    /// Answers a refused request with its problem and closes the connection.
-    private func refuse(_ error: ParseError) {
-        writeFinal(status: error.status, detail: "The request was refused: \(error.reason).", reason: error.reason,
-                   requestHeaders: error.headers)
+        if readable, machine.acceptsInput { readAvailable() }
     }
 
     /// Takes what the body being read has grown by since the last read from the server's
@@ -460,6 +413,7 @@ final class Connection: @unchecked Sendable {
             reservedBodyBytes = held
             return true
         }
+        machine.refuse(now: loop.now)
         refusePendingBody(requestHeaders: decoder.pendingHead?.headers)
         return false
     }
@@ -484,8 +438,9 @@ final class Connection: @unchecked Sendable {
         reservedBodyBytes = 0
     }
 
-    /// Answers with the server's own problem and closes; `requestHeaders` are the refused request's
-    /// fields when its head was read, for hooks that add fields to the answer (CORS).
+    /// Answers with the server's own problem, the connection's last answer (the machine has refused);
+    /// `requestHeaders` are the refused request's fields when its head was read, for hooks that add
+    /// fields to the answer (CORS).
     private func writeFinal(status: Int, detail: String, reason: String, retryAfter: Int? = nil, requestHeaders: HTTPHeaders? = nil) {
         let requestID = Self.acceptableRequestID(requestHeaders?["X-Request-Id"]) ?? loop.makeRequestID()
         // Every refusal gets an access line too (as nginx logs its 400s), with the reason instead of a route.
@@ -514,10 +469,6 @@ final class Connection: @unchecked Sendable {
         buffer.append(contentsOf: Self.closeHeader)
         buffer.append(contentsOf: [13, 10])
         buffer.append(contentsOf: body)
-        closeWhenFlushed = true
-        lingerAfterFlush = true
-        state = .writing
-        deadline = loop.now + loop.server.writeTimeout
         write(buffer)
     }
 
@@ -525,9 +476,9 @@ final class Connection: @unchecked Sendable {
 
     /// Writes `bytes` now if nothing is queued ahead of them; whatever the socket does not take is queued.
     func write(_ bytes: [UInt8]) {
-        guard state != .closed else { return }
+        guard !machine.isClosed else { return }
         if outputSent < output.count || !writable {
-            if outputSent == output.count { lastOutputProgress = loop.now }
+            if outputSent == output.count { outputProgress.moved(at: loop.now) }
             output.append(contentsOf: bytes)
             flush()
             chargeOutput()
@@ -554,7 +505,7 @@ final class Connection: @unchecked Sendable {
             close()
         } else if sent < bytes.count {
             output.append(contentsOf: bytes[sent...])
-            lastOutputProgress = loop.now
+            outputProgress.moved(at: loop.now)
             chargeOutput()
         } else {
             flushed()
@@ -564,22 +515,22 @@ final class Connection: @unchecked Sendable {
     /// Brings this connection's share of the server's queued-output count up to date. Only
     /// connections whose client is slower than their answers get here with anything queued.
     private func chargeOutput() {
-        let queued = state == .closed ? 0 : output.count - outputSent
+        let queued = machine.isClosed ? 0 : output.count - outputSent
         guard queued != chargedOutput else { return }
         loop.server.queuedOutput.wrappingAdd(queued - chargedOutput, ordering: .relaxed)
         chargedOutput = queued
     }
 
     private func flush() {
-        guard state != .closed else { return }
+        guard !machine.isClosed else { return }
         while outputSent < output.count, writable {
             let count = output.withUnsafeBytes { raw in
                 Glibc.send(fd, raw.baseAddress! + outputSent, raw.count - outputSent, Int32(MSG_NOSIGNAL))
             }
             if count > 0 {
                 outputSent += count
-                lastOutputProgress = loop.now
-                if state == .writing || drainWaiter != nil { deadline = loop.now + loop.server.writeTimeout }
+                outputProgress.moved(at: loop.now)
+                machine.outputProgressed(now: loop.now)
             } else if count < 0, errno == EINTR {
                 continue
             } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
@@ -601,103 +552,83 @@ final class Connection: @unchecked Sendable {
 
     /// Everything queued has gone out.
     private func flushed() {
-        if let waiter = drainWaiter {
-            drainWaiter = nil
-            deadline = 0
-            waiter.resume()
-        }
-        guard state == .writing else { return }
-        if lingerAfterFlush {
-            linger()
-        } else if closeWhenFlushed {
-            closeAfterAnswer()
-        } else {
-            resumeReading()
+        switch machine.outputFlushed(now: loop.now) {
+        case .none: break
+        case .resumeStream: drainWaiter.take()?.resume()
+        case .resumeReading: resumeReading()
+        case .closeAfterAnswer: closeAfterAnswer()
+        case .linger: halfClose()
         }
     }
 
     /// Closes once the last answer is out; with bytes still unread in the kernel (requests pipelined
     /// after a `Connection: close`), lingers instead.
     private func closeAfterAnswer() {
-        if cepoll_unread_bytes(fd) > 0 { linger() } else { close() }
+        if cepoll_unread_bytes(fd) > 0 {
+            machine.linger(now: loop.now)
+            halfClose()
+        } else {
+            close()
+        }
     }
 
     /// Closing with unread input would send a reset that can destroy the answer in flight: the
-    /// connection half-closes and reads (and drops) what the client still sends, until it closes
-    /// too or 2 s pass.
-    private func linger() {
+    /// connection (lingering in the machine) half-closes and reads, and drops, what the client
+    /// still sends, until it closes too or the linger times out.
+    private func halfClose() {
         shutdown(fd, Int32(SHUT_WR))
-        state = .lingering
-        deadline = loop.now + 2_000_000_000
         readable = true
         readAvailable()
     }
 
     /// Suspends a streaming body until the queued output has been written.
     func waitUntilDrained() async throws {
-        if state == .closed { throw StreamWriter.Closed() }
+        if machine.isClosed { throw StreamWriter.Closed() }
         guard outputSent < output.count else { return }
         try await withCheckedThrowingContinuation { continuation in
             drainWaiter = continuation
-            deadline = loop.now + loop.server.writeTimeout
+            machine.streamAwaitsDrain(now: loop.now)
         }
     }
 
     var queuedBytes: Int { output.count - outputSent }
 
-    /// Counts the client's reading from the kernel's send queue as well (asked only while the
-    /// server's queued output is over budget): 16 KiB read since reading was last counted is
-    /// progress, so a steady reader is kept and one that takes a segment now and then is not.
-    func noteKernelProgress() {
-        let unsent = Int(cepoll_unsent_bytes(fd))
-        // A look from an earlier episode (or none) says nothing now: start afresh, as progress.
-        let stale = loop.now - unsentCheckedAt > 300_000_000
-        if stale { lastOutputProgress = loop.now }
-        if unsent < 0 || stale || unsent > unsentBaseline {
-            // Also when our own flushing grew the kernel's queue: measure from there.
-            unsentBaseline = unsent >= 0 ? unsent : Int.max
-        } else if unsentBaseline - unsent >= 16 * 1024 {
-            lastOutputProgress = loop.now
-            unsentBaseline = unsent
-        }
-        unsentCheckedAt = loop.now
+    /// Whether the client has stopped reading the queued output, by our queue and the kernel's
+    /// (asked only while the server's queued output is over budget).
+    func isStalledWriter() -> Bool {
+        outputProgress.noteKernelQueue(unsent: Int(cepoll_unsent_bytes(fd)), at: loop.now)
+        return outputProgress.isStalled(at: loop.now)
     }
-    var isClosed: Bool { state == .closed }
 
     // MARK: Lifecycle
 
     func timedOut() {
-        switch state {
-        case .reading:
+        switch machine.timedOut(now: loop.now) {
+        case .none:
+            break
+        case .refuse:
             loop.server.logger.debug("request timed out", metadata: ["peer": "\(remoteAddress)"])
             // The body is abandoned now, not when the 408 has been read and the linger is over.
             let headers = decoder.pendingHead?.headers
             dropPendingBody()
             writeFinal(status: 408, detail: "The request was not received in time.", reason: "timed out", requestHeaders: headers)
-        case .fresh, .idle, .writing, .lingering:
-            close()
-        case .processing where drainWaiter != nil:
-            // A streaming response whose client stopped reading.
-            close()
-        case .processing, .closed:
-            deadline = 0
+        case .close:
+            release()
         }
     }
 
     /// The server is shutting down: idle connections close now, busy ones after their answer.
     func drain() {
-        switch state {
-        case .fresh, .idle:
-            close()
-        default:
-            closeWhenFlushed = true
-        }
+        if machine.shutdownBegun() == .close { release() }
     }
 
     func close() {
-        guard state != .closed else { return }
-        state = .closed
-        deadline = 0
+        if machine.close() { release() }
+    }
+
+    /// Gives back everything a connection the machine has closed holds: its descriptor, its place in
+    /// the loop and the server's counts, its buffers, and whoever waits on it.
+    private func release() {
         Glibc.close(fd)
         loop.remove(fd)
         loop.server.releaseConnection(from: remoteAddress)
@@ -748,7 +679,7 @@ final class Connection: @unchecked Sendable {
 
     /// Header text must not carry CR, LF or NUL, or a handler could split the response.
     static func isSafe(_ text: String) -> Bool {
-        // A plain loop: `contains(where:)` on the UTF-8 view went through its generic witnesses.
+        // A plain loop compiles to a byte scan; `contains(where:)` on the UTF-8 view goes through generic witnesses.
         for byte in text.utf8 where byte == 13 || byte == 10 || byte == 0 { return false }
         return true
     }

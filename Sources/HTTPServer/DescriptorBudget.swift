@@ -1,9 +1,9 @@
 import Glibc
 import Logging
 
-/// How many client connections the process's open-file limit leaves room for. Without a cap below
-/// that limit, connections took every descriptor, and libdispatch, which opens `/proc` files to
-/// watch its thread pool, stopped the whole process (SIGILL) when it could not open one.
+/// How many client connections the process's open-file limit leaves room for. Connections must not
+/// take every descriptor: libdispatch opens `/proc` files to watch its thread pool, and stops the
+/// whole process (SIGILL) when it cannot open one.
 public enum DescriptorBudget {
     /// At least this many connections, however low the limit (it is then logged as too low).
     static let floor = 16
@@ -12,13 +12,20 @@ public enum DescriptorBudget {
     /// is far higher, and each connection takes a descriptor (nginx and Go programs do the same). For
     /// the process, before the server starts: the cap below is computed from the limit then.
     public static func raiseOpenFileLimit(logger: Logger) {
+        if let raised = raiseOpenFileLimit() {
+            logger.info("open-file limit raised", metadata: ["from": "\(raised.from)", "to": "\(raised.to)"])
+        }
+    }
+
+    /// Raises the soft open-file limit to the hard one; returns both when it did.
+    @discardableResult
+    static func raiseOpenFileLimit() -> (from: rlim_t, to: rlim_t)? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return nil }
         let soft = limit.rlim_cur
         limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
-            logger.info("open-file limit raised", metadata: ["from": "\(soft)", "to": "\(limit.rlim_max)"])
-        }
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        return (soft, limit.rlim_max)
     }
 
     /// `configured`, or fewer when the soft `RLIMIT_NOFILE` minus `reserved` is lower.

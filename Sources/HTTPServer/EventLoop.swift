@@ -26,22 +26,21 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var listenFD: Int32
     private var connections: [Connection?] = []
     private var running = true
-    private(set) var draining = false
+    private var draining = false
     private(set) var now: UInt64 = 0
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Scratch space responses are serialized into before their single write.
     var writeBuffer: [UInt8] = []
     /// Connection tasks suspended between requests (see `ServerCore.maxParkedTasks`).
     var parkedTasks = 0
-    private(set) var dateLine: [UInt8] = []
-    private var dateSecond = 0
+    private var dates = DateCache()
     private var requestIDBase: UInt64
     private var requestIDCounter: UInt64 = 0
     private var nextSweep: UInt64 = 0
     private var acceptPaused = false
     /// While accept keeps running out of descriptors: since when, how often, and when to say so again.
-    /// The listener is retried every sweep (100 ms); a line per retry was 36,000 lines an hour.
-    private var descriptorShortage: (since: UInt64, pauses: Int, nextLog: UInt64)?
+    /// The listener is retried every sweep (100 ms), so the warning is said at most once a minute.
+    private var descriptorShortage: (since: UInt64, pauses: Int, log: LogThrottle)?
     /// The loops the accepting loop deals connections to (itself included); set before the threads start.
     var peers: [EventLoop] = []
     private var nextPeer = 0
@@ -52,11 +51,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var spareRemote: [Work] = []
 
     static let sweepInterval: UInt64 = 100_000_000
-    /// When a refused connection may next be logged, and how many were refused since the last line.
-    private var nextRefusalLog: UInt64 = 0
-    private var refusedSinceLog = 0
-    /// Whether this loop has a stalled writer published in `ServerCore.publishStalled`.
-    private var publishedStalled = false
+    /// Refused connections, said at most once a second per loop: a flood would otherwise write a
+    /// line per connection.
+    private var refusalLog = LogThrottle(interval: 1_000_000_000)
+    private var shedder = LoadShedder()
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     init(server: ServerCore, listenFD: Int32) throws {
@@ -65,7 +63,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard epollFD >= 0, wakeFD >= 0 else {
-            throw HTTPServerError(code: "event-loop", message: "epoll/eventfd: \(String(cString: strerror(errno)))")
+            throw HTTPServerError(code: .eventLoop, message: "epoll/eventfd: \(String(cString: strerror(errno)))")
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         writeBuffer.reserveCapacity(16 * 1024)
@@ -163,7 +161,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         _ = cepoll_name_thread("http-loop")
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         now = Self.monotonicNow()
-        updateDate()
+        dates.update(epochSeconds: time(nil))
         while running {
             // Deciding to block and announcing it happen under the queue's lock, so a push either
             // lands before (and the wait does not block) or sees `sleeping` and writes the eventfd.
@@ -194,7 +192,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             runQueued()
             if now >= nextSweep {
                 nextSweep = now + Self.sweepInterval
-                updateDate()
+                dates.update(epochSeconds: time(nil))
                 sweep()
                 if acceptPaused, listenFD >= 0 {
                     acceptPaused = false
@@ -264,21 +262,20 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
                 if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
                     // Out of descriptors: the listener stays readable, so pause it instead of spinning.
                     let code = errno
-                    if var shortage = descriptorShortage {
-                        shortage.pauses += 1
-                        if now >= shortage.nextLog {
-                            shortage.nextLog = now + 60_000_000_000
+                    var shortage = descriptorShortage ?? (since: now, pauses: 0, log: LogThrottle(interval: 60_000_000_000))
+                    shortage.pauses += 1
+                    if shortage.log.record(at: now) != nil {
+                        if shortage.pauses == 1 {
+                            server.logger.warning("accept paused: out of descriptors; retried every 100 ms, said again at most once a minute",
+                                                  metadata: ["errno": "\(code)", "open": "\(server.connectionCount)"])
+                        } else {
                             server.logger.warning("accept still paused: out of descriptors", metadata: [
                                 "errno": "\(code)", "seconds": "\((now - shortage.since) / 1_000_000_000)", "pauses": "\(shortage.pauses)",
                                 "open": "\(server.connectionCount)",
                             ])
                         }
-                        descriptorShortage = shortage
-                    } else {
-                        descriptorShortage = (since: now, pauses: 1, nextLog: now + 60_000_000_000)
-                        server.logger.warning("accept paused: out of descriptors; retried every 100 ms, said again at most once a minute",
-                                              metadata: ["errno": "\(code)", "open": "\(server.connectionCount)"])
                     }
+                    descriptorShortage = shortage
                     epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
                     acceptPaused = true
                 } else if errno != EAGAIN && errno != EWOULDBLOCK {
@@ -294,18 +291,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             let remoteAddress = Socket.addressString(&address)
             guard !draining, server.admitConnection(from: remoteAddress) else {
-                // Refusing at once keeps a flood from queueing behind the limit. Said at most once a
-                // second per loop: a flood would otherwise write a line per connection.
+                // Refusing at once keeps a flood from queueing behind the limit.
                 Glibc.close(fd)
-                if !draining {
-                    refusedSinceLog += 1
-                    if now >= nextRefusalLog {
-                        nextRefusalLog = now + 1_000_000_000
-                        server.logger.warning("connections refused: the server's or an address's connection limit is reached", metadata: [
-                            "peer": "\(remoteAddress)", "refused": "\(refusedSinceLog)", "open": "\(server.connectionCount)",
-                        ])
-                        refusedSinceLog = 0
-                    }
+                if !draining, let refused = refusalLog.record(at: now) {
+                    server.logger.warning("connections refused: the server's or an address's connection limit is reached", metadata: [
+                        "peer": "\(remoteAddress)", "refused": "\(refused)", "open": "\(server.connectionCount)",
+                    ])
                 }
                 continue
             }
@@ -335,7 +326,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
         connections[Int(fd)] = connection
         register(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
-        connection.opened()
     }
 
     private func register(_ fd: Int32, events: UInt32) {
@@ -356,45 +346,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         for case let connection? in connections where connection.deadline != 0 && connection.deadline <= now {
             connection.timedOut()
         }
-        if server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes {
-            shedLargestStalledWriter()
-        } else if publishedStalled {
-            publishedStalled = false
-            server.publishStalled(0, by: ObjectIdentifier(self))
-        }
-    }
-
-    /// Queued responses are over the server's budget: closes stalled writers (clients that read less
-    /// than 16 KiB in the last second), largest first, while the total is over it and this loop holds
-    /// the largest of all loops' (each loop publishes its own), so the server sheds the fewest and
-    /// biggest answers, however fast a flood comes, and not whatever one loop holds. Reading counts
-    /// by the kernel's queue as well as ours: the kernel wakes a writer only once a third of a send
-    /// buffer of megabytes is free, so a steady reader's queue here can rest longer than a second.
-    private func shedLargestStalledWriter() {
-        var stalled: [Connection] = []
-        for case let connection? in connections where connection.queuedBytes > 0 {
-            connection.noteKernelProgress()
-            if now - connection.lastOutputProgress >= 1_000_000_000 { stalled.append(connection) }
-        }
-        stalled.sort { $0.queuedBytes > $1.queuedBytes }
-        let me = ObjectIdentifier(self)
-        var closed = 0
-        var freed = 0
-        for connection in stalled {
-            guard server.queuedOutput.load(ordering: .relaxed) > server.maxQueuedOutputBytes,
-                  server.publishStalled(connection.queuedBytes, by: me) else { break }
-            freed += connection.queuedBytes
-            connection.close()
-            closed += 1
-        }
-        let left = stalled.first { !$0.isClosed }?.queuedBytes ?? 0
-        publishedStalled = left > 0
-        server.publishStalled(left, by: me)
-        if closed > 0 {
-            server.logger.warning("queued responses over maxQueuedOutputBytes; closed connections that stopped reading", metadata: [
-                "closed": "\(closed)", "freedBytes": "\(freed)", "totalQueuedBytes": "\(server.queuedOutput.load(ordering: .relaxed))",
-            ])
-        }
+        shedder.sweep(connections, loop: ObjectIdentifier(self), server: server)
     }
 
     /// Stops accepting and asks every connection to close once its current request is answered.
@@ -415,6 +367,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         running = false
     }
 
+    /// `Date: …\r\n` for the current second.
+    var dateLine: [UInt8] { dates.line }
+
     /// A fresh request id: 15 hex digits (an inline string, no allocation).
     func makeRequestID() -> String {
         requestIDCounter &+= 1
@@ -426,15 +381,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             return 15
         }
-    }
-
-    private func updateDate() {
-        var seconds = time(nil)
-        guard seconds != dateSecond else { return }
-        dateSecond = seconds
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        dateLine = Array("Date: ".utf8) + HTTPDate.format(parts) + [13, 10]
     }
 
     static func monotonicNow() -> UInt64 {

@@ -384,8 +384,8 @@ enum HTTPParser {
 
 extension Substring {
     /// Without the spaces and tabs at either end (optional whitespace around header values and list items).
-    /// Works on bytes: optional whitespace is the bytes SP and HTAB, and stepping by `Character` paid for
-    /// grapheme breaking on every header value and media type of every request.
+    /// Works on bytes: optional whitespace is the bytes SP and HTAB, and stepping by `Character` would pay
+    /// for grapheme breaking on every header value and media type of every request.
     public func trimmingASCIISpace() -> Substring {
         let bytes = utf8
         var start = bytes.startIndex

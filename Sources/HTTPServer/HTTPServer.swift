@@ -45,13 +45,14 @@ public final class HTTPServer: Service, Sendable {
             case .running(_, _, let port):
                 return port
             case .stopping, .stopped:
-                throw HTTPServerError(code: "stopped", message: "the server has been shut down")
+                throw HTTPServerError(code: .stopped, message: "the server has been shut down")
             case .idle:
                 break
             }
             // A peer that disappears mid-write must not kill the process.
             signal(SIGPIPE, SIG_IGN)
-            Self.raiseDescriptorLimit()
+            // Many keep-alive connections need many descriptors; take whatever the hard limit allows.
+            DescriptorBudget.raiseOpenFileLimit()
             let count = configuration.eventLoops > 0 ? configuration.eventLoops : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
             // One socket, not one per loop with SO_REUSEPORT: a second process cannot silently share the port.
             let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
@@ -166,15 +167,6 @@ public final class HTTPServer: Service, Sendable {
                 return false
             }
             if stopped { continuation.resume() }
-        }
-    }
-
-    /// Many keep-alive connections need many descriptors; take whatever the hard limit allows.
-    private static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
     }
 }

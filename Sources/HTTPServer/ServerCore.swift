@@ -13,10 +13,7 @@ final class ServerCore: Sendable {
     let maxConnectionsPerAddress: Int
     /// Open connections by client address (only addresses with one open).
     private let connectionsByAddress = Mutex<[String: Int]>([:])
-    let headerTimeout: UInt64
-    let bodyTimeout: UInt64
-    let idleTimeout: UInt64
-    let writeTimeout: UInt64
+    let timeouts: ConnectionStateMachine.Timeouts
     let handlersOnEventLoop: Bool
     /// Connection tasks one loop keeps suspended between requests. Each keeps 6–13 KiB (its
     /// task-allocator slabs); past the cap an idle connection's task ends and its next request starts one.
@@ -75,10 +72,9 @@ final class ServerCore: Sendable {
         maxPendingBodyBytes = max(configuration.maxPendingBodyBytes, 2 * configuration.maxBodyBytes)
         maxPendingBodyBytesPerAddress = max(2 * configuration.maxBodyBytes, maxPendingBodyBytes / 16)
         maxQueuedOutputBytes = max(0, configuration.maxQueuedOutputBytes)
-        headerTimeout = configuration.headerTimeout.nanoseconds
-        bodyTimeout = configuration.bodyTimeout.nanoseconds
-        idleTimeout = configuration.idleTimeout.nanoseconds
-        writeTimeout = configuration.writeTimeout.nanoseconds
+        timeouts = ConnectionStateMachine.Timeouts(
+            header: configuration.headerTimeout.nanoseconds, body: configuration.bodyTimeout.nanoseconds,
+            idle: configuration.idleTimeout.nanoseconds, write: configuration.writeTimeout.nanoseconds)
         handlersOnEventLoop = configuration.handlersOnEventLoop
         maxParkedTasks = configuration.maxParkedTasksPerLoop
         problemTypeBase = configuration.problemTypeBase

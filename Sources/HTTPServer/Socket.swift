@@ -12,12 +12,12 @@ enum Socket {
         var results: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &results)
         guard status == 0, let first = results else {
-            throw HTTPServerError(code: "resolve-failed", message: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw HTTPServerError(code: .resolveFailed, message: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(results) }
         let info = first.pointee
         let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw systemError("socket-failed", "socket") }
+        guard fd >= 0 else { throw systemError(.socketFailed, "socket") }
         var one: Int32 = 1
         var zero: Int32 = 0
         let size = socklen_t(MemoryLayout<Int32>.size)
@@ -26,12 +26,12 @@ enum Socket {
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, size)
         }
         guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
-            let error = systemError("bind-failed", "bind \(host):\(port)")
+            let error = systemError(.bindFailed, "bind \(host):\(port)")
             close(fd)
             throw error
         }
         guard Glibc.listen(fd, backlog) == 0 else {
-            let error = systemError("listen-failed", "listen")
+            let error = systemError(.listenFailed, "listen")
             close(fd)
             throw error
         }
@@ -78,17 +78,7 @@ enum Socket {
         return text
     }
 
-    private static func systemError(_ code: String, _ what: String) -> HTTPServerError {
+    private static func systemError(_ code: HTTPServerError.Code, _ what: String) -> HTTPServerError {
         HTTPServerError(code: code, message: "\(what): \(String(cString: strerror(errno)))")
     }
-}
-
-/// A failure to start the server; `code` is stable (`resolve-failed`, `bind-failed`, ...).
-public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
-    /// A stable identifier for the kind of failure.
-    public var code: String
-    /// What went wrong, for people.
-    public var message: String
-
-    public var description: String { "\(code): \(message)" }
 }

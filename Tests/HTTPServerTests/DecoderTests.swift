@@ -76,7 +76,7 @@ import Testing
     }
 
     /// Any number of empty lines before a request line are skipped (RFC 9112 §2.2), wherever the
-    /// bytes are split; two used to read as the end of an empty head.
+    /// bytes are split; two in a row must not read as the end of an empty head.
     @Test func skipsEmptyLinesBeforeTheRequestLine() {
         let bytes = Array("\r\n\r\n\r\nGET /x HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
         for split in 0...bytes.count {

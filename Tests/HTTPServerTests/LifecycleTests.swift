@@ -128,8 +128,8 @@ import Testing
     }
 
     /// One write far over the high-water mark goes out in pieces of at most the mark, each waiting for
-    /// the reader; it used to be queued whole (one 32 MiB chunk), so a caller's large write sat in
-    /// memory for as long as the client dawdled.
+    /// the reader, so a caller's large write (here one 32 MiB chunk) is not queued whole for as long
+    /// as the client dawdles.
     @Test func oneLargeWriteWaitsForASlowReaderToo() async throws {
         let total = 32 * 1024 * 1024
         let returned = Atomic<Bool>(false)

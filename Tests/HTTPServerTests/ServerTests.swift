@@ -198,7 +198,7 @@ import Testing
             var configuration = HTTPServerConfiguration()
             configuration.port = port
             let second = HTTPServer(configuration: configuration, responder: testRouter(), logger: Logger(label: "test"))
-            #expect { try second.start() } throws: { ($0 as? HTTPServerError)?.code == "bind-failed" }
+            #expect { try second.start() } throws: { ($0 as? HTTPServerError)?.code == .bindFailed }
             let reply = try RawClient(port: port).exchange("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(reply.text == "hello")
         }

@@ -114,8 +114,8 @@ import Testing
         }
     }
 
-    /// An empty root once resolved to nothing and was kept as "", so every absolute path passed the
-    /// containment check: the whole filesystem was served. A root that does not resolve serves nothing.
+    /// A root that does not resolve (empty, or missing) serves nothing: kept as "", it would let every
+    /// absolute path pass the containment check and serve the whole filesystem.
     @Test(arguments: ["", "/nonexistent-\(UUID().uuidString)"])
     func aRootThatDoesNotResolveServesNothing(_ root: String) async throws {
         let site = try Self.makeSite()
