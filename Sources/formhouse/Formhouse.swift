@@ -11,7 +11,7 @@ struct Formhouse: AsyncParsableCommand {
         commandName: "formhouse",
         abstract: "A backend for server-driven forms: validates, stores and forwards submissions.",
         version: "formhouse \(Version.current)",
-        subcommands: [Serve.self, Check.self, Version.self],
+        subcommands: [Serve.self, Check.self, Settings.self, Version.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -102,6 +102,31 @@ struct Check: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+}
+
+/// `formhouse settings`: the table of settings that docs/configuration.md holds, made from their declaration.
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print every setting (key, environment variable, flag, type, default, bounds) as a Markdown table.")
+
+    @Option(help: ArgumentHelp(
+        "Replace the table between \(SettingsTable.begin) and \(SettingsTable.end) in this file instead of printing it.",
+        valueName: "file"))
+    var update: String?
+
+    func run() throws {
+        guard let update else { return print(SettingsTable.markdown, terminator: "") }
+        let document: String
+        do {
+            document = try String(contentsOfFile: update, encoding: .utf8)
+        } catch {
+            throw ValidationError("\(update) cannot be read: \(error.localizedDescription)")
+        }
+        guard let updated = SettingsTable.update(document) else {
+            throw ValidationError("\(update) has no \(SettingsTable.begin) … \(SettingsTable.end) markers")
+        }
+        try updated.write(toFile: update, atomically: true, encoding: .utf8)
     }
 }
 
