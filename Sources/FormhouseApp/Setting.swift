@@ -30,6 +30,7 @@ public struct Setting: Sendable {
     /// The long name of the `formhouse serve` flag without its dashes (`data-dir`), nil when there is
     /// none. A boolean's flag takes no value and sets it to true.
     public let flag: String?
+    /// Its JSON type in the file.
     public let kind: Kind
     /// Never logged, echoed in a message or shown as a default.
     public let isSecret: Bool
@@ -64,6 +65,27 @@ public struct Setting: Sendable {
     }
 
     func refuse(_ why: String) -> ConfigurationError { ConfigurationError(key: key, message: why) }
+
+    /// `read` gets the value so far (the default) and the settings declared before, and returns the
+    /// value to hold or throws.
+    private init<Value: Hashable>(
+        _ key: String, _ property: WritableKeyPath<AppConfiguration, Value> & Sendable, flag: String?, kind: Kind,
+        isSecret: Bool = false, bounds: String = "", summary: String,
+        read: @escaping @Sendable (ConfigReader, Value, AppConfiguration) throws -> Value,
+        show: @escaping @Sendable (Value) -> String
+    ) {
+        self.key = key
+        self.flag = flag
+        self.kind = kind
+        self.isSecret = isSecret
+        self.summary = summary
+        self.bounds = bounds
+        self.read = { config, configuration in
+            configuration[keyPath: property] = try read(config, configuration[keyPath: property], configuration)
+        }
+        self.show = { show($0[keyPath: property]) }
+        self.value = { $0[keyPath: property] }
+    }
 }
 
 /// The units a number's bounds and default are shown in.
@@ -106,14 +128,13 @@ extension Setting {
     ) -> Setting {
         let limits = Double(range.lowerBound)...Double(range.upperBound)
         return Setting(
-            key: key, flag: flag, kind: .wholeNumber, isSecret: false, summary: summary,
-            bounds: rangeBounds(limits, unit: unit, floor: floor),
-            read: { config, configuration in
-                let value = config.int(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
+            key, property, flag: flag, kind: .wholeNumber, bounds: rangeBounds(limits, unit: unit, floor: floor), summary: summary,
+            read: { config, current, configuration in
+                let value = config.int(forKey: ConfigKey(key), default: current)
                 try checkRange(key, Double(value), limits, unit: unit, floor: floor, in: configuration)
-                configuration[keyPath: property] = value
+                return value
             },
-            show: { unit.show(Double($0[keyPath: property])) }, value: { $0[keyPath: property] })
+            show: { unit.show(Double($0)) })
     }
 
     /// NaN and infinities are out of every range: durations become integers further on, where they trap.
@@ -122,14 +143,13 @@ extension Setting {
         range: ClosedRange<Double>, unit: SettingUnit = .plain, atLeast floor: SettingFloor? = nil, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: flag, kind: .number, isSecret: false, summary: summary,
-            bounds: rangeBounds(range, unit: unit, floor: floor),
-            read: { config, configuration in
-                let value = config.double(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
+            key, property, flag: flag, kind: .number, bounds: rangeBounds(range, unit: unit, floor: floor), summary: summary,
+            read: { config, current, configuration in
+                let value = config.double(forKey: ConfigKey(key), default: current)
                 try checkRange(key, value, range, unit: unit, floor: floor, in: configuration)
-                configuration[keyPath: property] = value
+                return value
             },
-            show: { unit.show($0[keyPath: property]) }, value: { $0[keyPath: property] })
+            show: unit.show)
     }
 
     private static func rangeBounds(_ range: ClosedRange<Double>, unit: SettingUnit, floor: SettingFloor?) -> String {
@@ -152,11 +172,9 @@ extension Setting {
         _ key: String, _ property: WritableKeyPath<AppConfiguration, Bool> & Sendable, flag: String? = nil, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: flag, kind: .boolean, isSecret: false, summary: summary, bounds: "",
-            read: { config, configuration in
-                configuration[keyPath: property] = config.bool(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
-            },
-            show: { String($0[keyPath: property]) }, value: { $0[keyPath: property] })
+            key, property, flag: flag, kind: .boolean, summary: summary,
+            read: { config, current, _ in config.bool(forKey: ConfigKey(key), default: current) },
+            show: { String($0) })
     }
 
     /// A host name or a directory: an empty path is the working directory to Foundation (and was the
@@ -165,19 +183,18 @@ extension Setting {
         _ key: String, _ property: WritableKeyPath<AppConfiguration, String> & Sendable, flag: String? = nil, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: flag, kind: .string, isSecret: false, summary: summary,
-            bounds: "not empty, no control characters",
-            read: { config, configuration in
-                let value = config.string(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
+            key, property, flag: flag, kind: .string, bounds: "not empty, no control characters", summary: summary,
+            read: { config, current, _ in
+                let value = config.string(forKey: ConfigKey(key), default: current)
                 if value.trimmingCharacters(in: .whitespaces).isEmpty {
                     throw ConfigurationError(key: key, message: "must not be empty")
                 }
                 if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                     throw ConfigurationError(key: key, message: "must not contain control characters")
                 }
-                configuration[keyPath: property] = value
+                return value
             },
-            show: { $0[keyPath: property] }, value: { $0[keyPath: property] })
+            show: { $0 })
     }
 
     /// One of a few words, read in any case (`full` is `FULL`) and held as its type.
@@ -188,31 +205,28 @@ extension Setting {
         let words = choices.map(\.word)
         let bounds = words.count == 2 ? "\(words[0]) or \(words[1])" : "one of " + words.joined(separator: ", ")
         return Setting(
-            key: key, flag: flag, kind: .string, isSecret: false, summary: summary, bounds: bounds,
-            read: { config, configuration in
-                guard let word = config.string(forKey: ConfigKey(key)) else { return }
+            key, property, flag: flag, kind: .string, bounds: bounds, summary: summary,
+            read: { config, current, _ in
+                guard let word = config.string(forKey: ConfigKey(key)) else { return current }
                 guard let match = choices.first(where: { $0.word.caseInsensitiveCompare(word) == .orderedSame }) else {
                     throw ConfigurationError(key: key, message: "must be " + bounds)
                 }
-                configuration[keyPath: property] = match.value
+                return match.value
             },
-            show: { configuration in choices.first { $0.value == configuration[keyPath: property] }?.word ?? "" },
-            value: { $0[keyPath: property] })
+            show: { value in choices.first { $0.value == value }?.word ?? "" })
     }
 
-    /// A list of text; each item's surrounding spaces go, as in `FORMHOUSE_CORS_ORIGINS=a, b`.
+    /// A list of text; each item's surrounding spaces go, and so do empty items (`a,,b`).
     static func strings(
-        _ key: String, _ property: WritableKeyPath<AppConfiguration, [String]> & Sendable, flag: String? = nil,
-        dropEmpty: Bool = true, _ summary: String
+        _ key: String, _ property: WritableKeyPath<AppConfiguration, [String]> & Sendable, flag: String? = nil, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: flag, kind: .strings, isSecret: false, summary: summary, bounds: "",
-            read: { config, configuration in
-                let items = config.stringArray(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
-                    .map { $0.trimmingCharacters(in: .whitespaces) }
-                configuration[keyPath: property] = dropEmpty ? items.filter { !$0.isEmpty } : items
+            key, property, flag: flag, kind: .strings, summary: summary,
+            read: { config, current, _ in
+                config.stringArray(forKey: ConfigKey(key), default: current)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             },
-            show: { list(of: $0[keyPath: property]) }, value: { $0[keyPath: property] })
+            show: list(of:))
     }
 
     /// Admin bearer tokens. An empty one is refused rather than dropped: dropped, `[""]` or a stray comma
@@ -221,10 +235,10 @@ extension Setting {
         _ key: String, _ property: WritableKeyPath<AppConfiguration, [String]> & Sendable, minLength: Int, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: nil, kind: .strings, isSecret: true, summary: summary,
-            bounds: "each at least \(minLength) characters",
-            read: { config, configuration in
-                let tokens = config.stringArray(forKey: ConfigKey(key), isSecret: true, default: [])
+            key, property, flag: nil, kind: .strings, isSecret: true, bounds: "each at least \(minLength) characters",
+            summary: summary,
+            read: { config, current, _ in
+                let tokens = config.stringArray(forKey: ConfigKey(key), isSecret: true, default: current)
                     .map { $0.trimmingCharacters(in: .whitespaces) }
                 if tokens.contains(where: \.isEmpty) {
                     throw ConfigurationError(
@@ -233,9 +247,9 @@ extension Setting {
                 if tokens.contains(where: { $0.count < minLength }) {
                     throw ConfigurationError(key: key, message: "every admin token must be at least \(minLength) characters")
                 }
-                configuration[keyPath: property] = tokens
+                return tokens
             },
-            show: { $0[keyPath: property].isEmpty ? "none" : "(secret)" }, value: { $0[keyPath: property] })
+            show: { $0.isEmpty ? "none" : "(secret)" })
     }
 
     /// A secret with no default; `valid` says whether a value can be used.
@@ -244,13 +258,13 @@ extension Setting {
         valid: @escaping @Sendable (String) -> Bool, _ summary: String
     ) -> Setting {
         Setting(
-            key: key, flag: nil, kind: .string, isSecret: true, summary: summary, bounds: bounds,
-            read: { config, configuration in
-                guard let value = config.string(forKey: ConfigKey(key), isSecret: true) else { return }
+            key, property, flag: nil, kind: .string, isSecret: true, bounds: bounds, summary: summary,
+            read: { config, current, _ in
+                guard let value = config.string(forKey: ConfigKey(key), isSecret: true) else { return current }
                 guard valid(value) else { throw ConfigurationError(key: key, message: "must be " + bounds) }
-                configuration[keyPath: property] = value
+                return value
             },
-            show: { $0[keyPath: property] == nil ? "none" : "(secret)" }, value: { $0[keyPath: property] })
+            show: { $0 == nil ? "none" : "(secret)" })
     }
 
     /// A list of numbers, each in `range`.
@@ -258,18 +272,17 @@ extension Setting {
         _ key: String, _ property: WritableKeyPath<AppConfiguration, [Double]> & Sendable, flag: String? = nil,
         count: ClosedRange<Int>, each range: ClosedRange<Double>, unit: SettingUnit = .plain, _ summary: String
     ) -> Setting {
-        let bounds = "\(count.lowerBound) to \(count.upperBound) items, each "
-            + rangeBounds(range, unit: unit, floor: nil)
+        let bounds = "\(count.lowerBound) to \(count.upperBound) items, each " + rangeBounds(range, unit: unit, floor: nil)
         return Setting(
-            key: key, flag: flag, kind: .numbers, isSecret: false, summary: summary, bounds: bounds,
-            read: { config, configuration in
-                let values = config.doubleArray(forKey: ConfigKey(key), default: AppConfiguration()[keyPath: property])
+            key, property, flag: flag, kind: .numbers, bounds: bounds, summary: summary,
+            read: { config, current, _ in
+                let values = config.doubleArray(forKey: ConfigKey(key), default: current)
                 guard count.contains(values.count), values.allSatisfy(range.contains) else {
                     throw ConfigurationError(key: key, message: "must list " + bounds)
                 }
-                configuration[keyPath: property] = values
+                return values
             },
-            show: { list(of: $0[keyPath: property].map(SettingUnit.digits)) }, value: { $0[keyPath: property] })
+            show: { list(of: $0.map(SettingUnit.digits)) })
     }
 
     private static func list(of items: [String]) -> String {
