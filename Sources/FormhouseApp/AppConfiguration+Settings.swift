@@ -54,7 +54,7 @@ extension AppConfiguration {
                  "Allow http and private/loopback webhook destinations (tests, intranets)."),
         .secret("secretKey", \.secretKey, bounds: "the base64 of exactly 32 bytes",
                 valid: { (try? SecretBox(base64Key: $0)) != nil },
-                "Key that encrypts webhook secrets at rest; without it, a key file secret.key in the data directory."),
+                "Key that encrypts webhook secrets at rest and seals paging cursors; without it, secret.key in the data directory."),
         .choice("logLevel", \.logLevel, flag: "log-level", Logger.Level.allCases.map { ($0.rawValue, $0) },
                 "Least severe log messages written."),
     ]
