@@ -92,7 +92,7 @@ public struct AppConfiguration: Sendable {
             // A value that is set but cannot be read as its type would otherwise fall back to the
             // default without a word (a port of "abc" served on 8080).
             if problems.contains(setting.key) {
-                throw setting.refuse(setting.isSecret
+                throw ConfigurationError(key: setting.key, message: setting.isSecret
                     ? "is set but is not \(setting.kind.phrase)"
                     : "is set to something that is not \(setting.kind.phrase)")
             }

@@ -64,8 +64,6 @@ public struct Setting: Sendable {
         return name
     }
 
-    func refuse(_ why: String) -> ConfigurationError { ConfigurationError(key: key, message: why) }
-
     /// `read` gets the value so far (the default) and the settings declared before, and returns the
     /// value to hold or throws.
     private init<Value: Hashable>(

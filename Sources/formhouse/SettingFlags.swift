@@ -60,9 +60,10 @@ extension NameSpecification {
 }
 
 extension ArgumentHelp {
-    /// The setting's summary, and the variable that sets it too.
+    /// The setting's summary and bounds, and the variable that sets it too.
     static func setting(_ key: String) -> ArgumentHelp {
         let setting = AppConfiguration.flagged(key)
-        return ArgumentHelp("\(setting.summary) (\(setting.environmentName))")
+        let bounds = setting.bounds.isEmpty ? "" : " Allowed: \(setting.bounds)."
+        return ArgumentHelp("\(setting.summary)\(bounds) Variable: \(setting.environmentName).")
     }
 }

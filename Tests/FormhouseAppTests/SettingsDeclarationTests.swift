@@ -125,6 +125,8 @@ struct SettingsDeclarationTests {
     /// declared flag hands its value on under its own key and no other.
     @Test func theFlagsAreTheDeclaredOnes() async throws {
         #expect(Mirror(reflecting: SettingFlags()).children.count == Self.declaredFlags.count)
+        // Any user on the machine can read a process's arguments.
+        #expect(Self.declaredFlags.allSatisfy { !$0.isSecret })
         for setting in Self.declaredFlags {
             let sample = try #require(Self.samples[setting.key]).first
             #expect(try Array(Self.flags(setting, sample).keys) == [setting.key])
