@@ -7,32 +7,8 @@ import HTTPServer
 /// value belongs, so `{"port": true}` served on port 1, `{"webhooks": {"allowPrivate": 2}}` turned the
 /// SSRF guard off, and a misspelled key was the default without a word.
 enum ConfigFileCheck {
-    enum Kind {
-        case string, wholeNumber, number, boolean, strings, numbers
-
-        var name: String {
-            switch self {
-            case .string: "a string"
-            case .wholeNumber: "a whole number"
-            case .number: "a number"
-            case .boolean: "true or false"
-            case .strings: "a list of strings"
-            case .numbers: "a list of numbers"
-            }
-        }
-    }
-
     /// Every setting the file may hold, by key path; sections (`rateLimit`) are the keys' prefixes.
-    static let settings: [String: Kind] = [
-        "host": .string, "port": .wholeNumber, "dataDirectory": .string, "formsDirectory": .string,
-        "publicDirectory": .string, "adminTokens": .strings, "corsOrigins": .strings, "eventLoops": .wholeNumber,
-        "maxBodyBytes": .wholeNumber, "maxPendingBodyBytes": .wholeNumber, "maxQueuedOutputBytes": .wholeNumber,
-        "maxConnectionsPerAddress": .wholeNumber, "maxValueLength": .wholeNumber,
-        "rateLimit.burst": .wholeNumber, "rateLimit.perSecond": .number, "synchronous": .string,
-        "webhooks.concurrency": .wholeNumber, "webhooks.timeoutSeconds": .number, "webhooks.retrySchedule": .numbers,
-        "webhooks.allowPrivate": .boolean, "webhooks.leaseSeconds": .number, "store.maxGroupSize": .wholeNumber,
-        "secretKey": .string, "logLevel": .string,
-    ]
+    private static let settings = Dictionary(uniqueKeysWithValues: AppConfiguration.settings.map { ($0.key, $0) })
 
     /// Throws for the first key that is unknown or holds the wrong type; a missing file is fine.
     static func check(file: String) throws {
@@ -62,12 +38,12 @@ enum ConfigFileCheck {
     private static func check(_ object: JSONObject, prefix: String, file: String) throws {
         for member in object.members {
             let key = prefix + member.key
-            if let kind = settings[key] {
+            if let setting = settings[key] {
                 // null is "not set", as swift-configuration reads it: the default (or the environment) applies.
-                guard member.value == .null || matches(member.value, kind) else {
+                guard member.value == .null || matches(member.value, setting.kind) else {
                     // A secret's value is not repeated back, in case it lands in a log.
-                    let shown = key == "adminTokens" || key == "secretKey" ? "" : ", not \(describe(member.value))"
-                    throw ConfigurationError(key: key, message: "in \(file): must be \(kind.name)\(shown)")
+                    let shown = setting.isSecret ? "" : ", not \(describe(member.value))"
+                    throw ConfigurationError(key: key, message: "in \(file): must be \(setting.kind.phrase)\(shown)")
                 }
             } else if settings.keys.contains(where: { $0.hasPrefix(key + ".") }) {
                 // A section set to null is not set, as a setting is.
@@ -77,12 +53,12 @@ enum ConfigFileCheck {
                 }
                 try check(section, prefix: key + ".", file: file)
             } else {
-                throw ConfigurationError(key: key, message: "in \(file): is not a setting (see the README's configuration table)")
+                throw ConfigurationError(key: key, message: "in \(file): is not a setting (see docs/configuration.md)")
             }
         }
     }
 
-    private static func matches(_ value: JSONValue, _ kind: Kind) -> Bool {
+    private static func matches(_ value: JSONValue, _ kind: Setting.Kind) -> Bool {
         switch (kind, value) {
         case (.string, .string), (.boolean, .bool), (.number, .number): true
         case (.wholeNumber, .number(let n)): n.rounded() == n && abs(n) < 1e15
@@ -96,7 +72,7 @@ enum ConfigFileCheck {
         switch value {
         case .null: "null"
         case .bool(let b): b ? "true" : "false"
-        case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .number(let n): SettingUnit.digits(n)
         case .string: "a string"
         case .array: "a list"
         case .object: "an object"

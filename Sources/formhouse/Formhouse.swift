@@ -11,7 +11,7 @@ struct Formhouse: AsyncParsableCommand {
         commandName: "formhouse",
         abstract: "A backend for server-driven forms: validates, stores and forwards submissions.",
         version: "formhouse \(Version.current)",
-        subcommands: [Serve.self, Check.self, Version.self],
+        subcommands: [Serve.self, Check.self, Settings.self, Version.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -23,39 +23,14 @@ struct Serve: AsyncParsableCommand {
     static let defaultConfig = "config/formhouse.json"
 
     @Option(help: "JSON configuration file (missing is fine; default: \(Self.defaultConfig)).") var config: String?
-    @Option(help: "Address to listen on.") var host: String?
-    // Unconditional, so `--port -1` is a port to refuse rather than a missing value and a flag "-1".
-    @Option(parsing: .unconditional, help: "Port to listen on; 0 picks a free one.") var port: Int?
-    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database.") var dataDirectory: String?
-    @Option(name: .customLong("forms-dir"), help: "Directory of sample forms; at every start, each *.json whose form id never existed (not even deleted) is stored.") var formsDirectory: String?
-    @Option(name: .customLong("public-dir"), help: "Directory served at /.") var publicDirectory: String?
-    @Option(name: .customLong("cors-origins"), help: "Comma-separated origins allowed to call the API from a browser.") var corsOrigins: String?
-    @Option(name: .customLong("event-loops"), parsing: .unconditional, help: "Event loop threads; 0 means one per core.") var eventLoops: Int?
-    @Option(name: .customLong("max-body-bytes"), parsing: .unconditional, help: "Largest request body accepted.") var maxBodyBytes: Int?
-    @Option(name: .customLong("rate-limit-burst"), parsing: .unconditional, help: "Submissions a client may send at once.") var rateLimitBurst: Int?
-    @Option(name: .customLong("rate-limit-per-second"), parsing: .unconditional, help: "Submissions per second a client is refilled.") var rateLimitPerSecond: Double?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+    @OptionGroup var flags: SettingFlags
     @Option(name: .customLong("port-file"), help: "Write the bound port to this file once listening (for scripts using port 0).") var portFile: String?
-    @Flag(name: .customLong("allow-private-webhooks"), help: "Allow http and private/loopback webhook destinations (tests, intranets).") var allowPrivateWebhooks = false
 
     func run() async throws {
-        var overrides: [String: String] = [:]
-        overrides["host"] = host
-        overrides["port"] = port.map(String.init)
-        overrides["dataDirectory"] = dataDirectory
-        overrides["formsDirectory"] = formsDirectory
-        overrides["publicDirectory"] = publicDirectory
-        overrides["corsOrigins"] = corsOrigins
-        overrides["eventLoops"] = eventLoops.map(String.init)
-        overrides["maxBodyBytes"] = maxBodyBytes.map(String.init)
-        overrides["rateLimit.burst"] = rateLimitBurst.map(String.init)
-        overrides["rateLimit.perSecond"] = rateLimitPerSecond.map { String($0) }
-        overrides["logLevel"] = logLevel
-        if allowPrivateWebhooks { overrides["webhooks.allowPrivate"] = "true" }
         let file = config ?? Self.defaultConfig
-        let settings = try await AppConfiguration.load(file: file, overrides: overrides)
+        let settings = try await AppConfiguration.load(file: file, overrides: flags.overrides)
 
-        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
+        let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -70,7 +45,7 @@ struct Serve: AsyncParsableCommand {
             else { logger.warning(message, metadata: ["file": "\(file)"]) }
         }
         for name in AppConfiguration.unknownEnvironmentVariables() {
-            logger.warning("ignored: this FORMHOUSE_ variable names no setting (see the README's configuration table)",
+            logger.warning("ignored: this FORMHOUSE_ variable names no setting (see docs/configuration.md)",
                            metadata: ["variable": "\(name)"])
         }
         if settings.adminTokens.isEmpty {
@@ -127,6 +102,31 @@ struct Check: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+}
+
+/// `formhouse settings`: the table of settings that docs/configuration.md holds, made from their declaration.
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print every setting (key, environment variable, flag, type, default, bounds) as a Markdown table.")
+
+    @Option(help: ArgumentHelp(
+        "Replace the table between \(SettingsTable.begin) and \(SettingsTable.end) in this file instead of printing it.",
+        valueName: "file"))
+    var update: String?
+
+    func run() throws {
+        guard let update else { return print(SettingsTable.markdown, terminator: "") }
+        let document: String
+        do {
+            document = try String(contentsOfFile: update, encoding: .utf8)
+        } catch {
+            throw ValidationError("\(update) cannot be read: \(error.localizedDescription)")
+        }
+        guard let updated = SettingsTable.update(document) else {
+            throw ValidationError("\(update) has no \(SettingsTable.begin) … \(SettingsTable.end) markers")
+        }
+        try updated.write(toFile: update, atomically: true, encoding: .utf8)
     }
 }
 

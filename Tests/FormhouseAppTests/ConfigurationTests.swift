@@ -146,8 +146,8 @@ struct ConfigurationTests {
     }
 
     @Test func environmentNames() {
-        #expect(AppConfiguration.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
-        #expect(AppConfiguration.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
+        #expect(Setting.environmentName(of: "rateLimit.perSecond") == "FORMHOUSE_RATE_LIMIT_PER_SECOND")
+        #expect(Setting.environmentName(of: "dataDirectory") == "FORMHOUSE_DATA_DIRECTORY")
     }
 
     /// An empty public directory served the whole filesystem, an empty data or forms directory meant the

@@ -1,0 +1,61 @@
+import FormStore
+import Logging
+import Webhooks
+
+extension AppConfiguration {
+    /// Every setting, in the order they are read, checked and documented; a bound that names another
+    /// setting names one declared before it. The defaults are the properties' initial values.
+    public static let settings: [Setting] = [
+        .path("host", \.host, flag: "host", "Address to listen on."),
+        .wholeNumber("port", \.port, flag: "port", range: 0...65_535, "Port to listen on; 0 picks a free one."),
+        .path("dataDirectory", \.dataDirectory, flag: "data-dir",
+              "Directory for the SQLite database and the secret key file; one server per directory."),
+        .path("formsDirectory", \.formsDirectory, flag: "forms-dir",
+              "Directory of sample forms; at every start, each *.json whose form id never existed (not even deleted) is stored."),
+        .path("publicDirectory", \.publicDirectory, flag: "public-dir", "Directory served at /."),
+        .tokens("adminTokens", \.adminTokens, minLength: 16,
+                "Bearer tokens of the admin API (comma-separated in the environment); none closes the admin API."),
+        .strings("corsOrigins", \.corsOrigins, flag: "cors-origins",
+                 "Origins allowed to call the API from a browser (comma-separated in the environment and the flag)."),
+        .wholeNumber("eventLoops", \.eventLoops, flag: "event-loops", range: 0...256,
+                     "Event loop threads; 0 means one per core (in a container, set it to the CPUs it may use)."),
+        .wholeNumber("maxBodyBytes", \.maxBodyBytes, flag: "max-body-bytes", range: 1_024...(64 << 20), unit: .bytes,
+                     "Largest request body accepted."),
+        .wholeNumber("maxPendingBodyBytes", \.maxPendingBodyBytes, range: 1_024...(1 << 40), unit: .bytes,
+                     atLeast: SettingFloor(name: "maxBodyBytes") { Double($0.maxBodyBytes) },
+                     "Bytes all bodies still arriving may hold together; past it a new one gets 503."),
+        .wholeNumber("maxQueuedOutputBytes", \.maxQueuedOutputBytes, range: (1 << 20)...(1 << 40), unit: .bytes,
+                     "Bytes all answers not yet read by their clients may hold together; past it, stalled ones close."),
+        // Above the server's 10,000 connections in all it would mean nothing.
+        .wholeNumber("maxConnectionsPerAddress", \.maxConnectionsPerAddress, range: 1...10_000,
+                     "Open connections one client address may have (raise it behind a proxy, where all share one)."),
+        .wholeNumber("maxValueLength", \.maxValueLength, range: 1...(64 << 20),
+                     "Longest value, in characters, a submission may hold."),
+        .wholeNumber("rateLimit.burst", \.rateLimitBurst, flag: "rate-limit-burst", range: 1...1_000_000_000,
+                     "Submissions a client may send at once."),
+        .number("rateLimit.perSecond", \.rateLimitPerSecond, flag: "rate-limit-per-second", range: 0.001...1_000_000_000,
+                "Submissions per second a client is refilled."),
+        .choice("synchronous", \.synchronous, [("FULL", .full), ("NORMAL", .normal)],
+                "FULL keeps every acknowledged submission through power loss; NORMAL only for benchmarks."),
+        .wholeNumber("store.maxGroupSize", \.storeMaxGroupSize, range: 1...100_000,
+                     "Submissions committed together at most (1 turns group commit off: a baseline for benchmarks)."),
+        .wholeNumber("webhooks.concurrency", \.webhookConcurrency, range: 1...10_000, "Webhook deliveries in flight at most."),
+        // libcurl reads a timeout of 0 as none.
+        .number("webhooks.timeoutSeconds", \.webhookTimeoutSeconds, range: 0.001...3_600, unit: .seconds,
+                "How long one delivery attempt may take, connecting included."),
+        // Nothing renews a lease while a send is in flight: a shorter lease lets another claim send the
+        // same delivery again while the first is still waiting for its answer.
+        .number("webhooks.leaseSeconds", \.webhookLeaseSeconds, range: 1...86_400, unit: .seconds,
+                atLeast: SettingFloor(name: "webhooks.timeoutSeconds + 1") { $0.webhookTimeoutSeconds + 1 },
+                "How long a claimed delivery stays leased to this process; after a crash it is retried then."),
+        .numbers("webhooks.retrySchedule", \.webhookRetrySchedule, count: 1...100, each: 0...2_592_000, unit: .seconds,
+                 "Seconds to wait before each retry of a failed delivery; after the last, the delivery is dead."),
+        .boolean("webhooks.allowPrivate", \.webhookAllowPrivate, flag: "allow-private-webhooks",
+                 "Allow http and private/loopback webhook destinations (tests, intranets)."),
+        .secret("secretKey", \.secretKey, bounds: "the base64 of exactly 32 bytes",
+                valid: { (try? SecretBox(base64Key: $0)) != nil },
+                "Key that encrypts webhook secrets at rest and seals paging cursors; without it, secret.key in the data directory."),
+        .choice("logLevel", \.logLevel, flag: "log-level", Logger.Level.allCases.map { ($0.rawValue, $0) },
+                "Least severe log messages written."),
+    ]
+}
