@@ -82,7 +82,7 @@ struct DefinitionDecoder {
             }
             kind = .input(decodeInput(type, props, at: propsPointer))
         }
-        var node = FormNode(kind: kind, visibleWhen: nil, source: props, typeKey: typeKey, order: order)
+        var node = FormNode(kind: kind, visibleWhen: nil, source: props, order: order)
         node.pointer = propsPointer
         return node
     }

@@ -51,24 +51,24 @@ struct ValidationRun {
                 }
                 recognized += walk(section.children, submitted: submitted, cursor: &cursor)
             case .input(let rule):
-                let raw = submitted.value(of: rule.id, cursor: &cursor)
+                let raw = submitted.value(of: rule.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
                 if let value = check(rule, raw ?? .null) {
-                    scopes[scopes.count - 1].append(rule.id, value)
+                    scopes[scopes.count - 1].append(rule.spec.id, value)
                     if let slot = rule.slot { slots[slot] = value }
-                } else if rule.type == .switch, let slot = rule.slot, Self.isOff(raw ?? .null, rule) {
+                } else if rule.spec.type == .switch, let slot = rule.slot, Self.isOff(raw ?? .null, rule) {
                     // A visible switch left alone is off, whether the client sent "", nothing or false
                     // (refused by `required`): `{"equals": false}` must not depend on which.
                     slots[slot] = .bool(false)
                 }
             case .group(let group):
-                let raw = submitted.value(of: group.id, cursor: &cursor)
+                let raw = submitted.value(of: group.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = group.condition, !condition.evaluate(slots) { continue }
-                path.append(.key(group.id))
+                path.append(.key(group.spec.id))
                 if let value = walkGroup(group, raw ?? .null) {
-                    scopes[scopes.count - 1].append(group.id, value)
+                    scopes[scopes.count - 1].append(group.spec.id, value)
                 }
                 path.removeLast()
             }
@@ -82,15 +82,15 @@ struct ValidationRun {
         for step in steps {
             switch step {
             case .section(let section): n += present(section.children, in: submitted)
-            case .input(let rule): if submitted.position(of: rule.id) != nil { n += 1 }
-            case .group(let group): if submitted.position(of: group.id) != nil { n += 1 }
+            case .input(let rule): if submitted.position(of: rule.spec.id) != nil { n += 1 }
+            case .group(let group): if submitted.position(of: group.spec.id) != nil { n += 1 }
             }
         }
         return n
     }
 
     private mutating func walkGroup(_ group: GroupRule, _ raw: JSONValue) -> JSONValue? {
-        guard let bounds = group.bounds else {
+        guard let bounds = group.spec.repeatBounds else {
             let object: JSONObject
             switch raw {
             case .null: object = JSONObject()
@@ -139,7 +139,7 @@ struct ValidationRun {
     static func isBlankItem(_ item: JSONValue, of group: GroupRule) -> Bool {
         switch item {
         case .null: true
-        case .object(let o): o.members.allSatisfy { group.knownIDs.contains($0.key) && isBlank($0.value) }
+        case .object(let o): o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && isBlank($0.value) }
         default: false
         }
     }
@@ -155,12 +155,12 @@ struct ValidationRun {
     }
 
     private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
-        if !slots.isEmpty, group.bounds != nil {
+        if !slots.isEmpty, group.spec.repeatBounds != nil {
             for slot in group.slots { slots[slot] = .null }
         }
         scopes.append(JSONObject())
         if walk(group.children, submitted: object) != object.count {
-            reportUnknown(in: object, known: group.knownIDs)
+            reportUnknown(in: object, known: group.spec.knownIDs)
         }
         return scopes.removeLast()
     }
@@ -190,8 +190,8 @@ struct ValidationRun {
     /// Records an error at the current path, or at the input `rule` under it.
     private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
-        if let rule { field += field.isEmpty ? rule.id : "." + rule.id }
-        errors.append(FieldError(field: field, code: code, message: rule?.messages[code] ?? message))
+        if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
+        errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code] ?? message))
     }
 
     // MARK: Inputs
@@ -199,10 +199,10 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.required { fail("required", "This field is required.", rule) }
+            if rule.spec.required { fail("required", "This field is required.", rule) }
             return nil
         }
-        switch rule.type {
+        switch rule.spec.type {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
             return checkText(rule, raw)
         case .integer, .count:
@@ -258,7 +258,7 @@ struct ValidationRun {
                 fail("decimal", "Please enter a number, like 12.5.", rule)
                 return nil
             }
-            if let maxPlaces = rule.maxDecimalPlaces, places > maxPlaces {
+            if let maxPlaces = rule.spec.maxDecimalPlaces, places > maxPlaces {
                 fail("decimalPlaces", maxPlaces == 0 ? "Please enter a whole number, without decimals."
                                                      : "Use at most \(maxPlaces) digits after the decimal point.", rule)
                 return nil
@@ -269,11 +269,11 @@ struct ValidationRun {
                 fail("date", "Please enter a date as YYYY-MM-DD.", rule)
                 return nil
             }
-            if let lo = rule.minDate, s < lo {
+            if let lo = rule.spec.minDate, s < lo {
                 fail("minValue", "The date must be on or after \(lo).", rule)
                 return nil
             }
-            if let hi = rule.maxDate, s > hi {
+            if let hi = rule.spec.maxDate, s > hi {
                 fail("maxValue", "The date must be on or before \(hi).", rule)
                 return nil
             }
@@ -290,7 +290,7 @@ struct ValidationRun {
                 fail("boolean", "Please answer with true or false.", rule)
                 return nil
             }
-            if rule.required, !b {
+            if rule.spec.required, !b {
                 fail("required", "This must be switched on.", rule)
                 return nil
             }
@@ -312,7 +312,7 @@ struct ValidationRun {
         switch raw {
         case .null: true
         case .string(let s): s.isEmpty
-        case .array(let a): rule.multiple && a.isEmpty
+        case .array(let a): rule.spec.multiple && a.isEmpty
         default: false
         }
     }
@@ -353,13 +353,13 @@ struct ValidationRun {
             }
             length = n
         }
-        if rule.minLength != nil || rule.maxLength != nil {
+        if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            if let lo = rule.minLength, n < lo {
+            if let lo = rule.spec.minLength, n < lo {
                 fail("minLength", "Use at least \(lo) characters.", rule)
                 return nil
             }
-            if let hi = rule.maxLength, n > hi {
+            if let hi = rule.spec.maxLength, n > hi {
                 fail("maxLength", "Use at most \(hi) characters.", rule)
                 return nil
             }
@@ -367,18 +367,18 @@ struct ValidationRun {
         let ok: Bool
         let code: String
         let message: String
-        switch rule.type {
+        switch rule.spec.type {
         case .email:
-            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
+            ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
             (code, message) = ("email", "Please provide a valid e-mail address.")
         case .phonenumber:
-            ok = (rule.pattern ?? Self.phonenumber).matches(s)
+            ok = (rule.spec.pattern ?? Self.phonenumber).matches(s)
             (code, message) = ("phone", "Please type in a Brazilian phone number, like (11) 91234-5678.")
         case .numerical:
-            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
+            ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
             (code, message) = ("numerical", "Only numerical characters are accepted.")
         case .usphone:
-            ok = rule.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
+            ok = rule.spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
             (code, message) = ("phone", "Please type a US phone number like 555-123-4567.")
         case .usstate:
             guard let state = USState.code(for: s) else {
@@ -387,7 +387,7 @@ struct ValidationRun {
             }
             return .string(state)
         default:
-            ok = rule.pattern?.matches(s) ?? true
+            ok = rule.spec.pattern?.matches(s) ?? true
             (code, message) = ("pattern", "The value does not have the expected format.")
         }
         guard ok else {
@@ -398,11 +398,11 @@ struct ValidationRun {
     }
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
-        if let lo = rule.minValue, n < lo {
+        if let lo = rule.spec.minValue, n < lo {
             fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", rule)
             return nil
         }
-        if let hi = rule.maxValue, n > hi {
+        if let hi = rule.spec.maxValue, n > hi {
             fail("maxValue", "The value must be at most \(JSONValue.numberText(hi)).", rule)
             return nil
         }
@@ -421,14 +421,14 @@ struct ValidationRun {
 
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
-        guard rule.multiple else {
+        guard rule.spec.multiple else {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
-            guard let s = Self.optionText(raw), let i = rule.options.firstIndex(of: s) else {
+            guard let s = Self.optionText(raw), let i = rule.spec.options.firstIndex(of: s) else {
                 fail("option", message, rule)
                 return nil
             }
-            return .string(rule.options[i])
+            return .string(rule.spec.options[i])
         }
         var chosen: [String] = []
         switch raw {
@@ -450,11 +450,11 @@ struct ValidationRun {
         }
         var out: [JSONValue] = []
         for s in chosen {
-            guard let i = rule.options.firstIndex(of: s) else {
+            guard let i = rule.spec.options.firstIndex(of: s) else {
                 fail("option", message, rule)
                 return nil
             }
-            let option = JSONValue.string(rule.options[i])
+            let option = JSONValue.string(rule.spec.options[i])
             if !out.contains(option) { out.append(option) }
         }
         return .array(out)
