@@ -46,7 +46,7 @@ public struct FormDefinition: Sendable {
         do {
             value = try JSONValue(parsing: bytes)
         } catch {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "malformedJSON",
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .malformedJSON,
                                                                 message: "Not valid JSON at byte \(error.offset): \(error.message).")])
         }
         try self.init(json: value, reading: reading)
@@ -57,32 +57,32 @@ public struct FormDefinition: Sendable {
         var decoder = DefinitionDecoder()
         decoder.newChecks = reading == .upload
         guard let top = value.objectValue else {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "invalidType",
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .invalidType,
                                                                 message: "A form definition is a JSON object with \"title\" and \"components\".")])
         }
         var id: String?
         if let v = top["id"] {
             if let s = v.stringValue, !s.isEmpty { id = s } else {
-                decoder.problem("/id", "invalidType", "\"id\" must be a non-empty string.")
+                decoder.problem("/id", .invalidType, "\"id\" must be a non-empty string.")
             }
         }
         var title = ""
         switch top["title"] {
         case .string(let s)?: title = s
-        case nil: decoder.problem("/title", "missing", "\"title\" is required: the form's title shown at the top.")
-        case let v?: decoder.problem("/title", "invalidType", "\"title\" must be a string, not \(v.typeName).")
+        case nil: decoder.problem("/title", .missing, "\"title\" is required: the form's title shown at the top.")
+        case let v?: decoder.problem("/title", .invalidType, "\"title\" must be a string, not \(v.typeName).")
         }
         if let v = top["responseFormat"], v != "long", v != "short" {
-            decoder.problem("/responseFormat", "badValue", "\"responseFormat\" is \"long\" or \"short\".")
+            decoder.problem("/responseFormat", .badValue, "\"responseFormat\" is \"long\" or \"short\".")
         }
         if let v = top["style"] {
             if let style = v.objectValue {
                 for (key, color) in style.members.map({ ($0.key, $0.value) }) where !Color.isValid(color.stringValue) {
-                    decoder.problem("/style/" + DefinitionDecoder.escape(key), "badColor",
+                    decoder.problem("/style/" + DefinitionDecoder.escape(key), .badColor,
                                     "\"\(key)\" must be a color written #RRGGBB or #RRGGBBAA (hex digits).")
                 }
             } else {
-                decoder.problem("/style", "invalidType", "\"style\" must be an object of colors.")
+                decoder.problem("/style", .invalidType, "\"style\" must be an object of colors.")
             }
         }
         var nodes = decoder.decodeComponents(top["components"], at: "/components")
@@ -93,7 +93,7 @@ public struct FormDefinition: Sendable {
         // submission may (the top object and `values` are two levels; a group one, a repeat two).
         let depth = 2 + Self.valuesDepth(nodes)
         if reading == .upload, depth > SubmissionLimits().maxDepth {
-            decoder.problem("/components", "tooLarge",
+            decoder.problem("/components", .tooLarge,
                             "Groups nest so deep that a submission would be \(depth) JSON levels deep, more than the "
                                 + "\(SubmissionLimits().maxDepth) a submission may be; nest fewer groups (a repeating group counts twice).")
         }

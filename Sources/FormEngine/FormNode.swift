@@ -16,7 +16,7 @@ struct InputSpec: Sendable {
     var maxDate: String?
     var options: [String] = []
     var multiple = false
-    var messages: [String: String] = [:]
+    var messages: [FieldError.Code: String] = [:]
 }
 
 /// A repeating group's bounds on its number of items.

@@ -16,14 +16,25 @@ public struct SubmissionLimits: Sendable {
 }
 
 /// Why a submission body could not be read at all (the HTTP layer answers 400).
-///
-/// Codes: `malformedJSON` (with the byte offset), `invalidShape`, `tooLarge`.
 public struct SubmissionError: Error, Sendable, Equatable {
-    public var code: String
+    /// What kind of problem the body has.
+    public enum Code: String, Sendable, CaseIterable {
+        /// The body is not JSON; ``SubmissionError/offset`` says at which byte it breaks.
+        case malformedJSON
+        /// The body is JSON but not one of the three submission shapes.
+        case invalidShape
+        /// The body is past a ``SubmissionLimits`` limit.
+        case tooLarge
+    }
+
+    /// What kind of problem the body has.
+    public var code: Code
+    /// What is wrong, for a person.
     public var message: String
+    /// The byte offset where the JSON breaks, for ``Code/malformedJSON`` (and a nesting past the limit).
     public var offset: Int?
 
-    public init(code: String, message: String, offset: Int? = nil) {
+    public init(code: Code, message: String, offset: Int? = nil) {
         self.code = code
         self.message = message
         self.offset = offset
@@ -49,9 +60,9 @@ public struct Submission: Sendable {
             }
             if body == nil { _ = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth)) }
         } catch where error.isDepthLimit {
-            throw SubmissionError(code: "tooLarge", message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
+            throw SubmissionError(code: .tooLarge, message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
         } catch {
-            throw SubmissionError(code: "malformedJSON", message: "The body is not valid JSON: \(error.message).", offset: error.offset)
+            throw SubmissionError(code: .malformedJSON, message: "The body is not valid JSON: \(error.message).", offset: error.offset)
         }
         guard let body else { throw Self.notAnObject }
         try self.init(body: body, limits: limits)
@@ -80,7 +91,7 @@ public struct Submission: Sendable {
             self.values = object
         case (nil, .items(let items)?):
             guard items.count <= limits.maxComponents else {
-                throw SubmissionError(code: "tooLarge", message: "A snapshot may hold at most \(limits.maxComponents) components.")
+                throw SubmissionError(code: .tooLarge, message: "A snapshot may hold at most \(limits.maxComponents) components.")
             }
             self.values = try Self.values(fromSnapshot: items, limits: limits)
         case (nil, .other?):
@@ -93,7 +104,7 @@ public struct Submission: Sendable {
     }
 
     private static func shape(_ message: String) -> SubmissionError {
-        SubmissionError(code: "invalidShape", message: message)
+        SubmissionError(code: .invalidShape, message: message)
     }
 
     /// Builds the nested values from snapshot components; ids may be key paths (`address.line1`,
@@ -112,7 +123,7 @@ public struct Submission: Sendable {
                 switch KeyPath.parse(id, limits: limits) {
                 case .path(let parsed): path = parsed
                 case .notAPath: break
-                case .tooLarge(let reason): throw SubmissionError(code: "tooLarge", message: "The id \"\(id.prefix(100))\" \(reason).")
+                case .tooLarge(let reason): throw SubmissionError(code: .tooLarge, message: "The id \"\(id.prefix(100))\" \(reason).")
                 }
             }
             guard let path, path.segments.count > 1 else {
@@ -124,7 +135,7 @@ public struct Submission: Sendable {
             root = JSONObject()
             guard insert(content, at: path.segments[...], into: &node, budget: &entryBudget), case .object(let updated) = node else {
                 if entryBudget < 0 {
-                    throw SubmissionError(code: "tooLarge", message: "The snapshot's ids name more than \(limits.maxCreatedEntries) repeat entries in all.")
+                    throw SubmissionError(code: .tooLarge, message: "The snapshot's ids name more than \(limits.maxCreatedEntries) repeat entries in all.")
                 }
                 throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
             }

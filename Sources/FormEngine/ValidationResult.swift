@@ -22,21 +22,55 @@ public struct ValidationResult: Sendable {
 public struct FieldError: Sendable, Equatable {
     /// Key path, like `addresses[1].postcode`.
     public var field: String
-    /// `required`, `pattern`, `email`, `phone`, `numerical`, `integer`, `decimal`, `decimalPlaces`,
-    /// `minLength`, `maxLength`, `minValue`, `maxValue`, `option`, `date`, `boolean`, `state`, `type`,
-    /// `repeat` or `unknown`.
-    public var code: String
+    /// Which rule the value broke.
+    public var code: Code
     /// Text for a person (the component's `messages` override the default).
     public var message: String
 
-    /// Every code an error can carry (CONTRACT §2).
-    public static let codes: Set<String> = [
-        "required", "pattern", "email", "phone", "numerical", "integer", "decimal", "decimalPlaces",
-        "minLength", "maxLength", "minValue", "maxValue", "option", "date", "boolean", "state", "type",
-        "repeat", "unknown",
-    ]
+    /// Which rule a value broke (CONTRACT §2). The raw value is the code sent to clients, and the key a
+    /// component's `messages` uses to replace the default message.
+    public enum Code: String, Sendable, CaseIterable {
+        /// A required input has no answer, or a required switch is off.
+        case required
+        /// Text does not match the input's `regex`.
+        case pattern
+        /// Not an e-mail address.
+        case email
+        /// Not a phone number of the input's kind.
+        case phone
+        /// A `numerical` input holds something other than digits.
+        case numerical
+        /// Not a whole number, or one too large to store exactly.
+        case integer
+        /// Not a number, or one with more digits than are kept.
+        case decimal
+        /// More digits after the decimal point than `maxDecimalPlaces`.
+        case decimalPlaces
+        /// Shorter than `minLength` characters.
+        case minLength
+        /// Longer than `maxLength` characters, or than ``ValidationOptions/maxValueLength``.
+        case maxLength
+        /// Below `minValue`, or a date before `minDate`.
+        case minValue
+        /// Above `maxValue`, or a date after `maxDate`.
+        case maxValue
+        /// Not one of a select's options.
+        case option
+        /// Not a date written `YYYY-MM-DD`.
+        case date
+        /// A switch's answer is not true or false.
+        case boolean
+        /// Not a US state's name or two-letter code.
+        case state
+        /// A value of the wrong JSON type for its input or group.
+        case type
+        /// A repeating group has fewer or more items than its bounds.
+        case `repeat`
+        /// A key the form has no field for.
+        case unknown
+    }
 
-    public init(field: String, code: String, message: String) {
+    public init(field: String, code: Code, message: String) {
         self.field = field
         self.code = code
         self.message = message

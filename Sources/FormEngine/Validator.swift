@@ -96,7 +96,7 @@ struct ValidationRun {
             case .null: object = JSONObject()
             case .object(let o): object = o
             default:
-                fail("type", "Expected an object of this group's fields, got \(raw.typeName).", nil)
+                fail(.type, "Expected an object of this group's fields, got \(raw.typeName).", nil)
                 return nil
             }
             let out = walkItem(group, object)
@@ -107,14 +107,14 @@ struct ValidationRun {
         case .null: items = []
         case .array(let a): items = a
         default:
-            fail("type", "Expected an array of items, got \(raw.typeName).", nil)
+            fail(.type, "Expected an array of items, got \(raw.typeName).", nil)
             return nil
         }
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
         if counted.count < bounds.min || counted.count > bounds.max {
-            fail("repeat", bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
+            fail(.repeat, bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
                                                     : "Add between \(bounds.min) and \(bounds.max) items.", nil)
         }
         // Every item is checked, also past `max`, so that all of the submission's errors are listed.
@@ -125,7 +125,7 @@ struct ValidationRun {
             switch items[i] {
             case .object(let o): out.append(.object(walkItem(group, o)))
             case .null: out.append(.object(walkItem(group, JSONObject())))
-            default: fail("type", "Expected an object of this group's fields, got \(items[i].typeName).", nil)
+            default: fail(.type, "Expected an object of this group's fields, got \(items[i].typeName).", nil)
             }
             path.removeLast()
         }
@@ -168,7 +168,7 @@ struct ValidationRun {
     mutating func reportUnknown(in object: JSONObject, known: Set<String>) {
         for key in object.keys where !known.contains(key) {
             path.append(.key(key))
-            fail("unknown", "This form has no field \"\(fieldPath)\".", nil)
+            fail(.unknown, "This form has no field \"\(fieldPath)\".", nil)
             path.removeLast()
         }
     }
@@ -188,7 +188,7 @@ struct ValidationRun {
     }
 
     /// Records an error at the current path, or at the input `rule` under it.
-    private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
+    private mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
         if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
         errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code] ?? message))
@@ -199,7 +199,7 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.spec.required { fail("required", "This field is required.", rule) }
+            if rule.spec.required { fail(.required, "This field is required.", rule) }
             return nil
         }
         switch rule.spec.type {
@@ -214,7 +214,7 @@ struct ValidationRun {
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
                 guard v.magnitude < Self.twoToThe53 else {
-                    fail("integer", Self.largeWholeNumberMessage, rule)
+                    fail(.integer, Self.largeWholeNumberMessage, rule)
                     return nil
                 }
                 n = v
@@ -223,18 +223,18 @@ struct ValidationRun {
                 case .value(let i) where i.magnitude <= 1 << 53:
                     n = Double(i)
                 case .value, .tooLarge:
-                    fail("integer", Self.integerRangeMessage, rule)
+                    fail(.integer, Self.integerRangeMessage, rule)
                     return nil
                 case .invalid:
-                    fail("integer", "Please enter a whole number.", rule)
+                    fail(.integer, "Please enter a whole number.", rule)
                     return nil
                 }
             default:
-                fail("integer", "Please enter a whole number.", rule)
+                fail(.integer, "Please enter a whole number.", rule)
                 return nil
             }
             guard abs(n) <= Self.twoToThe53 else {
-                fail("integer", Self.integerRangeMessage, rule)
+                fail(.integer, Self.integerRangeMessage, rule)
                 return nil
             }
             return checkBounds(rule, n)
@@ -250,31 +250,31 @@ struct ValidationRun {
                 // Stored and compared with the bounds as a Double: text with more digits than it
                 // keeps would be checked and stored as another number.
                 guard ValueRules.isExact(s, parsed.value) else {
-                    fail("decimal", "This number has more digits than are kept (about 15 significant digits); round it.", rule)
+                    fail(.decimal, "This number has more digits than are kept (about 15 significant digits); round it.", rule)
                     return nil
                 }
                 (n, places) = parsed
             default:
-                fail("decimal", "Please enter a number, like 12.5.", rule)
+                fail(.decimal, "Please enter a number, like 12.5.", rule)
                 return nil
             }
             if let maxPlaces = rule.spec.maxDecimalPlaces, places > maxPlaces {
-                fail("decimalPlaces", maxPlaces == 0 ? "Please enter a whole number, without decimals."
+                fail(.decimalPlaces, maxPlaces == 0 ? "Please enter a whole number, without decimals."
                                                      : "Use at most \(maxPlaces) digits after the decimal point.", rule)
                 return nil
             }
             return checkBounds(rule, n)
         case .date:
             guard case .string(let s) = raw, ValueRules.isDate(s) else {
-                fail("date", "Please enter a date as YYYY-MM-DD.", rule)
+                fail(.date, "Please enter a date as YYYY-MM-DD.", rule)
                 return nil
             }
             if let lo = rule.spec.minDate, s < lo {
-                fail("minValue", "The date must be on or after \(lo).", rule)
+                fail(.minValue, "The date must be on or after \(lo).", rule)
                 return nil
             }
             if let hi = rule.spec.maxDate, s > hi {
-                fail("maxValue", "The date must be on or before \(hi).", rule)
+                fail(.maxValue, "The date must be on or before \(hi).", rule)
                 return nil
             }
             return raw
@@ -287,11 +287,11 @@ struct ValidationRun {
             case .string("true"): b = true
             case .string("false"): b = false
             default:
-                fail("boolean", "Please answer with true or false.", rule)
+                fail(.boolean, "Please answer with true or false.", rule)
                 return nil
             }
             if rule.spec.required, !b {
-                fail("required", "This must be switched on.", rule)
+                fail(.required, "This must be switched on.", rule)
                 return nil
             }
             return .bool(b)
@@ -335,12 +335,12 @@ struct ValidationRun {
             // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
             // ...168), so such numbers must come as text.
             guard n.magnitude < Self.twoToThe53 else {
-                fail("type", Self.largeNumberMessage, rule)
+                fail(.type, Self.largeNumberMessage, rule)
                 return nil
             }
             s = JSONValue.numberText(n)
         default:
-            fail("type", "Expected text, got \(raw.typeName).", rule)
+            fail(.type, "Expected text, got \(raw.typeName).", rule)
             return nil
         }
         let cap = options.maxValueLength
@@ -348,7 +348,7 @@ struct ValidationRun {
         if s.utf8.count > cap {
             let n = ValueRules.length(s, limit: cap)
             if n > cap {
-                fail("maxLength", "Use at most \(cap) characters.", rule)
+                fail(.maxLength, "Use at most \(cap) characters.", rule)
                 return nil
             }
             length = n
@@ -356,39 +356,39 @@ struct ValidationRun {
         if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
             if let lo = rule.spec.minLength, n < lo {
-                fail("minLength", "Use at least \(lo) characters.", rule)
+                fail(.minLength, "Use at least \(lo) characters.", rule)
                 return nil
             }
             if let hi = rule.spec.maxLength, n > hi {
-                fail("maxLength", "Use at most \(hi) characters.", rule)
+                fail(.maxLength, "Use at most \(hi) characters.", rule)
                 return nil
             }
         }
         let ok: Bool
-        let code: String
+        let code: FieldError.Code
         let message: String
         switch rule.spec.type {
         case .email:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
-            (code, message) = ("email", "Please provide a valid e-mail address.")
+            (code, message) = (.email, "Please provide a valid e-mail address.")
         case .phonenumber:
             ok = (rule.spec.pattern ?? Self.phonenumber).matches(s)
-            (code, message) = ("phone", "Please type in a Brazilian phone number, like (11) 91234-5678.")
+            (code, message) = (.phone, "Please type in a Brazilian phone number, like (11) 91234-5678.")
         case .numerical:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
-            (code, message) = ("numerical", "Only numerical characters are accepted.")
+            (code, message) = (.numerical, "Only numerical characters are accepted.")
         case .usphone:
             ok = rule.spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
-            (code, message) = ("phone", "Please type a US phone number like 555-123-4567.")
+            (code, message) = (.phone, "Please type a US phone number like 555-123-4567.")
         case .usstate:
             guard let state = USState.code(for: s) else {
-                fail("state", "Please enter a US state's name or two-letter code.", rule)
+                fail(.state, "Please enter a US state's name or two-letter code.", rule)
                 return nil
             }
             return .string(state)
         default:
             ok = rule.spec.pattern?.matches(s) ?? true
-            (code, message) = ("pattern", "The value does not have the expected format.")
+            (code, message) = (.pattern, "The value does not have the expected format.")
         }
         guard ok else {
             fail(code, message, rule)
@@ -399,11 +399,11 @@ struct ValidationRun {
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
         if let lo = rule.spec.minValue, n < lo {
-            fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", rule)
+            fail(.minValue, "The value must be at least \(JSONValue.numberText(lo)).", rule)
             return nil
         }
         if let hi = rule.spec.maxValue, n > hi {
-            fail("maxValue", "The value must be at most \(JSONValue.numberText(hi)).", rule)
+            fail(.maxValue, "The value must be at most \(JSONValue.numberText(hi)).", rule)
             return nil
         }
         return .number(n)
@@ -425,7 +425,7 @@ struct ValidationRun {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
             guard let s = Self.optionText(raw), let i = rule.spec.options.firstIndex(of: s) else {
-                fail("option", message, rule)
+                fail(.option, message, rule)
                 return nil
             }
             return .string(rule.spec.options[i])
@@ -435,7 +435,7 @@ struct ValidationRun {
         case .array(let items):
             for item in items {
                 guard let s = Self.optionText(item) else {
-                    fail("option", message, rule)
+                    fail(.option, message, rule)
                     return nil
                 }
                 chosen.append(s)
@@ -445,13 +445,13 @@ struct ValidationRun {
             // so "," or "a,,b" name an option that does not exist instead of choosing nothing.
             chosen = s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         default:
-            fail("option", message, rule)
+            fail(.option, message, rule)
             return nil
         }
         var out: [JSONValue] = []
         for s in chosen {
             guard let i = rule.spec.options.firstIndex(of: s) else {
-                fail("option", message, rule)
+                fail(.option, message, rule)
                 return nil
             }
             let option = JSONValue.string(rule.spec.options[i])

@@ -95,13 +95,13 @@ final class SubmissionService: Sendable {
             }
         } catch {
             let slug = switch error.code {
-            case "malformedJSON": "malformed-submission"
-            case "tooLarge": "submission-too-large"
-            default: "invalid-submission-shape"
+            case .malformedJSON: "malformed-submission"
+            case .tooLarge: "submission-too-large"
+            case .invalidShape: "invalid-submission-shape"
             }
             var problem = APIProblem.badRequest(slug, error.message)
             // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
-            if error.code == "malformedJSON", let offset = error.offset {
+            if error.code == .malformedJSON, let offset = error.offset {
                 problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
                 problem.extra.append(("offset", .number(Double(offset))))
             }
@@ -204,7 +204,7 @@ final class SubmissionService: Sendable {
     private static func parseOffLoop(_ body: [UInt8]) async throws(SubmissionError) -> Submission {
         // The parse's own error comes back in the Result; Offload.run itself does not fail.
         let result = (try? await Offload.run { Result { () throws(SubmissionError) in try Submission(json: body) } })
-            ?? .failure(SubmissionError(code: "malformedJSON", message: "The body could not be read."))
+            ?? .failure(SubmissionError(code: .malformedJSON, message: "The body could not be read."))
         return try result.get()
     }
 
