@@ -160,6 +160,24 @@ struct DefinitionDecoder {
         }
     }
 
+    /// Reads a pair of bounds where they apply to `type`, reporting a `low` above the `high`; where
+    /// they do not apply, reports them as such.
+    private mutating func bounds<Bound: Comparable>(
+        _ props: JSONObject, _ low: String, _ high: String, of type: InputType, applying: Bool, at pointer: String,
+        read: (inout Self, JSONObject, String, String) -> Bound?, text: (Bound) -> String, relation: String = "is greater than"
+    ) -> (Bound?, Bound?) {
+        guard applying else {
+            notApplicable(props, [low, high], type, at: pointer)
+            return (nil, nil)
+        }
+        let lo = read(&self, props, low, pointer)
+        let hi = read(&self, props, high, pointer)
+        if let lo, let hi, lo > hi {
+            problem(pointer + "/" + low, .badBounds, "\"\(low)\" (\(text(lo))) \(relation) \"\(high)\" (\(text(hi))).")
+        }
+        return (lo, hi)
+    }
+
     /// The properties only inputs have: on a section or a group they would be silently ignored.
     static let inputOnly = ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
                             "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"]
@@ -189,43 +207,23 @@ struct DefinitionDecoder {
                 problem(pointer + "/regex", .invalidType, "\"regex\" must be a string.")
             }
         }
-        if type.isText {
-            spec.minLength = integer(props, "minLength", at: pointer)
-            spec.maxLength = integer(props, "maxLength", at: pointer)
-            if let lo = spec.minLength, let hi = spec.maxLength, lo > hi {
-                problem(pointer + "/minLength", .badBounds, "\"minLength\" (\(lo)) is greater than \"maxLength\" (\(hi)).")
-            }
-        } else {
-            notApplicable(props, ["minLength", "maxLength"], type, at: pointer)
-        }
-        if type.isNumeric {
-            spec.minValue = number(props, "minValue", at: pointer)
-            spec.maxValue = number(props, "maxValue", at: pointer)
-            if let lo = spec.minValue, let hi = spec.maxValue, lo > hi {
-                problem(pointer + "/minValue", .badBounds, "\"minValue\" (\(JSONValue.numberText(lo))) is greater than \"maxValue\" (\(JSONValue.numberText(hi))).")
-            } else if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
-                      lo.rounded(.up) > hi.rounded(.down) {
-                // Whole numbers only: bounds with none between them could never be met.
-                problem(pointer + "/minValue", .badBounds,
-                        "No whole number lies between \"minValue\" (\(JSONValue.numberText(lo))) and \"maxValue\" (\(JSONValue.numberText(hi))).")
-            }
-        } else {
-            notApplicable(props, ["minValue", "maxValue"], type, at: pointer)
+        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.isText, at: pointer,
+                                                  read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
+        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.isNumeric, at: pointer,
+                                                read: { $0.number($1, $2, at: $3) }, text: JSONValue.numberText)
+        if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
+           lo <= hi, lo.rounded(.up) > hi.rounded(.down) {
+            // Whole numbers only: bounds with none between them could never be met.
+            problem(pointer + "/minValue", .badBounds,
+                    "No whole number lies between \"minValue\" (\(JSONValue.numberText(lo))) and \"maxValue\" (\(JSONValue.numberText(hi))).")
         }
         if type == .decimal {
             spec.maxDecimalPlaces = integer(props, "maxDecimalPlaces", at: pointer)
         } else {
             notApplicable(props, ["maxDecimalPlaces"], type, at: pointer)
         }
-        if type == .date {
-            spec.minDate = date(props, "minDate", at: pointer)
-            spec.maxDate = date(props, "maxDate", at: pointer)
-            if let lo = spec.minDate, let hi = spec.maxDate, lo > hi {
-                problem(pointer + "/minDate", .badBounds, "\"minDate\" (\(lo)) is after \"maxDate\" (\(hi)).")
-            }
-        } else {
-            notApplicable(props, ["minDate", "maxDate"], type, at: pointer)
-        }
+        (spec.minDate, spec.maxDate) = bounds(props, "minDate", "maxDate", of: type, applying: type == .date, at: pointer,
+                                              read: { $0.date($1, $2, at: $3) }, text: { $0 }, relation: "is after")
         if type == .select {
             if let v = props["multiple"] {
                 if let b = v.boolValue { spec.multiple = b } else {

@@ -269,15 +269,9 @@ struct ValidationRun {
                 fail(.date, "Please enter a date as YYYY-MM-DD.", rule)
                 return nil
             }
-            if let lo = rule.spec.minDate, s < lo {
-                fail(.minValue, "The date must be on or after \(lo).", rule)
-                return nil
-            }
-            if let hi = rule.spec.maxDate, s > hi {
-                fail(.maxValue, "The date must be on or before \(hi).", rule)
-                return nil
-            }
-            return raw
+            let inBounds = within(s, rule.spec.minDate, rule.spec.maxDate, (.minValue, .maxValue), rule,
+                                  { "The date must be on or after \($0)." }, { "The date must be on or before \($0)." })
+            return inBounds ? raw : nil
         case .select:
             return checkSelect(rule, raw)
         case .switch:
@@ -355,14 +349,8 @@ struct ValidationRun {
         }
         if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            if let lo = rule.spec.minLength, n < lo {
-                fail(.minLength, "Use at least \(lo) characters.", rule)
-                return nil
-            }
-            if let hi = rule.spec.maxLength, n > hi {
-                fail(.maxLength, "Use at most \(hi) characters.", rule)
-                return nil
-            }
+            guard within(n, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
+                         { "Use at least \($0) characters." }, { "Use at most \($0) characters." }) else { return nil }
         }
         let ok: Bool
         let code: FieldError.Code
@@ -398,15 +386,27 @@ struct ValidationRun {
     }
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
-        if let lo = rule.spec.minValue, n < lo {
-            fail(.minValue, "The value must be at least \(JSONValue.numberText(lo)).", rule)
-            return nil
+        let inBounds = within(n, rule.spec.minValue, rule.spec.maxValue, (.minValue, .maxValue), rule,
+                              { "The value must be at least \(JSONValue.numberText($0))." },
+                              { "The value must be at most \(JSONValue.numberText($0))." })
+        return inBounds ? .number(n) : nil
+    }
+
+    /// Whether `value` lies within the rule's bounds (either may be absent); records the error of the
+    /// bound it passes, with the message `below` or `above` writes for that bound.
+    private mutating func within<Bound: Comparable>(
+        _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code), _ rule: InputRule,
+        _ below: (Bound) -> String, _ above: (Bound) -> String
+    ) -> Bool {
+        if let low, value < low {
+            fail(codes.low, below(low), rule)
+            return false
         }
-        if let hi = rule.spec.maxValue, n > hi {
-            fail(.maxValue, "The value must be at most \(JSONValue.numberText(hi)).", rule)
-            return nil
+        if let high, value > high {
+            fail(codes.high, above(high), rule)
+            return false
         }
-        return .number(n)
+        return true
     }
 
     /// An option id as sent: text, or a JSON number taken as its text (option `"1"` sent as `1`), as
