@@ -1,8 +1,11 @@
-/// Every problem found in an uploaded definition.
+/// Every problem found in a definition, thrown by ``FormDefinition``'s initializers.
+///
+/// A definition is read to the end before this is thrown, so one error lists everything to fix.
 public struct DefinitionErrors: Error, Sendable {
     /// The problems: shape and property problems in upload order, then duplicate ids, then conditions.
     public var problems: [DefinitionProblem]
 
+    /// An error listing `problems`.
     public init(problems: [DefinitionProblem]) {
         self.problems = problems
     }
@@ -66,6 +69,7 @@ public struct DefinitionProblem: Sendable, Equatable {
     /// What is wrong and how to fix it, for a person.
     public var message: String
 
+    /// A problem at `pointer`.
     public init(pointer: String, code: Code, message: String) {
         self.pointer = pointer
         self.code = code

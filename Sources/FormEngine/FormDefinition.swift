@@ -1,4 +1,9 @@
-/// A decoded, normalized form definition with its rules compiled, ready to validate many submissions.
+/// A form definition, decoded, normalized and with its rules compiled, ready to validate many
+/// submissions.
+///
+/// Compile a definition once, for instance when `GET /v1/forms/{id}` answers, and keep it while the
+/// form is in use: ``validate(_:options:)`` is then one walk over the compiled rules. A
+/// `FormDefinition` is immutable and `Sendable`, so any thread or task may validate with it.
 public struct FormDefinition: Sendable {
     /// The form's id, if the upload names one.
     public var id: String?
@@ -20,11 +25,11 @@ public struct FormDefinition: Sendable {
 
     /// How strictly a definition is read.
     public enum Reading: Sendable {
-        /// Every check: a new definition.
+        /// Every check: a definition being uploaded, or written by hand.
         case upload
-        /// A definition stored earlier: checks added since it was accepted (the repeat expansion
-        /// limit, and those `DefinitionDecoder.newChecks` guards) are left out, so an upgrade never
-        /// stops serving a form it stored.
+        /// A definition a server has accepted already, such as the body of `GET /v1/forms/{id}`:
+        /// checks added to the engine since it was accepted (the repeat expansion limit among them)
+        /// are left out, so a newer engine still reads every form an older one accepted.
         case stored
     }
 
@@ -40,7 +45,9 @@ public struct FormDefinition: Sendable {
         }
     }
 
-    /// Decodes and normalizes a definition; throws every problem at once.
+    /// Decodes and normalizes a definition from its UTF-8 JSON; throws every problem at once.
+    ///
+    /// Bytes that are not JSON throw a single ``DefinitionProblem/Code/malformedJSON`` problem.
     public init(json bytes: [UInt8], reading: Reading = .upload) throws(DefinitionErrors) {
         let value: JSONValue
         do {
@@ -117,7 +124,7 @@ public struct FormDefinition: Sendable {
         self.normalized = .object(normalizedTop)
     }
 
-    /// Normalized Formworks JSON (generated ids filled in), as stored and served.
+    /// The definition as a server stores and serves it: the upload with every generated id filled in.
     public func normalizedJSON() -> JSONValue {
         normalized
     }

@@ -8,6 +8,7 @@ public struct JSONParseError: Error, Sendable, Equatable {
     /// size, which callers report apart from broken syntax.
     public var isDepthLimit: Bool
 
+    /// An error at byte `offset`.
     public init(offset: Int, message: String, isDepthLimit: Bool = false) {
         self.offset = offset
         self.message = message

@@ -3,6 +3,7 @@ public struct JSONLimits: Sendable {
     /// Deepest nesting of arrays and objects.
     public var maxDepth: Int = 64
 
+    /// Limits allowing `maxDepth` levels of nesting.
     public init(maxDepth: Int = 64) {
         self.maxDepth = maxDepth
     }

@@ -1,4 +1,4 @@
-/// Limits applied while reading a submission body.
+/// Limits applied while reading a submission body; the defaults are the server's.
 public struct SubmissionLimits: Sendable {
     /// Deepest JSON nesting.
     public var maxDepth: Int = 32
@@ -12,10 +12,12 @@ public struct SubmissionLimits: Sendable {
     /// ids such as `a[999].b[999].c[999]...` would build millions of empty entries from a small body.
     public var maxCreatedEntries: Int = 20_000
 
+    /// The server's limits.
     public init() {}
 }
 
-/// Why a submission body could not be read at all (the HTTP layer answers 400).
+/// Why a submission body could not be read at all, before any field is validated (the server
+/// answers 400).
 public struct SubmissionError: Error, Sendable, Equatable {
     /// What kind of problem the body has.
     public enum Code: String, Sendable, CaseIterable {
@@ -34,6 +36,7 @@ public struct SubmissionError: Error, Sendable, Equatable {
     /// The byte offset where the JSON breaks, for ``Code/malformedJSON`` (and a nesting past the limit).
     public var offset: Int?
 
+    /// An error of kind `code`, at byte `offset` when there is one.
     public init(code: Code, message: String, offset: Int? = nil) {
         self.code = code
         self.message = message
@@ -41,7 +44,8 @@ public struct SubmissionError: Error, Sendable, Equatable {
     }
 }
 
-/// A submission reduced to one nested values object, whatever shape it arrived in.
+/// A submission reduced to one nested values object, whatever shape it arrived in: a Formworks
+/// `FWFormSnapshot`, its short form (`id` and `content` per component), or `{"values": {...}}`.
 public struct Submission: Sendable {
     /// The `formVersion` the client says it rendered, if any.
     public var formVersion: Int?
@@ -68,7 +72,8 @@ public struct Submission: Sendable {
         try self.init(body: body, limits: limits)
     }
 
-    /// Reads an already parsed body (see `init(json:limits:)`).
+    /// Reads a body already parsed, or built in code: `["values": ["name": "Ada"]]`, or any other
+    /// shape ``init(json:limits:)`` reads.
     public init(value: JSONValue, limits: SubmissionLimits = .init()) throws(SubmissionError) {
         guard let body = SubmissionBody(value) else { throw Self.notAnObject }
         try self.init(body: body, limits: limits)

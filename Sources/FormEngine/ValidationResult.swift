@@ -3,22 +3,25 @@ public struct ValidationOptions: Sendable {
     /// Longest value, in characters, before any rule runs; longer is a `maxLength` error.
     public var maxValueLength: Int = 10_000
 
+    /// Options with text values capped at `maxValueLength` characters (the server's default).
     public init(maxValueLength: Int = 10_000) {
         self.maxValueLength = maxValueLength
     }
 }
 
-/// The outcome of validating a submission.
+/// The outcome of ``FormDefinition/validate(_:options:)``.
 public struct ValidationResult: Sendable {
     /// Every error, in form order (unknown fields after the known ones of their level).
     public var errors: [FieldError]
-    /// The values to store: typed, nested as the groups nest, hidden and empty inputs dropped.
+    /// The accepted values as the server stores them: typed (numbers as numbers, a state as its
+    /// code), nested as the groups nest, without hidden or empty inputs.
     public var values: JSONValue
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }
 
-/// One invalid field: its key path, a stable code from the contract, and a message.
+/// One invalid field: its key path, a stable code from the contract, and a message to show next to
+/// the input.
 public struct FieldError: Sendable, Equatable {
     /// Key path, like `addresses[1].postcode`.
     public var field: String
@@ -70,6 +73,7 @@ public struct FieldError: Sendable, Equatable {
         case unknown
     }
 
+    /// An error for the field at key path `field`.
     public init(field: String, code: Code, message: String) {
         self.field = field
         self.code = code

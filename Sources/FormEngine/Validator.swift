@@ -1,7 +1,10 @@
 import FormRegex
 
 extension FormDefinition {
-    /// Validates a parsed submission with this definition's rules.
+    /// Validates a submission with this definition's rules, as the server does when it arrives.
+    ///
+    /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
+    /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
         var run = ValidationRun(options: options, capacity: knownIDs.count, slotCount: slotCount)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
