@@ -318,8 +318,8 @@ struct DefinitionDecoder {
     static let maximumProfileBytes = 16 << 20
 
     /// Refuses repeats whose minimums expand the profile by more than `maximumAddedComponents`:
-    /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes asked for a billion
-    /// components and crashed the server), and sibling repeats add up. The innermost repeat past the
+    /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes would ask for a billion
+    /// components), and sibling repeats add up. The innermost repeat past the
     /// limit is reported, at its `repeat/min`, or at the `components` whose siblings together pass
     /// it. Then the profile's size is estimated and refused past `maximumProfileBytes`. Without
     /// `reporting` (a stored definition) nothing is reported; the caller reads the total.

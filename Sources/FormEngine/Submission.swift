@@ -3,8 +3,8 @@ public struct SubmissionLimits: Sendable {
     /// Deepest JSON nesting.
     public var maxDepth: Int = 32
     /// Most components in a snapshot. A Formworks client sends every component of the profile, and
-    /// repeats may add 20,000 there (`maxCreatedEntries`), so a lower cap (it was 2,000) refused
-    /// snapshots of forms the server itself accepted and served; the body limit usually comes first.
+    /// repeats may add 20,000 there (`maxCreatedEntries`), so the cap leaves room for every snapshot
+    /// of a form the server serves; the body limit usually comes first.
     public var maxComponents: Int = 50_000
     /// Highest repeat index a snapshot id may name (`addresses[999].x`).
     public var maxIndex: Int = 999

@@ -132,7 +132,7 @@ struct ValidationRun {
             }
             path.removeLast()
         }
-        // No items is stored as [], as it always was (receivers may count them).
+        // No items is stored as [] rather than left out: receivers may count the items.
         return .array(out)
     }
 

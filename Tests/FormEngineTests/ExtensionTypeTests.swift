@@ -22,8 +22,8 @@ import Testing
         #expect(try Fixtures.codes(form, #""99999999999999999999""#) == [.integer])
     }
 
-    /// Leading zeros do not count toward a whole number's size: text of more than 20 bytes used to
-    /// be refused before it was read. Too many significant digits get the range message.
+    /// Leading zeros do not count toward a whole number's size: text of more than 20 bytes is read,
+    /// not refused for its length. Too many significant digits get the range message.
     @Test func integerTextMayHaveAnyNumberOfLeadingZeros() throws {
         let form = try Fixtures.single("integer")
         let zeros = String(repeating: "0", count: 40)
@@ -43,7 +43,7 @@ import Testing
     }
 
     /// Whole numbers stay exact to 2^53 whether sent as numbers or text; past that both are refused
-    /// (text once came back rounded: "9007199254740993" was stored as 9007199254740992).
+    /// (text is never rounded: "9007199254740993" is refused, not stored as 9007199254740992).
     /// A JSON number of 2^53 or more may already have lost digits when it arrives (4111111111111111111
     /// reads as ...168, 9007199254740993 as ...992); text inputs and whole numbers refuse it and ask
     /// for text, which keeps every digit.
@@ -128,8 +128,8 @@ import Testing
         for same in [#""1.10""#, "1.10", #""1.100""#] {
             #expect(try stored(one, same) == .number(1.1), "\(same)")
         }
-        // Large whole numbers have no decimal places either way they are sent (1e15 was once printed
-        // as "1e+15" and counted one).
+        // Large whole numbers have no decimal places either way they are sent (1e15 is written as
+        // digits: "1e+15" would count one).
         for big in ["1000000000000000", #""1000000000000000""#, "1e15", "12345678901234567"] {
             #expect(try Fixtures.codes(whole, big) == [], "\(big)")
         }

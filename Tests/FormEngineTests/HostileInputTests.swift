@@ -49,8 +49,8 @@ import FormRegex
         #expect(odd?.values.keys == ["k[x].a", "a..b", "k[+1].a"])
     }
 
-    /// An id of very many parts once recursed once per part and overflowed the stack; it is refused
-    /// at the nesting limit, after reading only that far.
+    /// An id of very many parts would recurse once per part and overflow the stack; it is refused at
+    /// the nesting limit, after reading only that far.
     @Test func keyPathIDsDeeperThanTheLimitAreRefused() {
         let parts = Array(repeating: "x", count: 50_000).joined(separator: ".")
         #expect(throwsCode(.tooLarge) { try Fixtures.submission(#"{"components": [{"id": "\#(parts)", "content": "v"}]}"#) })
@@ -152,9 +152,9 @@ extension HostileInputTests {
 
 extension HostileInputTests {
     /// Nested repeat minimums multiply in the Formworks profile and sibling repeats add up: three
-    /// groups of `"min": 1000` in a few hundred bytes asked for a billion components and crashed the
-    /// server. What repeats add is limited to 20,000 components; the innermost repeat past it is
-    /// reported, or `/components` when only siblings together pass it.
+    /// groups of `"min": 1000` in a few hundred bytes would ask for a billion components. What
+    /// repeats add is limited to 20,000 components; the innermost repeat past it is reported, or
+    /// `/components` when only siblings together pass it.
     @Test func repeatMinimumsCannotExpandTheProfilePastTheLimit() throws {
         func group(_ id: String, min: Int, _ inner: String) -> String {
             #"{"group": {"id": "\#(id)", "title": "G", "repeat": {"min": \#(min), "max": 100000}, "components": [\#(inner)]}}"#
@@ -202,7 +202,7 @@ extension HostileInputTests {
     }
 
     /// A Formworks client sends every component of the profile: a repeat whose minimum writes 3,000
-    /// of them is submitted as served (the snapshot cap was 2,000, below what the server served).
+    /// of them is submitted as served: the snapshot cap leaves room for every component a profile serves.
     @Test func aSnapshotMayHoldEveryComponentTheProfileServes() throws {
         let inputs = (0..<3).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",")
         let form = try Fixtures.definition(#"{"title": "F", "components": [{"group": {"id": "g", "title": "G", "repeat": {"min": 1000, "max": 1000}, "components": [\#(inputs)]}}]}"#)
