@@ -105,7 +105,7 @@ struct JSONParser {
     mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > maxDepth {
-            throw JSONParseError(offset: position, message: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
+            throw JSONParseError(offset: position, message: "nesting deeper than \(maxDepth) levels", code: .tooDeep)
         }
     }
 

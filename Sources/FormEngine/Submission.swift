@@ -17,7 +17,7 @@ public struct Submission: Sendable {
                 return try parser.readSubmissionBody()
             }
             if body == nil { _ = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth)) }
-        } catch where error.isDepthLimit {
+        } catch where error.code == .tooDeep {
             throw SubmissionError(code: .tooLarge, message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
         } catch {
             throw SubmissionError(code: .malformedJSON, message: "The body is not valid JSON: \(error.message).", offset: error.offset)
