@@ -5,8 +5,9 @@ import FoundationNetworking
 import FormEngine
 import Testing
 
-// The code of the article "Validating a form before submitting it" (FormEngine.docc), word for word,
-// so that the article shows code that compiles against the engine and does what it says.
+// The code of the article "Validating a form before submitting it" (FormEngine.docc), word for word
+// but for the text fields the app reads values from, so that the article shows code that compiles
+// against the engine and does what it says.
 
 /// A form as the app holds it: compiled once, with the version the server gave it.
 struct LoadedForm {
