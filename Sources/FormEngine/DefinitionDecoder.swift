@@ -11,7 +11,7 @@ struct DefinitionDecoder {
     /// compile time and memory than a few large ones.
     private let regexBudget = CompileBudget()
 
-    mutating func problem(_ pointer: String, _ code: String, _ message: String) {
+    mutating func problem(_ pointer: String, _ code: DefinitionProblem.Code, _ message: String) {
         problems.append(DefinitionProblem(pointer: pointer, code: code, message: message))
     }
 
@@ -27,11 +27,11 @@ struct DefinitionDecoder {
 
     mutating func decodeComponents(_ value: JSONValue?, at pointer: String) -> [FormNode] {
         guard let value else {
-            problem(pointer, "missing", "\"components\" is required: an array of components.")
+            problem(pointer, .missing, "\"components\" is required: an array of components.")
             return []
         }
         guard let items = value.arrayValue else {
-            problem(pointer, "invalidType", "\"components\" must be an array, not \(value.typeName).")
+            problem(pointer, .invalidType, "\"components\" must be an array, not \(value.typeName).")
             return []
         }
         var nodes: [FormNode] = []
@@ -43,18 +43,18 @@ struct DefinitionDecoder {
 
     private mutating func decodeComponent(_ value: JSONValue, at pointer: String) -> FormNode? {
         guard let wrapper = value.objectValue else {
-            problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(value.typeName).")
+            problem(pointer, .componentKeys, "A component must be an object with exactly one key, its type; found \(value.typeName).")
             return nil
         }
         guard wrapper.count == 1 else {
             let found = wrapper.isEmpty ? "none" : wrapper.keys.map { "\"\($0)\"" }.joined(separator: ", ")
-            problem(pointer, "componentKeys", "A component must be an object with exactly one key, its type; found \(wrapper.count) (\(found)).")
+            problem(pointer, .componentKeys, "A component must be an object with exactly one key, its type; found \(wrapper.count) (\(found)).")
             return nil
         }
         let typeKey = wrapper.members[0].key
         let propsPointer = "\(pointer)/\(Self.escape(typeKey))"
         guard let props = wrapper.members[0].value.objectValue else {
-            problem(propsPointer, "invalidType", "The properties of a \"\(typeKey)\" component must be an object.")
+            problem(propsPointer, .invalidType, "The properties of a \"\(typeKey)\" component must be an object.")
             return nil
         }
         let order = nextOrder
@@ -76,13 +76,13 @@ struct DefinitionDecoder {
         default:
             guard let type = InputType(rawValue: typeKey) else {
                 let known = InputType.allCases.map(\.rawValue).joined(separator: ", ")
-                problem(pointer + "/" + Self.escape(typeKey), "unknownType",
+                problem(pointer + "/" + Self.escape(typeKey), .unknownType,
                         "Unknown component type \"\(typeKey)\"; use one of \(known), section, group.")
                 return nil
             }
             kind = .input(decodeInput(type, props, at: propsPointer))
         }
-        var node = FormNode(kind: kind, visibleWhen: nil, source: props, typeKey: typeKey, order: order)
+        var node = FormNode(kind: kind, visibleWhen: nil, source: props, order: order)
         node.pointer = propsPointer
         return node
     }
@@ -90,11 +90,11 @@ struct DefinitionDecoder {
     private mutating func decodeID(_ props: JSONObject, at pointer: String) -> String? {
         guard let value = props["id"] else { return nil }
         guard let id = value.stringValue else {
-            problem(pointer + "/id", "invalidType", "\"id\" must be a string.")
+            problem(pointer + "/id", .invalidType, "\"id\" must be a string.")
             return nil
         }
         if id.isEmpty || id.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || $0 <= 0x20 }) {
-            problem(pointer + "/id", "invalidID", "The id \"\(id)\" cannot be used: ids are non-empty and contain no spaces, '.', '[' or ']' (those build key paths).")
+            problem(pointer + "/id", .invalidID, "The id \"\(id)\" cannot be used: ids are non-empty and contain no spaces, '.', '[' or ']' (those build key paths).")
             return nil
         }
         return id
@@ -103,13 +103,13 @@ struct DefinitionDecoder {
     private mutating func decodeRepeat(_ value: JSONValue?, at pointer: String) -> RepeatBounds? {
         guard let value else { return nil }
         guard let object = value.objectValue else {
-            problem(pointer, "invalidType", "\"repeat\" must be an object like {\"min\": 0, \"max\": 10}.")
+            problem(pointer, .invalidType, "\"repeat\" must be an object like {\"min\": 0, \"max\": 10}.")
             return nil
         }
         let min = integer(object, "min", at: pointer) ?? 0
         let max = integer(object, "max", at: pointer) ?? 100
         if min < 0 || max < 1 || min > max {
-            problem(pointer, "badBounds", "\"repeat\" needs 0 ≤ min ≤ max and max ≥ 1; found min \(min), max \(max).")
+            problem(pointer, .badBounds, "\"repeat\" needs 0 ≤ min ≤ max and max ≥ 1; found min \(min), max \(max).")
             return nil
         }
         return RepeatBounds(min: min, max: max)
@@ -118,7 +118,7 @@ struct DefinitionDecoder {
     private mutating func checkStrings(_ props: JSONObject, _ keys: [String], at pointer: String) {
         for key in keys {
             if let v = props[key], v.stringValue == nil {
-                problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a string, not \(v.typeName).")
+                problem(pointer + "/" + key, .invalidType, "\"\(key)\" must be a string, not \(v.typeName).")
             }
         }
     }
@@ -126,7 +126,7 @@ struct DefinitionDecoder {
     private mutating func integer(_ props: JSONObject, _ key: String, at pointer: String) -> Int? {
         guard let v = props[key] else { return nil }
         guard let n = v.numberValue, n == n.rounded(), n >= 0, n < 1e9 else {
-            problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a whole number ≥ 0.")
+            problem(pointer + "/" + key, .invalidType, "\"\(key)\" must be a whole number ≥ 0.")
             return nil
         }
         return Int(n)
@@ -135,7 +135,7 @@ struct DefinitionDecoder {
     private mutating func number(_ props: JSONObject, _ key: String, at pointer: String) -> Double? {
         guard let v = props[key] else { return nil }
         guard let n = v.numberValue else {
-            problem(pointer + "/" + key, "invalidType", "\"\(key)\" must be a number.")
+            problem(pointer + "/" + key, .invalidType, "\"\(key)\" must be a number.")
             return nil
         }
         return n
@@ -144,7 +144,7 @@ struct DefinitionDecoder {
     private mutating func date(_ props: JSONObject, _ key: String, at pointer: String) -> String? {
         guard let v = props[key] else { return nil }
         guard let s = v.stringValue, ValueRules.isDate(s) else {
-            problem(pointer + "/" + key, "badDate", "\"\(key)\" must be a date written YYYY-MM-DD.")
+            problem(pointer + "/" + key, .badDate, "\"\(key)\" must be a date written YYYY-MM-DD.")
             return nil
         }
         return s
@@ -156,8 +156,26 @@ struct DefinitionDecoder {
 
     private mutating func notApplicable(_ props: JSONObject, _ keys: [String], to what: String, at pointer: String) {
         for key in keys where props[key] != nil {
-            problem(pointer + "/" + key, "notApplicable", "\"\(key)\" does not apply to \(what).")
+            problem(pointer + "/" + key, .notApplicable, "\"\(key)\" does not apply to \(what).")
         }
+    }
+
+    /// Reads a pair of bounds where they apply to `type`, reporting a `low` above the `high`; where
+    /// they do not apply, reports them as such.
+    private mutating func bounds<Bound: Comparable>(
+        _ props: JSONObject, _ low: String, _ high: String, of type: InputType, applying: Bool, at pointer: String,
+        read: (inout Self, JSONObject, String, String) -> Bound?, text: (Bound) -> String, relation: String = "is greater than"
+    ) -> (Bound?, Bound?) {
+        guard applying else {
+            notApplicable(props, [low, high], type, at: pointer)
+            return (nil, nil)
+        }
+        let lo = read(&self, props, low, pointer)
+        let hi = read(&self, props, high, pointer)
+        if let lo, let hi, lo > hi {
+            problem(pointer + "/" + low, .badBounds, "\"\(low)\" (\(text(lo))) \(relation) \"\(high)\" (\(text(hi))).")
+        }
+        return (lo, hi)
     }
 
     /// The properties only inputs have: on a section or a group they would be silently ignored.
@@ -171,65 +189,45 @@ struct DefinitionDecoder {
                              title: props["title"]?.stringValue ?? "", required: false)
         if let v = props["required"] {
             if let b = v.boolValue { spec.required = b } else {
-                problem(pointer + "/required", "invalidType", "\"required\" must be true or false.")
+                problem(pointer + "/required", .invalidType, "\"required\" must be true or false.")
             }
         }
         if let v = props["regex"] {
             if !type.isText {
-                problem(pointer + "/regex", "notApplicable", "\"regex\" does not apply to a \"\(type.rawValue)\" input.")
+                problem(pointer + "/regex", .notApplicable, "\"regex\" does not apply to a \"\(type.rawValue)\" input.")
             } else if let source = v.stringValue {
                 if !source.isEmpty {
                     do {
                         spec.pattern = try Pattern(source, budget: regexBudget)
                     } catch {
-                        problem(pointer + "/regex", "badRegex", "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
+                        problem(pointer + "/regex", .badRegex, "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
                     }
                 }
             } else {
-                problem(pointer + "/regex", "invalidType", "\"regex\" must be a string.")
+                problem(pointer + "/regex", .invalidType, "\"regex\" must be a string.")
             }
         }
-        if type.isText {
-            spec.minLength = integer(props, "minLength", at: pointer)
-            spec.maxLength = integer(props, "maxLength", at: pointer)
-            if let lo = spec.minLength, let hi = spec.maxLength, lo > hi {
-                problem(pointer + "/minLength", "badBounds", "\"minLength\" (\(lo)) is greater than \"maxLength\" (\(hi)).")
-            }
-        } else {
-            notApplicable(props, ["minLength", "maxLength"], type, at: pointer)
-        }
-        if type.isNumeric {
-            spec.minValue = number(props, "minValue", at: pointer)
-            spec.maxValue = number(props, "maxValue", at: pointer)
-            if let lo = spec.minValue, let hi = spec.maxValue, lo > hi {
-                problem(pointer + "/minValue", "badBounds", "\"minValue\" (\(JSONValue.numberText(lo))) is greater than \"maxValue\" (\(JSONValue.numberText(hi))).")
-            } else if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
-                      lo.rounded(.up) > hi.rounded(.down) {
-                // Whole numbers only: bounds with none between them could never be met.
-                problem(pointer + "/minValue", "badBounds",
-                        "No whole number lies between \"minValue\" (\(JSONValue.numberText(lo))) and \"maxValue\" (\(JSONValue.numberText(hi))).")
-            }
-        } else {
-            notApplicable(props, ["minValue", "maxValue"], type, at: pointer)
+        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.isText, at: pointer,
+                                                  read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
+        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.isNumeric, at: pointer,
+                                                read: { $0.number($1, $2, at: $3) }, text: JSONValue.numberText)
+        if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
+           lo <= hi, lo.rounded(.up) > hi.rounded(.down) {
+            // Whole numbers only: bounds with none between them could never be met.
+            problem(pointer + "/minValue", .badBounds,
+                    "No whole number lies between \"minValue\" (\(JSONValue.numberText(lo))) and \"maxValue\" (\(JSONValue.numberText(hi))).")
         }
         if type == .decimal {
             spec.maxDecimalPlaces = integer(props, "maxDecimalPlaces", at: pointer)
         } else {
             notApplicable(props, ["maxDecimalPlaces"], type, at: pointer)
         }
-        if type == .date {
-            spec.minDate = date(props, "minDate", at: pointer)
-            spec.maxDate = date(props, "maxDate", at: pointer)
-            if let lo = spec.minDate, let hi = spec.maxDate, lo > hi {
-                problem(pointer + "/minDate", "badBounds", "\"minDate\" (\(lo)) is after \"maxDate\" (\(hi)).")
-            }
-        } else {
-            notApplicable(props, ["minDate", "maxDate"], type, at: pointer)
-        }
+        (spec.minDate, spec.maxDate) = bounds(props, "minDate", "maxDate", of: type, applying: type == .date, at: pointer,
+                                              read: { $0.date($1, $2, at: $3) }, text: { $0 }, relation: "is after")
         if type == .select {
             if let v = props["multiple"] {
                 if let b = v.boolValue { spec.multiple = b } else {
-                    problem(pointer + "/multiple", "invalidType", "\"multiple\" must be true or false.")
+                    problem(pointer + "/multiple", .invalidType, "\"multiple\" must be true or false.")
                 }
             }
             decodeOptions(props["options"], into: &spec, at: pointer + "/options")
@@ -239,31 +237,36 @@ struct DefinitionDecoder {
         if let v = props["messages"] {
             if let object = v.objectValue {
                 for (key, text) in object.members.map({ ($0.key, $0.value) }) {
-                    if !FieldError.codes.contains(key) {
-                        problem(pointer + "/messages/" + Self.escape(key), "badValue",
-                                "\"\(key)\" is not an error code; use one of \(FieldError.codes.sorted().joined(separator: ", ")).")
-                    } else if let s = text.stringValue { spec.messages[key] = s } else {
-                        problem(pointer + "/messages/" + Self.escape(key), "invalidType", "A message must be a string.")
+                    guard let code = FieldError.Code(rawValue: key) else {
+                        problem(pointer + "/messages/" + Self.escape(key), .badValue,
+                                "\"\(key)\" is not an error code; use one of \(Self.errorCodes).")
+                        continue
+                    }
+                    if let s = text.stringValue { spec.messages[code] = s } else {
+                        problem(pointer + "/messages/" + Self.escape(key), .invalidType, "A message must be a string.")
                     }
                 }
             } else {
-                problem(pointer + "/messages", "invalidType", "\"messages\" must be an object of {\"<code>\": \"text\"}.")
+                problem(pointer + "/messages", .invalidType, "\"messages\" must be an object of {\"<code>\": \"text\"}.")
             }
         }
         return spec
     }
 
+    /// The error codes a `messages` key may name, for the message that lists them.
+    private static let errorCodes = FieldError.Code.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+
     private mutating func decodeOptions(_ value: JSONValue?, into spec: inout InputSpec, at pointer: String) {
         guard let value else {
-            problem(pointer, "missing", "A select needs \"options\": [{\"id\": ..., \"title\": ...}].")
+            problem(pointer, .missing, "A select needs \"options\": [{\"id\": ..., \"title\": ...}].")
             return
         }
         guard let items = value.arrayValue else {
-            problem(pointer, "invalidType", "\"options\" must be an array of {\"id\", \"title\"} objects.")
+            problem(pointer, .invalidType, "\"options\" must be an array of {\"id\", \"title\"} objects.")
             return
         }
         if items.isEmpty, newChecks {
-            problem(pointer, "badValue", "A select needs at least one option: with none it could never be answered.")
+            problem(pointer, .badValue, "A select needs at least one option: with none it could never be answered.")
         }
         var seen = Set<String>()
         for (i, item) in items.enumerated() {
@@ -274,15 +277,15 @@ struct DefinitionDecoder {
             default: id = nil
             }
             guard let id, !id.isEmpty else {
-                problem(itemPointer, "optionWithoutID", "Every option needs a non-empty string \"id\" (the value stored when it is chosen).")
+                problem(itemPointer, .optionWithoutID, "Every option needs a non-empty string \"id\" (the value stored when it is chosen).")
                 continue
             }
             if !seen.insert(id).inserted {
-                problem(itemPointer + "/id", "duplicateOptionID", "The option id \"\(id)\" is used twice.")
+                problem(itemPointer + "/id", .duplicateOptionID, "The option id \"\(id)\" is used twice.")
             }
             if spec.multiple, newChecks, id.contains(",") {
                 // The Formworks profile sends a multiple select's choices as one text, "a,b".
-                problem(itemPointer + "/id", "badValue",
+                problem(itemPointer + "/id", .badValue,
                         "An option of a multiple select cannot have \",\" in its id: Formworks clients send the chosen ids joined by commas.")
             }
             spec.options.append(id)
@@ -315,8 +318,8 @@ struct DefinitionDecoder {
     static let maximumProfileBytes = 16 << 20
 
     /// Refuses repeats whose minimums expand the profile by more than `maximumAddedComponents`:
-    /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes asked for a billion
-    /// components and crashed the server), and sibling repeats add up. The innermost repeat past the
+    /// nested minimums multiply (three groups of `"min": 1000` in 255 bytes would ask for a billion
+    /// components), and sibling repeats add up. The innermost repeat past the
     /// limit is reported, at its `repeat/min`, or at the `components` whose siblings together pass
     /// it. Then the profile's size is estimated and refused past `maximumProfileBytes`. Without
     /// `reporting` (a stored definition) nothing is reported; the caller reads the total.
@@ -324,9 +327,9 @@ struct DefinitionDecoder {
         let total = expansion(nodes, reporting: reporting)
         guard reporting, !total.reported else { return total }
         if total.added > Self.maximumAddedComponents {
-            problem("/components", "tooLarge", Self.siblingsMessage(total.added))
+            problem("/components", .tooLarge, Self.siblingsMessage(total.added))
         } else if total.bytes > Self.maximumProfileBytes {
-            problem("/components", "tooLarge",
+            problem("/components", .tooLarge,
                     "The Formworks profile of this form would take about \(Self.describe(total.bytes)) bytes, more than "
                         + "\(Self.maximumProfileBytes): each component repeats the titles of the groups around it, once per repeat entry; "
                         + "shorten the group titles or lower the repeat minimums.")
@@ -353,7 +356,7 @@ struct DefinitionDecoder {
                 part = expansion(group.children, reporting: reporting)
                 if reporting, !part.reported, part.added > Self.maximumAddedComponents {
                     // Siblings inside the group pass the limit by themselves: lowering this group's min would not help.
-                    problem(node.pointer + "/components", "tooLarge", Self.siblingsMessage(part.added))
+                    problem(node.pointer + "/components", .tooLarge, Self.siblingsMessage(part.added))
                     part.reported = true
                 }
                 let idBytes = FormDefinition.escapedBytes(group.id)
@@ -375,7 +378,7 @@ struct DefinitionDecoder {
                     let inner = part.expanded
                     part.expanded = Self.saturating(max(inner, 1), times: copies)
                     if reporting, !part.reported, part.added > Self.maximumAddedComponents {
-                        problem(node.pointer + "/repeat/min", "tooLarge",
+                        problem(node.pointer + "/repeat/min", .tooLarge,
                                 "\"min\" \(bounds.min) writes the group's \(inner) component\(inner == 1 ? "" : "s") (with their own repeats) "
                                     + "\(bounds.min) times, adding \(Self.describe(part.added)) to the Formworks profile, more than the "
                                     + "\(Self.maximumAddedComponents) repeats may add; lower it.")
@@ -425,11 +428,11 @@ struct DefinitionDecoder {
                 collectExplicitIDs(children, into: &ids)
             case .input(let spec) where !spec.id.isEmpty:
                 if !ids.insert(spec.id).inserted {
-                    problem(node.pointer + "/id", "duplicateID", "The id \"\(spec.id)\" is already used at this level of the form; ids must be unique.")
+                    problem(node.pointer + "/id", .duplicateID, "The id \"\(spec.id)\" is already used at this level of the form; ids must be unique.")
                 }
             case .group(let group) where !group.id.isEmpty:
                 if !ids.insert(group.id).inserted {
-                    problem(node.pointer + "/id", "duplicateID", "The id \"\(group.id)\" is already used at this level of the form; ids must be unique.")
+                    problem(node.pointer + "/id", .duplicateID, "The id \"\(group.id)\" is already used at this level of the form; ids must be unique.")
                 }
             default:
                 break
@@ -485,13 +488,13 @@ struct DefinitionDecoder {
     private mutating func compileCondition(_ raw: JSONValue, at pointer: String, owner: Int,
                                            scopes: [[FormNode]], ancestors: [Int]) -> Condition? {
         guard let object = raw.objectValue else {
-            problem(pointer, "badCondition", "\"visibleWhen\" must be an object: {\"field\", \"equals\"|\"notEquals\"|\"in\"|\"notEmpty\"}, or {\"all\": [...]} / {\"any\": [...]}.")
+            problem(pointer, .badCondition, "\"visibleWhen\" must be an object: {\"field\", \"equals\"|\"notEquals\"|\"in\"|\"notEmpty\"}, or {\"all\": [...]} / {\"any\": [...]}.")
             return nil
         }
         for combinator in ["all", "any"] {
             guard let list = object[combinator] else { continue }
             guard object.count == 1, let items = list.arrayValue, !items.isEmpty else {
-                problem(pointer, "badCondition", "\"\(combinator)\" must be the only key and hold a non-empty array of conditions.")
+                problem(pointer, .badCondition, "\"\(combinator)\" must be the only key and hold a non-empty array of conditions.")
                 return nil
             }
             var compiled: [Condition] = []
@@ -504,34 +507,39 @@ struct DefinitionDecoder {
             return combinator == "all" ? .all(compiled) : .any(compiled)
         }
         guard let field = object["field"]?.stringValue else {
-            problem(pointer + "/field", "badCondition", "A condition needs \"field\": the key path of an input that comes before it.")
+            problem(pointer + "/field", .badCondition, "A condition needs \"field\": the key path of an input that comes before it.")
             return nil
         }
-        let tests = ["equals", "notEquals", "in", "notEmpty"].filter { object[$0] != nil }
+        let tests = ConditionTest.allCases.filter { object[$0.rawValue] != nil }
         guard tests.count == 1, object.count == 2 else {
-            problem(pointer, "badCondition", "A condition has \"field\" and exactly one of \"equals\", \"notEquals\", \"in\", \"notEmpty\".")
+            problem(pointer, .badCondition, "A condition has \"field\" and exactly one of \"equals\", \"notEquals\", \"in\", \"notEmpty\".")
             return nil
         }
         guard let (node, reference) = resolve(field, at: pointer + "/field", owner: owner, scopes: scopes, ancestors: ancestors) else {
             return nil
         }
-        let operand = object[tests[0]]!
+        let operand = object[tests[0].rawValue]!
         switch tests[0] {
-        case "equals": return .equals(reference, Self.asStored(operand, by: node))
-        case "notEquals": return .notEquals(reference, Self.asStored(operand, by: node))
-        case "in":
+        case .equals: return .equals(reference, Self.asStored(operand, by: node))
+        case .notEquals: return .notEquals(reference, Self.asStored(operand, by: node))
+        case .in:
             guard let values = operand.arrayValue else {
-                problem(pointer + "/in", "badCondition", "\"in\" must be an array of values.")
+                problem(pointer + "/in", .badCondition, "\"in\" must be an array of values.")
                 return nil
             }
             return .oneOf(reference, values.map { Self.asStored($0, by: node) })
-        default:
+        case .notEmpty:
             guard let wanted = operand.boolValue else {
-                problem(pointer + "/notEmpty", "badCondition", "\"notEmpty\" must be true or false.")
+                problem(pointer + "/notEmpty", .badCondition, "\"notEmpty\" must be true or false.")
                 return nil
             }
             return .notEmpty(reference, wanted)
         }
+    }
+
+    /// The tests a condition can make on its field, by their keys in `visibleWhen`.
+    private enum ConditionTest: String, CaseIterable {
+        case equals, notEquals, `in`, notEmpty
     }
 
     /// A condition compares with the value as stored: a `usstate` stores the two-letter code, so
@@ -557,7 +565,7 @@ struct DefinitionDecoder {
             switch Self.walk(segments, from: start, scopes: scopes, ancestors: ancestors) {
             case .found(let node, let reference):
                 if node.order >= owner {
-                    problem(pointer, "forwardReference", "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
+                    problem(pointer, .forwardReference, "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
                     return nil
                 }
                 return (node, reference)
@@ -568,9 +576,9 @@ struct DefinitionDecoder {
             }
         }
         if throughRepeat {
-            problem(pointer, "conditionInRepeat", "\"\(field)\" stands inside a repeating group, which has one value per item; only components inside that group can name it.")
+            problem(pointer, .conditionInRepeat, "\"\(field)\" stands inside a repeating group, which has one value per item; only components inside that group can name it.")
         } else {
-            problem(pointer, "unknownField", "No input has the key path \"\(field)\" here; name an input that exists (e.g. \"address.line1\").")
+            problem(pointer, .unknownField, "No input has the key path \"\(field)\" here; name an input that exists (e.g. \"address.line1\").")
         }
         return nil
     }

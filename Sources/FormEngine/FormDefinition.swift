@@ -1,4 +1,9 @@
-/// A decoded, normalized form definition with its rules compiled, ready to validate many submissions.
+/// A form definition, decoded, normalized and with its rules compiled, ready to validate many
+/// submissions.
+///
+/// Compile a definition once, for instance when `GET /v1/forms/{id}` answers, and keep it while the
+/// form is in use: ``validate(_:options:)`` is then one walk over the compiled rules. A
+/// `FormDefinition` is immutable and `Sendable`, so any thread or task may validate with it.
 public struct FormDefinition: Sendable {
     /// The form's id, if the upload names one.
     public var id: String?
@@ -20,11 +25,11 @@ public struct FormDefinition: Sendable {
 
     /// How strictly a definition is read.
     public enum Reading: Sendable {
-        /// Every check: a new definition.
+        /// Every check: a definition being uploaded, or written by hand.
         case upload
-        /// A definition stored earlier: checks added since it was accepted (the repeat expansion
-        /// limit, and those `DefinitionDecoder.newChecks` guards) are left out, so an upgrade never
-        /// stops serving a form it stored.
+        /// A definition a server has accepted already, such as the body of `GET /v1/forms/{id}`:
+        /// checks added to the engine since it was accepted (the repeat expansion limit among them)
+        /// are left out, so a newer engine still reads every form an older one accepted.
         case stored
     }
 
@@ -40,13 +45,15 @@ public struct FormDefinition: Sendable {
         }
     }
 
-    /// Decodes and normalizes a definition; throws every problem at once.
+    /// Decodes and normalizes a definition from its UTF-8 JSON; throws every problem at once.
+    ///
+    /// Bytes that are not JSON throw a single ``DefinitionProblem/Code/malformedJSON`` problem.
     public init(json bytes: [UInt8], reading: Reading = .upload) throws(DefinitionErrors) {
         let value: JSONValue
         do {
             value = try JSONValue(parsing: bytes)
         } catch {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "malformedJSON",
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .malformedJSON,
                                                                 message: "Not valid JSON at byte \(error.offset): \(error.message).")])
         }
         try self.init(json: value, reading: reading)
@@ -57,32 +64,32 @@ public struct FormDefinition: Sendable {
         var decoder = DefinitionDecoder()
         decoder.newChecks = reading == .upload
         guard let top = value.objectValue else {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: "invalidType",
+            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .invalidType,
                                                                 message: "A form definition is a JSON object with \"title\" and \"components\".")])
         }
         var id: String?
         if let v = top["id"] {
             if let s = v.stringValue, !s.isEmpty { id = s } else {
-                decoder.problem("/id", "invalidType", "\"id\" must be a non-empty string.")
+                decoder.problem("/id", .invalidType, "\"id\" must be a non-empty string.")
             }
         }
         var title = ""
         switch top["title"] {
         case .string(let s)?: title = s
-        case nil: decoder.problem("/title", "missing", "\"title\" is required: the form's title shown at the top.")
-        case let v?: decoder.problem("/title", "invalidType", "\"title\" must be a string, not \(v.typeName).")
+        case nil: decoder.problem("/title", .missing, "\"title\" is required: the form's title shown at the top.")
+        case let v?: decoder.problem("/title", .invalidType, "\"title\" must be a string, not \(v.typeName).")
         }
         if let v = top["responseFormat"], v != "long", v != "short" {
-            decoder.problem("/responseFormat", "badValue", "\"responseFormat\" is \"long\" or \"short\".")
+            decoder.problem("/responseFormat", .badValue, "\"responseFormat\" is \"long\" or \"short\".")
         }
         if let v = top["style"] {
             if let style = v.objectValue {
                 for (key, color) in style.members.map({ ($0.key, $0.value) }) where !Color.isValid(color.stringValue) {
-                    decoder.problem("/style/" + DefinitionDecoder.escape(key), "badColor",
+                    decoder.problem("/style/" + DefinitionDecoder.escape(key), .badColor,
                                     "\"\(key)\" must be a color written #RRGGBB or #RRGGBBAA (hex digits).")
                 }
             } else {
-                decoder.problem("/style", "invalidType", "\"style\" must be an object of colors.")
+                decoder.problem("/style", .invalidType, "\"style\" must be an object of colors.")
             }
         }
         var nodes = decoder.decodeComponents(top["components"], at: "/components")
@@ -93,7 +100,7 @@ public struct FormDefinition: Sendable {
         // submission may (the top object and `values` are two levels; a group one, a repeat two).
         let depth = 2 + Self.valuesDepth(nodes)
         if reading == .upload, depth > SubmissionLimits().maxDepth {
-            decoder.problem("/components", "tooLarge",
+            decoder.problem("/components", .tooLarge,
                             "Groups nest so deep that a submission would be \(depth) JSON levels deep, more than the "
                                 + "\(SubmissionLimits().maxDepth) a submission may be; nest fewer groups (a repeating group counts twice).")
         }
@@ -117,7 +124,7 @@ public struct FormDefinition: Sendable {
         self.normalized = .object(normalizedTop)
     }
 
-    /// Normalized Formworks JSON (generated ids filled in), as stored and served.
+    /// The definition as a server stores and serves it: the upload with every generated id filled in.
     public func normalizedJSON() -> JSONValue {
         normalized
     }

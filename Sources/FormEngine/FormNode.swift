@@ -16,7 +16,7 @@ struct InputSpec: Sendable {
     var maxDate: String?
     var options: [String] = []
     var multiple = false
-    var messages: [String: String] = [:]
+    var messages: [FieldError.Code: String] = [:]
 }
 
 /// A repeating group's bounds on its number of items.
@@ -45,13 +45,21 @@ struct FormNode: Sendable {
 
     var kind: Kind
     var visibleWhen: Condition?
-    /// The component object as uploaded: `{"<type>": {...}}`'s inner object, and the type key.
+    /// The component's properties as uploaded: the inner object of `{"<type>": {...}}`.
     var source: JSONObject
-    var typeKey: String
     /// Whether the id was generated (it is put first in the normalized JSON).
     var generatedID = false
     /// JSON Pointer to the component's properties in the upload.
     var pointer = ""
     /// Position in form order (pre-order), used to reject forward references in conditions.
     var order = 0
+
+    /// The component's type, the key of `{"<type>": {...}}`.
+    var typeKey: String {
+        switch kind {
+        case .input(let spec): spec.type.rawValue
+        case .group: "group"
+        case .section: "section"
+        }
+    }
 }

@@ -5,11 +5,14 @@
 /// quadratic. Objects built by appending (validated values) stay index-free: they are small and
 /// mostly serialized, not searched.
 public struct JSONObject: Sendable, Equatable {
-    /// One member.
+    /// One member: a key and its value.
     public struct Member: Sendable, Equatable {
+        /// The member's name.
         public var key: String
+        /// The member's value.
         public var value: JSONValue
 
+        /// A member named `key` holding `value`.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value

@@ -4,13 +4,22 @@ public struct JSONParseError: Error, Sendable, Equatable {
     public var offset: Int
     /// What is wrong, for a person.
     public var message: String
-    /// The JSON nests deeper than the parser's limit: well-formed as far as read, but refused for its
-    /// size, which callers report apart from broken syntax.
-    public var isDepthLimit: Bool
+    /// Whether the JSON is broken or only too deep.
+    public var code: Code
 
-    public init(offset: Int, message: String, isDepthLimit: Bool = false) {
+    /// What kind of problem the bytes have.
+    public enum Code: String, Sendable {
+        /// Not JSON: broken syntax, invalid UTF-8 or a repeated key.
+        case malformedJSON
+        /// Well-formed as far as read, but nested deeper than the parser's limit: refused for its
+        /// size, which callers report apart from broken syntax.
+        case tooDeep
+    }
+
+    /// An error at byte `offset`.
+    public init(offset: Int, message: String, code: Code = .malformedJSON) {
         self.offset = offset
         self.message = message
-        self.isDepthLimit = isDepthLimit
+        self.code = code
     }
 }

@@ -3,6 +3,7 @@ public struct JSONLimits: Sendable {
     /// Deepest nesting of arrays and objects.
     public var maxDepth: Int = 64
 
+    /// Limits allowing `maxDepth` levels of nesting.
     public init(maxDepth: Int = 64) {
         self.maxDepth = maxDepth
     }
@@ -104,7 +105,7 @@ struct JSONParser {
     mutating func enter() throws(JSONParseError) {
         depth += 1
         if depth > maxDepth {
-            throw JSONParseError(offset: position, message: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
+            throw JSONParseError(offset: position, message: "nesting deeper than \(maxDepth) levels", code: .tooDeep)
         }
     }
 
@@ -118,12 +119,7 @@ struct JSONParser {
         }
         let start = memberStack.count
         var seen: Set<String>?
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return .object(JSONObject())
-        }
+        if closesEmpty(UInt8(ascii: "}")) { return .object(JSONObject()) }
         while true {
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
@@ -151,17 +147,10 @@ struct JSONParser {
                 keyHashStack.append(0)
             }
             memberStack.append(JSONObject.Member(key: key, value: value))
-            skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                depth -= 1
+            if try closes(UInt8(ascii: "}")) {
                 let object = JSONObject(uniqueMembers: Self.popAll(from: &memberStack, downTo: start))
                 keyHashStack.removeLast(keyHashStack.count - start)
                 return .object(object)
-            default: throw error("expected ',' or '}'")
             }
         }
     }
@@ -207,27 +196,42 @@ struct JSONParser {
         try enter()
         position += 1
         let start = elementStack.count
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            depth -= 1
-            return .array([])
-        }
+        if closesEmpty(UInt8(ascii: "]")) { return .array([]) }
         while true {
             skipWhitespace()
             let element = try parseValue()
             elementStack.append(element)
-            skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                depth -= 1
-                let array = Self.popAll(from: &elementStack, downTo: start)
-                return .array(array)
-            default: throw error("expected ',' or ']'")
-            }
+            if try closes(UInt8(ascii: "]")) { return .array(Self.popAll(from: &elementStack, downTo: start)) }
+        }
+    }
+
+    /// At the start of a container's content: when `close` is next, consumes it and leaves the empty
+    /// container.
+    @inline(__always)
+    private mutating func closesEmpty(_ close: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == close else { return false }
+        position += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or an element: consumes the `,` before the next one (false), or `close`, leaving
+    /// the container (true).
+    @inline(__always)
+    private mutating func closes(_ close: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: ","):
+            position += 1
+            return false
+        case close:
+            position += 1
+            depth -= 1
+            return true
+        default:
+            throw error(close == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
         }
     }
 
@@ -237,16 +241,10 @@ struct JSONParser {
         switch bytes[position] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let close = bytes[position] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-            let isObject = close == UInt8(ascii: "}")
             try enter()
             position += 1
-            skipWhitespace()
-            if position < bytes.count, bytes[position] == close {
-                position += 1
-                depth -= 1
-                return
-            }
-            let keys = isObject ? beginKeys() : nil
+            if closesEmpty(close) { return }
+            let keys = close == UInt8(ascii: "}") ? beginKeys() : nil
             var seen: Set<[UInt8]>?
             while true {
                 skipWhitespace()
@@ -260,17 +258,9 @@ struct JSONParser {
                     skipWhitespace()
                 }
                 try skipValue()
-                skipWhitespace()
-                guard position < bytes.count else { throw error("unexpected end of input") }
-                if bytes[position] == UInt8(ascii: ",") {
-                    position += 1
-                } else if bytes[position] == close {
-                    position += 1
-                    depth -= 1
+                if try closes(close) {
                     if let keys { endKeys(keys) }
                     return
-                } else {
-                    throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
                 }
             }
         case UInt8(ascii: "\""): _ = try scanString()

@@ -1,10 +1,19 @@
-/// A parsed JSON value. Objects keep key order (definitions round-trip in the author's order).
+/// A JSON value: what the engine reads (definitions, submissions) and returns (validated values).
+///
+/// Objects keep their members in order, so a definition comes back in the order its author wrote
+/// it. Literals build values directly: `let values: JSONValue = ["name": "Ada", "age": 36]`.
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON has one kind, held as a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members in order.
     case object(JSONObject)
 }
 
@@ -60,15 +69,23 @@ extension JSONValue {
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    /// A string: `"Ada"`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A number: `36`.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number: `12.5`.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A boolean: `true`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array: `["a", "b"]`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object, its members in the order written: `["name": "Ada", "age": 36]`. A key written twice
+    /// keeps its place and takes the last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object = JSONObject()
         for (key, value) in elements { object[key] = value }
         self = .object(object)
     }
+    /// `null`: `nil`.
     public init(nilLiteral: ()) { self = .null }
 }

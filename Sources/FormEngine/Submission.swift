@@ -1,36 +1,5 @@
-/// Limits applied while reading a submission body.
-public struct SubmissionLimits: Sendable {
-    /// Deepest JSON nesting.
-    public var maxDepth: Int = 32
-    /// Most components in a snapshot. A Formworks client sends every component of the profile, and
-    /// repeats may add 20,000 there (`maxCreatedEntries`), so a lower cap (it was 2,000) refused
-    /// snapshots of forms the server itself accepted and served; the body limit usually comes first.
-    public var maxComponents: Int = 50_000
-    /// Highest repeat index a snapshot id may name (`addresses[999].x`).
-    public var maxIndex: Int = 999
-    /// Most array entries snapshot ids may create in all, gaps before an index included: without it,
-    /// ids such as `a[999].b[999].c[999]...` would build millions of empty entries from a small body.
-    public var maxCreatedEntries: Int = 20_000
-
-    public init() {}
-}
-
-/// Why a submission body could not be read at all (the HTTP layer answers 400).
-///
-/// Codes: `malformedJSON` (with the byte offset), `invalidShape`, `tooLarge`.
-public struct SubmissionError: Error, Sendable, Equatable {
-    public var code: String
-    public var message: String
-    public var offset: Int?
-
-    public init(code: String, message: String, offset: Int? = nil) {
-        self.code = code
-        self.message = message
-        self.offset = offset
-    }
-}
-
-/// A submission reduced to one nested values object, whatever shape it arrived in.
+/// A submission reduced to one nested values object, whatever shape it arrived in: a Formworks
+/// `FWFormSnapshot`, its short form (`id` and `content` per component), or `{"values": {...}}`.
 public struct Submission: Sendable {
     /// The `formVersion` the client says it rendered, if any.
     public var formVersion: Int?
@@ -48,16 +17,17 @@ public struct Submission: Sendable {
                 return try parser.readSubmissionBody()
             }
             if body == nil { _ = try JSONValue(parsing: bytes, limits: JSONLimits(maxDepth: limits.maxDepth)) }
-        } catch where error.isDepthLimit {
-            throw SubmissionError(code: "tooLarge", message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
+        } catch where error.code == .tooDeep {
+            throw SubmissionError(code: .tooLarge, message: "The body nests deeper than \(limits.maxDepth) levels.", offset: error.offset)
         } catch {
-            throw SubmissionError(code: "malformedJSON", message: "The body is not valid JSON: \(error.message).", offset: error.offset)
+            throw SubmissionError(code: .malformedJSON, message: "The body is not valid JSON: \(error.message).", offset: error.offset)
         }
         guard let body else { throw Self.notAnObject }
         try self.init(body: body, limits: limits)
     }
 
-    /// Reads an already parsed body (see `init(json:limits:)`).
+    /// Reads a body already parsed, or built in code: `["values": ["name": "Ada"]]`, or any other
+    /// shape ``init(json:limits:)`` reads.
     public init(value: JSONValue, limits: SubmissionLimits = .init()) throws(SubmissionError) {
         guard let body = SubmissionBody(value) else { throw Self.notAnObject }
         try self.init(body: body, limits: limits)
@@ -80,7 +50,7 @@ public struct Submission: Sendable {
             self.values = object
         case (nil, .items(let items)?):
             guard items.count <= limits.maxComponents else {
-                throw SubmissionError(code: "tooLarge", message: "A snapshot may hold at most \(limits.maxComponents) components.")
+                throw SubmissionError(code: .tooLarge, message: "A snapshot may hold at most \(limits.maxComponents) components.")
             }
             self.values = try Self.values(fromSnapshot: items, limits: limits)
         case (nil, .other?):
@@ -93,7 +63,7 @@ public struct Submission: Sendable {
     }
 
     private static func shape(_ message: String) -> SubmissionError {
-        SubmissionError(code: "invalidShape", message: message)
+        SubmissionError(code: .invalidShape, message: message)
     }
 
     /// Builds the nested values from snapshot components; ids may be key paths (`address.line1`,
@@ -112,7 +82,7 @@ public struct Submission: Sendable {
                 switch KeyPath.parse(id, limits: limits) {
                 case .path(let parsed): path = parsed
                 case .notAPath: break
-                case .tooLarge(let reason): throw SubmissionError(code: "tooLarge", message: "The id \"\(id.prefix(100))\" \(reason).")
+                case .tooLarge(let reason): throw SubmissionError(code: .tooLarge, message: "The id \"\(id.prefix(100))\" \(reason).")
                 }
             }
             guard let path, path.segments.count > 1 else {
@@ -124,7 +94,7 @@ public struct Submission: Sendable {
             root = JSONObject()
             guard insert(content, at: path.segments[...], into: &node, budget: &entryBudget), case .object(let updated) = node else {
                 if entryBudget < 0 {
-                    throw SubmissionError(code: "tooLarge", message: "The snapshot's ids name more than \(limits.maxCreatedEntries) repeat entries in all.")
+                    throw SubmissionError(code: .tooLarge, message: "The snapshot's ids name more than \(limits.maxCreatedEntries) repeat entries in all.")
                 }
                 throw shape("The id \"\(id)\" conflicts with another component of the snapshot.")
             }
@@ -183,60 +153,5 @@ public struct Submission: Sendable {
         case .key?: .object(JSONObject())
         case nil: .null
         }
-    }
-}
-
-/// A parsed key path: `addresses[1].postcode` → key, index, key.
-struct KeyPath: Sendable {
-    enum Segment: Sendable, Equatable {
-        case key(String)
-        case index(Int)
-    }
-
-    /// What an id with `.` or `[` in it is.
-    enum Parsed {
-        case path(KeyPath)
-        /// Not key-path syntax (`a..b`, `x[y]`): kept as a plain id, which the form will not know.
-        case notAPath
-        /// Key-path syntax past the limits: more segments than nesting allows, or an index too high.
-        case tooLarge(String)
-    }
-
-    var segments: [Segment]
-
-    static func parse(_ text: String, limits: SubmissionLimits) -> Parsed {
-        var segments: [Segment] = []
-        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
-            // Checked before each segment is built, so a very long id stops early.
-            guard segments.count < limits.maxDepth else {
-                return .tooLarge("nests deeper than \(limits.maxDepth) levels")
-            }
-            var rest = part[...]
-            guard let bracket = rest.firstIndex(of: "[") else {
-                guard !rest.isEmpty else { return .notAPath }
-                segments.append(.key(String(rest)))
-                continue
-            }
-            let key = rest[..<bracket]
-            guard !key.isEmpty else { return .notAPath }
-            segments.append(.key(String(key)))
-            rest = rest[bracket...]
-            while !rest.isEmpty {
-                guard rest.first == "[", let close = rest.firstIndex(of: "]") else { return .notAPath }
-                let digits = rest[rest.index(after: rest.startIndex)..<close]
-                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                    return .notAPath
-                }
-                guard let index = Int(digits), index <= limits.maxIndex else {
-                    return .tooLarge("names a repeat index over \(limits.maxIndex)")
-                }
-                guard segments.count < limits.maxDepth else {
-                    return .tooLarge("nests deeper than \(limits.maxDepth) levels")
-                }
-                segments.append(.index(index))
-                rest = rest[rest.index(after: close)...]
-            }
-        }
-        return .path(KeyPath(segments: segments))
     }
 }

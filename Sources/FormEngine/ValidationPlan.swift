@@ -44,61 +44,33 @@ enum Step: Sendable {
     }
 }
 
+/// An input's rules with where it sits in the validation: its condition and its slot.
 final class InputRule: Sendable {
-    let type: InputType
-    let id: String
-    let required: Bool
-    let pattern: Pattern?
-    let minLength: Int?
-    let maxLength: Int?
-    let minValue: Double?
-    let maxValue: Double?
-    let maxDecimalPlaces: Int?
-    let minDate: String?
-    let maxDate: String?
-    let options: [String]
-    let multiple: Bool
-    let messages: [String: String]
+    let spec: InputSpec
     let condition: Condition?
     /// Where this input's accepted value goes for conditions to read; nil when no condition does.
     let slot: Int?
 
     init(_ spec: InputSpec, _ condition: Condition?, slot: Int?) {
-        self.slot = slot
-        type = spec.type
-        id = spec.id
-        required = spec.required
-        pattern = spec.pattern
-        minLength = spec.minLength
-        maxLength = spec.maxLength
-        minValue = spec.minValue
-        maxValue = spec.maxValue
-        maxDecimalPlaces = spec.maxDecimalPlaces
-        minDate = spec.minDate
-        maxDate = spec.maxDate
-        options = spec.options
-        multiple = spec.multiple
-        messages = spec.messages
+        self.spec = spec
         self.condition = condition
+        self.slot = slot
     }
 }
 
+/// A group's properties with its compiled children, its condition and its descendants' slots.
 final class GroupRule: Sendable {
-    let id: String
-    let bounds: RepeatBounds?
+    let spec: GroupSpec
     let children: [Step]
-    let knownIDs: Set<String>
     let condition: Condition?
     /// The slots of its descendants, cleared before each repeat item.
     let slots: Range<Int>
 
-    init(_ group: GroupSpec, _ condition: Condition?, slots: Range<Int>, referenced: Set<Int>) {
-        id = group.id
-        bounds = group.repeatBounds
-        self.slots = slots
-        children = Step.compile(group.children, referenced: referenced)
-        knownIDs = group.knownIDs
+    init(_ spec: GroupSpec, _ condition: Condition?, slots: Range<Int>, referenced: Set<Int>) {
+        self.spec = spec
+        children = Step.compile(spec.children, referenced: referenced)
         self.condition = condition
+        self.slots = slots
     }
 }
 

@@ -288,7 +288,7 @@ final class Automaton: @unchecked Sendable {
             afterWord = before.afterWord(previous: afterWord)
             atStart = false
             // Hashing a set of thousands of instructions on every scalar would cost more than the
-            // step; a set that large rarely became a DFA state, and the NFA step is exact anyway.
+            // step; a set that large is rarely a DFA state, and the NFA step is exact anyway.
             current = set.count <= Self.largestLookedUpSet ? stateNumbers[StateKey(set: set, afterWord: afterWord, atStart: false)] : nil
         }
         if let state = current { return accepts(state) }

@@ -1,8 +1,8 @@
 /// DFA construction work shared by the patterns of one document, such as a form definition.
 ///
 /// Each pattern's own limit (``Pattern/maximumWork``) bounds one pattern's compile time and memory,
-/// but a definition can hold hundreds of patterns: 200 that each filled their DFA took 5.5 s and
-/// 248 MiB to upload. Patterns compiled with one `CompileBudget` draw their construction work from
+/// but a definition can hold hundreds of patterns: 200 that each fill their DFA would take 5.5 s and
+/// 248 MiB to compile. Patterns compiled with one `CompileBudget` draw their construction work from
 /// it. Once it is spent, each later pattern still gets up to ``guaranteedWork`` from a second pool
 /// of the same size, enough for the rules forms usually carry (the email rule needs 2,738 units,
 /// the phone rule 3,330), so they keep their whole DFA however many large patterns came first. Past

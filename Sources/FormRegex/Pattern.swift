@@ -52,14 +52,17 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         automaton.constructionWork
     }
 
+    /// The pattern as `/source/`, or `/source/i` when it ignores case.
     public var description: String {
         caseInsensitive ? "/\(source)/i" : "/\(source)/"
     }
 
+    /// Patterns are equal when compiled from the same source with the same case option.
     public static func == (lhs: Pattern, rhs: Pattern) -> Bool {
         lhs.source == rhs.source && lhs.caseInsensitive == rhs.caseInsensitive
     }
 
+    /// Hashes the source and the case option, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(source)
         hasher.combine(caseInsensitive)

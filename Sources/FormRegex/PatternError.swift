@@ -24,6 +24,7 @@ public struct PatternError: Error, Sendable, Equatable, CustomStringConvertible 
         self.kind = kind
     }
 
+    /// The kind's code, the offset and the message: `regex.syntax at offset 3: ...`.
     public var description: String {
         "\(kind.rawValue) at offset \(offset): \(message)"
     }

@@ -66,7 +66,7 @@ struct Program: Sendable {
         case .repetition(let body, let min, let max, let offset):
             // A body that emits no instruction (an empty group) matches only the empty string, so
             // repeating it changes nothing; the loops below would otherwise run, nested, without ever
-            // meeting the instruction limit ((?:(?:(?:){1000}){1000}){1000} took seconds per level).
+            // meeting the instruction limit ((?:(?:(?:){1000}){1000}){1000} would take seconds per level).
             if Self.emitsNothing(body) { return next }
             let outermost = expandingOffset == nil
             if outermost { expandingOffset = offset }

@@ -122,7 +122,7 @@ struct APIProblem: Error, HTTPResponseError {
     static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
         APIProblem(.invalidDefinition, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
                    extra: [("errors", .array(problems.map {
-                       .members([("pointer", .string($0.pointer)), ("code", .string($0.code)), ("message", .string($0.message))])
+                       .members([("pointer", .string($0.pointer)), ("code", .string($0.code.rawValue)), ("message", .string($0.message))])
                    }))])
     }
 }
@@ -134,7 +134,7 @@ extension FieldError {
     /// `{"field", "code", "message"}`, with `field` and `message` cut to ``maxErrorTextBytes`` at a
     /// character boundary.
     var cappedJSON: JSONValue {
-        .members([("field", .string(Self.cut(field))), ("code", .string(code)), ("message", .string(Self.cut(message)))])
+        .members([("field", .string(Self.cut(field))), ("code", .string(code.rawValue)), ("message", .string(Self.cut(message)))])
     }
 
     private static func cut(_ text: String) -> String {

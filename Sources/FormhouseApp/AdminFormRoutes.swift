@@ -59,7 +59,7 @@ struct AdminFormRoutes {
 
     private static func idMismatch(_ bodyID: String, _ pathID: String) -> DefinitionProblem {
         DefinitionProblem(
-            pointer: "/id", code: "idMismatch",
+            pointer: "/id", code: .idMismatch,
             message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out.")
     }
 

@@ -16,7 +16,7 @@ extension SubmissionFailure: HTTPResponseError {
         case .unreadable(let error):
             var problem = APIProblem(Self.problemType(of: error), error.message)
             // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
-            if error.code == "malformedJSON", let offset = error.offset {
+            if error.code == .malformedJSON, let offset = error.offset {
                 problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
                 problem.extra.append(("offset", .number(Double(offset))))
             }
@@ -45,9 +45,9 @@ extension SubmissionFailure: HTTPResponseError {
 
     private static func problemType(of error: SubmissionError) -> ProblemType {
         switch error.code {
-        case "malformedJSON": .malformedSubmission
-        case "tooLarge": .submissionTooLarge
-        default: .invalidSubmissionShape
+        case .malformedJSON: .malformedSubmission
+        case .tooLarge: .submissionTooLarge
+        case .invalidShape: .invalidSubmissionShape
         }
     }
 }

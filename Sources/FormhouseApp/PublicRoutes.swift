@@ -172,7 +172,7 @@ enum MediaType {
 public enum FormIdentifier {
     /// What a definition with a bad `id` is told, at `/id`.
     public static let problem = DefinitionProblem(
-        pointer: "/id", code: "invalidFormId",
+        pointer: "/id", code: .invalidFormId,
         message: "A form id is 1–64 letters, digits, '-' or '_', starting with a letter or digit.")
 
     /// The id problem of a definition that did not compile, read from its JSON, so that it is listed

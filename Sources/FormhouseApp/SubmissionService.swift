@@ -187,7 +187,7 @@ final class SubmissionService: Sendable {
     private static func parseOffLoop(_ body: [UInt8]) async throws(SubmissionError) -> Submission {
         // The parse's own error comes back in the Result; Offload.run itself does not fail.
         let result = (try? await Offload.run { Result { () throws(SubmissionError) in try Submission(json: body) } })
-            ?? .failure(SubmissionError(code: "malformedJSON", message: "The body could not be read."))
+            ?? .failure(SubmissionError(code: .malformedJSON, message: "The body could not be read."))
         return try result.get()
     }
 

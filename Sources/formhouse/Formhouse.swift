@@ -98,7 +98,7 @@ struct Check: ParsableCommand {
                    let idProblem = FormIdentifier.problem(inDefinition: bytes) {
                     problems.insert(idProblem, at: 0)
                 }
-                for problem in problems { print("\(file): \(problem.pointer): \(problem.message) [\(problem.code)]") }
+                for problem in problems { print("\(file): \(problem.pointer): \(problem.message) [\(problem.code.rawValue)]") }
             }
         }
         if failed { throw ExitCode(1) }

@@ -163,7 +163,7 @@ extension ContainerTests {
         ]}
         """#)
         func missing(_ values: String) throws -> [String] {
-            try Fixtures.validate(form, #"{"values": \#(values)}"#).errors.filter { $0.code == "required" }.map(\.field)
+            try Fixtures.validate(form, #"{"values": \#(values)}"#).errors.filter { $0.code == .required }.map(\.field)
         }
         let on = #""more": true, "consent": true"#
         #expect(try missing(#"{"m": ["b", "a"], "st": "tx", \#(on)}"#) == ["ifA", "ifAOrB", "texan"])

@@ -108,9 +108,9 @@ import Testing
     }
 
     @Test func rejectsBadTopLevel() {
-        #expect(Fixtures.problems("[1]").map(\.code) == ["invalidType"])
-        #expect(Fixtures.problems("{").map(\.code) == ["malformedJSON"])
-        #expect(Fixtures.problems(#"{"components": 3}"#).map(\.code) == ["missing", "invalidType"])
+        #expect(Fixtures.problems("[1]").map(\.code) == [.invalidType])
+        #expect(Fixtures.problems("{").map(\.code) == [.malformedJSON])
+        #expect(Fixtures.problems(#"{"components": 3}"#).map(\.code) == [.missing, .invalidType])
         #expect(Fixtures.problems(#"{"title": "T", "responseFormat": "medium", "components": []}"#).map(\.pointer) == ["/responseFormat"])
     }
 

@@ -31,7 +31,7 @@ enum Fixtures {
     }
 
     /// Validates `{"values": {"f": <value>}}` and returns the error codes.
-    static func codes(_ definition: FormDefinition, _ value: String) throws -> [String] {
+    static func codes(_ definition: FormDefinition, _ value: String) throws -> [FieldError.Code] {
         try validate(definition, #"{"values": {"f": \#(value)}}"#).errors.map(\.code)
     }
 

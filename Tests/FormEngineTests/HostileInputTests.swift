@@ -8,40 +8,40 @@ import FormRegex
         let form = try Fixtures.single("text", #""regex": "a*""#)
         let long = String(repeating: "a", count: 10_001)
         let result = try Fixtures.validate(form, #"{"values": {"f": "\#(long)"}}"#)
-        #expect(result.errors.map(\.code) == ["maxLength"])
+        #expect(result.errors.map(\.code) == [.maxLength])
         #expect(try Fixtures.validate(form, #"{"values": {"f": "\#(long.dropLast())"}}"#).isValid)
         var options = ValidationOptions()
         options.maxValueLength = 3
         let short = form.validate(try Fixtures.submission(#"{"values": {"f": "aaaa"}}"#), options: options)
-        #expect(short.errors.map(\.code) == ["maxLength"])
+        #expect(short.errors.map(\.code) == [.maxLength])
         // Counted as characters: 10,000 "é" (20,000 bytes) are within the cap.
         let accents = String(repeating: "é", count: 10_000)
         let plain = try Fixtures.single("text")
         #expect(try Fixtures.validate(plain, #"{"values": {"f": "\#(accents)"}}"#).isValid)
-        #expect(try Fixtures.validate(plain, #"{"values": {"f": "\#(accents)é"}}"#).errors.map(\.code) == ["maxLength"])
+        #expect(try Fixtures.validate(plain, #"{"values": {"f": "\#(accents)é"}}"#).errors.map(\.code) == [.maxLength])
     }
 
     /// A catastrophic pattern cannot stall validation: FormRegex matches in linear time.
     @Test func catastrophicPatternFinishes() throws {
         let form = try Fixtures.single("text", #""regex": "(a+)+$""#)
         let hostile = String(repeating: "a", count: 5_000) + "!"
-        #expect(try Fixtures.validate(form, #"{"values": {"f": "\#(hostile)"}}"#).errors.map(\.code) == ["pattern"])
+        #expect(try Fixtures.validate(form, #"{"values": {"f": "\#(hostile)"}}"#).errors.map(\.code) == [.pattern])
         #expect(try Fixtures.validate(form, #"{"values": {"f": "\#(hostile.dropLast())"}}"#).isValid)
     }
 
     @Test func deepOrHugeSubmissionsAreRefused() {
         // Nesting past the limit is refused for its size, not reported as broken JSON.
         let deep = #"{"values": "# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"
-        #expect(throwsCode("tooLarge") { try Fixtures.submission(deep) })
+        #expect(throwsCode(.tooLarge) { try Fixtures.submission(deep) })
         var limits = SubmissionLimits()
         limits.maxComponents = 2
         let three = #"{"components": [{"id": "a"}, {"id": "b"}, {"id": "c"}]}"#
-        #expect(throws: SubmissionError(code: "tooLarge", message: "A snapshot may hold at most 2 components.")) {
+        #expect(throws: SubmissionError(code: .tooLarge, message: "A snapshot may hold at most 2 components.")) {
             try Submission(json: Array(three.utf8), limits: limits)
         }
         // An index past the limit is refused, not expanded into an array.
-        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "k[1000].a"}]}"#) })
-        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "k[99999999999999999999999].a"}]}"#) })
+        #expect(throwsCode(.tooLarge) { try Fixtures.submission(#"{"components": [{"id": "k[1000].a"}]}"#) })
+        #expect(throwsCode(.tooLarge) { try Fixtures.submission(#"{"components": [{"id": "k[99999999999999999999999].a"}]}"#) })
         let highest = try? Fixtures.submission(#"{"components": [{"id": "k[999].a", "content": 1}]}"#)
         #expect(highest?.values["k"]?.arrayValue?.count == 1_000)
         // What is not key-path syntax stays an opaque id, which no form has.
@@ -49,13 +49,13 @@ import FormRegex
         #expect(odd?.values.keys == ["k[x].a", "a..b", "k[+1].a"])
     }
 
-    /// An id of very many parts once recursed once per part and overflowed the stack; it is refused
-    /// at the nesting limit, after reading only that far.
+    /// An id of very many parts would recurse once per part and overflow the stack; it is refused at
+    /// the nesting limit, after reading only that far.
     @Test func keyPathIDsDeeperThanTheLimitAreRefused() {
         let parts = Array(repeating: "x", count: 50_000).joined(separator: ".")
-        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "\#(parts)", "content": "v"}]}"#) })
+        #expect(throwsCode(.tooLarge) { try Fixtures.submission(#"{"components": [{"id": "\#(parts)", "content": "v"}]}"#) })
         let indexed = Array(repeating: "x[0]", count: 40).joined(separator: ".")
-        #expect(throwsCode("tooLarge") { try Fixtures.submission(#"{"components": [{"id": "\#(indexed)"}]}"#) })
+        #expect(throwsCode(.tooLarge) { try Fixtures.submission(#"{"components": [{"id": "\#(indexed)"}]}"#) })
         // Up to the limit, an id nests.
         let limit = Array(repeating: "x", count: SubmissionLimits().maxDepth).joined(separator: ".")
         #expect((try? Fixtures.submission(#"{"components": [{"id": "\#(limit)", "content": "v"}]}"#)) != nil)
@@ -65,7 +65,7 @@ import FormRegex
     /// bytes; the entries ids may create in all are bounded.
     @Test func entriesCreatedBySnapshotIDsAreBounded() throws {
         let sparse = Array(repeating: "x[999]", count: 16).joined(separator: ".") + ".y"
-        #expect(throwsCode("tooLarge") {
+        #expect(throwsCode(.tooLarge) {
             try Fixtures.submission(#"{"components": [{"id": "\#(sparse)"}, {"id": "z[999].\#(sparse)"}]}"#)
         })
         var limits = SubmissionLimits()
@@ -73,7 +73,7 @@ import FormRegex
         let two = #"{"components": [{"id": "a[999].x"}, {"id": "b[499].x"}]}"#
         #expect((try? Submission(json: Array(two.utf8), limits: limits)) != nil)
         let three = #"{"components": [{"id": "a[999].x"}, {"id": "b[499].x"}, {"id": "c[0].x"}]}"#
-        #expect(throws: SubmissionError(code: "tooLarge", message: "The snapshot's ids name more than 1500 repeat entries in all.")) {
+        #expect(throws: SubmissionError(code: .tooLarge, message: "The snapshot's ids name more than 1500 repeat entries in all.")) {
             try Submission(json: Array(three.utf8), limits: limits)
         }
         // Entries that exist already cost nothing: many fields of one dense repeat fit easily.
@@ -95,7 +95,7 @@ import FormRegex
             #"{"components": [{"id": "a", "t\u0069tle": 1, "title": 2}]}"#,
         ]
         for body in refused {
-            #expect(throwsCode("malformedJSON") { try Fixtures.submission(body) }, "\(body)")
+            #expect(throwsCode(.malformedJSON) { try Fixtures.submission(body) }, "\(body)")
         }
         // The same key in different objects, or nested under itself, is fine.
         let accepted = [
@@ -108,12 +108,12 @@ import FormRegex
         // Past 64 keys the check moves to a set; a repeat there is still found.
         let many = (0..<300).map { "\"k\($0)\": \($0)" }
         #expect((try? Fixtures.submission(#"{"values": {}, "meta": {"# + many.joined(separator: ",") + "}}")) != nil)
-        #expect(throwsCode("malformedJSON") {
+        #expect(throwsCode(.malformedJSON) {
             try Fixtures.submission(#"{"values": {}, "meta": {"# + (many + ["\"k7\": 0"]).joined(separator: ",") + "}}")
         })
     }
 
-    private func throwsCode(_ code: String, _ body: () throws -> Submission) -> Bool {
+    private func throwsCode(_ code: SubmissionError.Code, _ body: () throws -> Submission) -> Bool {
         do {
             _ = try body()
             return false
@@ -146,15 +146,15 @@ extension HostileInputTests {
         #expect(try Fixtures.validate(form, #"{"values": {\#(values.joined(separator: ","))}}"#).isValid)
         let bad = (0..<count).map { #""f\#($0)": "\#(String(repeating: "x", count: $0 + 2))""# }
         let result = try Fixtures.validate(form, #"{"values": {\#(bad.joined(separator: ","))}}"#)
-        #expect(result.errors.map(\.code) == Array(repeating: "pattern", count: count))
+        #expect(result.errors.map(\.code) == Array(repeating: .pattern, count: count))
     }
 }
 
 extension HostileInputTests {
     /// Nested repeat minimums multiply in the Formworks profile and sibling repeats add up: three
-    /// groups of `"min": 1000` in a few hundred bytes asked for a billion components and crashed the
-    /// server. What repeats add is limited to 20,000 components; the innermost repeat past it is
-    /// reported, or `/components` when only siblings together pass it.
+    /// groups of `"min": 1000` in a few hundred bytes would ask for a billion components. What
+    /// repeats add is limited to 20,000 components; the innermost repeat past it is reported, or
+    /// `/components` when only siblings together pass it.
     @Test func repeatMinimumsCannotExpandTheProfilePastTheLimit() throws {
         func group(_ id: String, min: Int, _ inner: String) -> String {
             #"{"group": {"id": "\#(id)", "title": "G", "repeat": {"min": \#(min), "max": 100000}, "components": [\#(inner)]}}"#
@@ -202,7 +202,7 @@ extension HostileInputTests {
     }
 
     /// A Formworks client sends every component of the profile: a repeat whose minimum writes 3,000
-    /// of them is submitted as served (the snapshot cap was 2,000, below what the server served).
+    /// of them is submitted as served: the snapshot cap leaves room for every component a profile serves.
     @Test func aSnapshotMayHoldEveryComponentTheProfileServes() throws {
         let inputs = (0..<3).map { #"{"text": {"id": "t\#($0)", "title": "T"}}"# }.joined(separator: ",")
         let form = try Fixtures.definition(#"{"title": "F", "components": [{"group": {"id": "g", "title": "G", "repeat": {"min": 1000, "max": 1000}, "components": [\#(inputs)]}}]}"#)

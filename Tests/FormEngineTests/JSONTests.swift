@@ -73,7 +73,9 @@ import Testing
 
     @Test func depthIsLimited() throws {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
-        #expect(throws: JSONParseError.self) { try parse(deep) }
+        let error = #expect(throws: JSONParseError.self) { try parse(deep) }
+        #expect(error?.code == .tooDeep)
+        #expect(error?.offset == 64)
         let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
         _ = try parse(ok)
         #expect(throws: JSONParseError.self) {

@@ -37,7 +37,7 @@ import Testing
                 do {
                     _ = try Submission(json: bytes)
                 } catch {
-                    malformed = error.code == "malformedJSON"
+                    malformed = error.code == .malformedJSON
                 }
                 #expect(malformed == !parsed, "\(String(decoding: bytes, as: UTF8.self))")
                 if parsed { outcomes.accepted += 1 } else { outcomes.rejected += 1 }

@@ -27,7 +27,7 @@ import Testing
         #expect(String(decoding: short.values.serialized(), as: UTF8.self)
                 == #"{"name":"Ana","email":"ana@example.com","text-what-is-your-mothers-name":"Bia","phone":"(11) 91234-5678","age":"30"}"#)
         let map = try Fixtures.validate(form, #"{"values": {"name": "Ana", "email": "ana@example.com", "phone": "0012345678", "age": "7", "extra": 1}}"#)
-        #expect(map.errors == [FieldError(field: "extra", code: "unknown", message: "This form has no field \"extra\".")])
+        #expect(map.errors == [FieldError(field: "extra", code: .unknown, message: "This form has no field \"extra\".")])
     }
 
     @Test func snapshotKeyPathIDsNest() throws {
@@ -41,12 +41,12 @@ import Testing
     }
 
     @Test func rejectsBodiesOfNoKnownShape() {
-        let cases: [(String, String)] = [
-            ("{", "malformedJSON"), ("[]", "invalidShape"), ("{}", "invalidShape"), (#"{"values": []}"#, "invalidShape"),
-            (#"{"components": {}}"#, "invalidShape"), (#"{"components": [{"content": 1}]}"#, "invalidShape"),
-            (#"{"values": {}, "components": []}"#, "invalidShape"), (#"{"values": {}, "formVersion": 1.5}"#, "invalidShape"),
-            (#"{"components": [{"id": "a", "content": 1}, {"id": "a", "content": 2}]}"#, "invalidShape"),
-            (#"{"components": [{"id": "a", "content": 1}, {"id": "a.b", "content": 2}]}"#, "invalidShape"),
+        let cases: [(String, SubmissionError.Code)] = [
+            ("{", .malformedJSON), ("[]", .invalidShape), ("{}", .invalidShape), (#"{"values": []}"#, .invalidShape),
+            (#"{"components": {}}"#, .invalidShape), (#"{"components": [{"content": 1}]}"#, .invalidShape),
+            (#"{"values": {}, "components": []}"#, .invalidShape), (#"{"values": {}, "formVersion": 1.5}"#, .invalidShape),
+            (#"{"components": [{"id": "a", "content": 1}, {"id": "a", "content": 2}]}"#, .invalidShape),
+            (#"{"components": [{"id": "a", "content": 1}, {"id": "a.b", "content": 2}]}"#, .invalidShape),
         ]
         for (body, code) in cases {
             do {

@@ -8,17 +8,17 @@ import Testing
         #expect(try Fixtures.codes(optional, "null") == [])
         #expect(try Fixtures.codes(optional, #""anything""#) == [])
         let required = try Fixtures.single("text", #""required": true"#)
-        #expect(try Fixtures.codes(required, #""""#) == ["required"])
-        #expect(try Fixtures.validate(required, #"{"values": {}}"#).errors.map(\.code) == ["required"])
+        #expect(try Fixtures.codes(required, #""""#) == [.required])
+        #expect(try Fixtures.validate(required, #"{"values": {}}"#).errors.map(\.code) == [.required])
         #expect(try Fixtures.codes(required, #""x""#) == [])
         // An empty optional value is valid even where a regex is set.
         let optionalRegex = try Fixtures.single("multiline", #""regex": "[0-9]{3}""#)
         #expect(try Fixtures.codes(optionalRegex, #""""#) == [])
-        #expect(try Fixtures.codes(optionalRegex, #""12""#) == ["pattern"])
+        #expect(try Fixtures.codes(optionalRegex, #""12""#) == [.pattern])
         #expect(try Fixtures.codes(optionalRegex, #""123""#) == [])
         let requiredRegex = try Fixtures.single("text", #""regex": "[0-9]{3}", "required": true"#)
-        #expect(try Fixtures.codes(requiredRegex, #""""#) == ["required"])
-        #expect(try Fixtures.codes(requiredRegex, #"["a"]"#) == ["type"])
+        #expect(try Fixtures.codes(requiredRegex, #""""#) == [.required])
+        #expect(try Fixtures.codes(requiredRegex, #"["a"]"#) == [.type])
     }
 
     /// A condition reads text as a number only when it is written as one: not `0x5` or `+5`.
@@ -60,7 +60,7 @@ import Testing
         let one = try Fixtures.single("select", options)
         #expect(try Fixtures.validate(one, #"{"values": {"f": 1}}"#).values["f"] == .string("1"))
         #expect(try Fixtures.validate(one, #"{"values": {"f": 2.5}}"#).values["f"] == .string("2.5"))
-        #expect(try Fixtures.codes(one, "3") == ["option"])
+        #expect(try Fixtures.codes(one, "3") == [.option])
         let many = try Fixtures.single("select", options + #", "multiple": true"#)
         #expect(try Fixtures.validate(many, #"{"values": {"f": [2, "1"]}}"#).values["f"] == .array(["2", "1"]))
     }
@@ -94,15 +94,15 @@ import Testing
     /// sent to another input is the wrong type, not a missing answer.
     @Test func containersAreWrongTypesNotEmptyAnswers() throws {
         let text = try Fixtures.single("text", #""required": true"#)
-        #expect(try Fixtures.codes(text, "[]") == ["type"])
-        #expect(try Fixtures.codes(text, "{}") == ["type"])
-        #expect(try Fixtures.codes(text, #""""#) == ["required"])
-        #expect(try Fixtures.codes(try Fixtures.single("text"), "[]") == ["type"])
-        #expect(try Fixtures.codes(try Fixtures.single("switch"), "{}") == ["boolean"])
-        #expect(try Fixtures.codes(try Fixtures.single("date"), "[]") == ["date"])
+        #expect(try Fixtures.codes(text, "[]") == [.type])
+        #expect(try Fixtures.codes(text, "{}") == [.type])
+        #expect(try Fixtures.codes(text, #""""#) == [.required])
+        #expect(try Fixtures.codes(try Fixtures.single("text"), "[]") == [.type])
+        #expect(try Fixtures.codes(try Fixtures.single("switch"), "{}") == [.boolean])
+        #expect(try Fixtures.codes(try Fixtures.single("date"), "[]") == [.date])
         let multiple = try Fixtures.single("select", #""required": true, "multiple": true, "options": [{"id": "a", "title": "A"}]"#)
-        #expect(try Fixtures.codes(multiple, "[]") == ["required"])
-        #expect(try Fixtures.codes(multiple, "{}") == ["option"])
+        #expect(try Fixtures.codes(multiple, "[]") == [.required])
+        #expect(try Fixtures.codes(multiple, "{}") == [.option])
     }
 }
 

@@ -148,7 +148,7 @@ private func check(_ pattern: String, caseInsensitive: Bool = false, yes: [Strin
         try check(#"a\b."# + "|" + others.joined(separator: "|"), yes: ["a-", "b"], no: ["a\u{AD}", "ab"])
     }
 
-    /// A repeated empty group emits nothing; nested, it once took time to the power of its depth.
+    /// A repeated empty group emits nothing; nested, it would otherwise take time to the power of its depth.
     @Test func repeatedEmptyGroupsCompileAtOnce() throws {
         try check("(?:(?:){1000}){1000}", yes: [""], no: ["x"])
         // ICU gives up on four levels (no match even for ""), so only this engine is asked.

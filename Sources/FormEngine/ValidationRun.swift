@@ -1,7 +1,10 @@
 import FormRegex
 
 extension FormDefinition {
-    /// Validates a parsed submission with this definition's rules.
+    /// Validates a submission with this definition's rules, as the server does when it arrives.
+    ///
+    /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
+    /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
         var run = ValidationRun(options: options, capacity: knownIDs.count, slotCount: slotCount)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
@@ -51,24 +54,24 @@ struct ValidationRun {
                 }
                 recognized += walk(section.children, submitted: submitted, cursor: &cursor)
             case .input(let rule):
-                let raw = submitted.value(of: rule.id, cursor: &cursor)
+                let raw = submitted.value(of: rule.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
                 if let value = check(rule, raw ?? .null) {
-                    scopes[scopes.count - 1].append(rule.id, value)
+                    scopes[scopes.count - 1].append(rule.spec.id, value)
                     if let slot = rule.slot { slots[slot] = value }
-                } else if rule.type == .switch, let slot = rule.slot, Self.isOff(raw ?? .null, rule) {
+                } else if rule.spec.type == .switch, let slot = rule.slot, Self.isOff(raw ?? .null, rule) {
                     // A visible switch left alone is off, whether the client sent "", nothing or false
                     // (refused by `required`): `{"equals": false}` must not depend on which.
                     slots[slot] = .bool(false)
                 }
             case .group(let group):
-                let raw = submitted.value(of: group.id, cursor: &cursor)
+                let raw = submitted.value(of: group.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = group.condition, !condition.evaluate(slots) { continue }
-                path.append(.key(group.id))
+                path.append(.key(group.spec.id))
                 if let value = walkGroup(group, raw ?? .null) {
-                    scopes[scopes.count - 1].append(group.id, value)
+                    scopes[scopes.count - 1].append(group.spec.id, value)
                 }
                 path.removeLast()
             }
@@ -82,21 +85,21 @@ struct ValidationRun {
         for step in steps {
             switch step {
             case .section(let section): n += present(section.children, in: submitted)
-            case .input(let rule): if submitted.position(of: rule.id) != nil { n += 1 }
-            case .group(let group): if submitted.position(of: group.id) != nil { n += 1 }
+            case .input(let rule): if submitted.position(of: rule.spec.id) != nil { n += 1 }
+            case .group(let group): if submitted.position(of: group.spec.id) != nil { n += 1 }
             }
         }
         return n
     }
 
     private mutating func walkGroup(_ group: GroupRule, _ raw: JSONValue) -> JSONValue? {
-        guard let bounds = group.bounds else {
+        guard let bounds = group.spec.repeatBounds else {
             let object: JSONObject
             switch raw {
             case .null: object = JSONObject()
             case .object(let o): object = o
             default:
-                fail("type", "Expected an object of this group's fields, got \(raw.typeName).", nil)
+                fail(.type, "Expected an object of this group's fields, got \(raw.typeName).", nil)
                 return nil
             }
             let out = walkItem(group, object)
@@ -107,14 +110,14 @@ struct ValidationRun {
         case .null: items = []
         case .array(let a): items = a
         default:
-            fail("type", "Expected an array of items, got \(raw.typeName).", nil)
+            fail(.type, "Expected an array of items, got \(raw.typeName).", nil)
             return nil
         }
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
         if counted.count < bounds.min || counted.count > bounds.max {
-            fail("repeat", bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
+            fail(.repeat, bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
                                                     : "Add between \(bounds.min) and \(bounds.max) items.", nil)
         }
         // Every item is checked, also past `max`, so that all of the submission's errors are listed.
@@ -125,11 +128,11 @@ struct ValidationRun {
             switch items[i] {
             case .object(let o): out.append(.object(walkItem(group, o)))
             case .null: out.append(.object(walkItem(group, JSONObject())))
-            default: fail("type", "Expected an object of this group's fields, got \(items[i].typeName).", nil)
+            default: fail(.type, "Expected an object of this group's fields, got \(items[i].typeName).", nil)
             }
             path.removeLast()
         }
-        // No items is stored as [], as it always was (receivers may count them).
+        // No items is stored as [] rather than left out: receivers may count the items.
         return .array(out)
     }
 
@@ -139,7 +142,7 @@ struct ValidationRun {
     static func isBlankItem(_ item: JSONValue, of group: GroupRule) -> Bool {
         switch item {
         case .null: true
-        case .object(let o): o.members.allSatisfy { group.knownIDs.contains($0.key) && isBlank($0.value) }
+        case .object(let o): o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && isBlank($0.value) }
         default: false
         }
     }
@@ -155,12 +158,12 @@ struct ValidationRun {
     }
 
     private mutating func walkItem(_ group: GroupRule, _ object: JSONObject) -> JSONObject {
-        if !slots.isEmpty, group.bounds != nil {
+        if !slots.isEmpty, group.spec.repeatBounds != nil {
             for slot in group.slots { slots[slot] = .null }
         }
         scopes.append(JSONObject())
         if walk(group.children, submitted: object) != object.count {
-            reportUnknown(in: object, known: group.knownIDs)
+            reportUnknown(in: object, known: group.spec.knownIDs)
         }
         return scopes.removeLast()
     }
@@ -168,7 +171,7 @@ struct ValidationRun {
     mutating func reportUnknown(in object: JSONObject, known: Set<String>) {
         for key in object.keys where !known.contains(key) {
             path.append(.key(key))
-            fail("unknown", "This form has no field \"\(fieldPath)\".", nil)
+            fail(.unknown, "This form has no field \"\(fieldPath)\".", nil)
             path.removeLast()
         }
     }
@@ -188,10 +191,10 @@ struct ValidationRun {
     }
 
     /// Records an error at the current path, or at the input `rule` under it.
-    private mutating func fail(_ code: String, _ message: String, _ rule: InputRule?) {
+    private mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
-        if let rule { field += field.isEmpty ? rule.id : "." + rule.id }
-        errors.append(FieldError(field: field, code: code, message: rule?.messages[code] ?? message))
+        if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
+        errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code] ?? message))
     }
 
     // MARK: Inputs
@@ -199,10 +202,10 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.required { fail("required", "This field is required.", rule) }
+            if rule.spec.required { fail(.required, "This field is required.", rule) }
             return nil
         }
-        switch rule.type {
+        switch rule.spec.type {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
             return checkText(rule, raw)
         case .integer, .count:
@@ -214,7 +217,7 @@ struct ValidationRun {
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
                 guard v.magnitude < Self.twoToThe53 else {
-                    fail("integer", Self.largeWholeNumberMessage, rule)
+                    fail(.integer, Self.largeWholeNumberMessage, rule)
                     return nil
                 }
                 n = v
@@ -223,18 +226,18 @@ struct ValidationRun {
                 case .value(let i) where i.magnitude <= 1 << 53:
                     n = Double(i)
                 case .value, .tooLarge:
-                    fail("integer", Self.integerRangeMessage, rule)
+                    fail(.integer, Self.integerRangeMessage, rule)
                     return nil
                 case .invalid:
-                    fail("integer", "Please enter a whole number.", rule)
+                    fail(.integer, "Please enter a whole number.", rule)
                     return nil
                 }
             default:
-                fail("integer", "Please enter a whole number.", rule)
+                fail(.integer, "Please enter a whole number.", rule)
                 return nil
             }
             guard abs(n) <= Self.twoToThe53 else {
-                fail("integer", Self.integerRangeMessage, rule)
+                fail(.integer, Self.integerRangeMessage, rule)
                 return nil
             }
             return checkBounds(rule, n)
@@ -250,34 +253,28 @@ struct ValidationRun {
                 // Stored and compared with the bounds as a Double: text with more digits than it
                 // keeps would be checked and stored as another number.
                 guard ValueRules.isExact(s, parsed.value) else {
-                    fail("decimal", "This number has more digits than are kept (about 15 significant digits); round it.", rule)
+                    fail(.decimal, "This number has more digits than are kept (about 15 significant digits); round it.", rule)
                     return nil
                 }
                 (n, places) = parsed
             default:
-                fail("decimal", "Please enter a number, like 12.5.", rule)
+                fail(.decimal, "Please enter a number, like 12.5.", rule)
                 return nil
             }
-            if let maxPlaces = rule.maxDecimalPlaces, places > maxPlaces {
-                fail("decimalPlaces", maxPlaces == 0 ? "Please enter a whole number, without decimals."
+            if let maxPlaces = rule.spec.maxDecimalPlaces, places > maxPlaces {
+                fail(.decimalPlaces, maxPlaces == 0 ? "Please enter a whole number, without decimals."
                                                      : "Use at most \(maxPlaces) digits after the decimal point.", rule)
                 return nil
             }
             return checkBounds(rule, n)
         case .date:
             guard case .string(let s) = raw, ValueRules.isDate(s) else {
-                fail("date", "Please enter a date as YYYY-MM-DD.", rule)
+                fail(.date, "Please enter a date as YYYY-MM-DD.", rule)
                 return nil
             }
-            if let lo = rule.minDate, s < lo {
-                fail("minValue", "The date must be on or after \(lo).", rule)
-                return nil
-            }
-            if let hi = rule.maxDate, s > hi {
-                fail("maxValue", "The date must be on or before \(hi).", rule)
-                return nil
-            }
-            return raw
+            let inBounds = within(s, rule.spec.minDate, rule.spec.maxDate, (.minValue, .maxValue), rule,
+                                  { "The date must be on or after \($0)." }, { "The date must be on or before \($0)." })
+            return inBounds ? raw : nil
         case .select:
             return checkSelect(rule, raw)
         case .switch:
@@ -287,11 +284,11 @@ struct ValidationRun {
             case .string("true"): b = true
             case .string("false"): b = false
             default:
-                fail("boolean", "Please answer with true or false.", rule)
+                fail(.boolean, "Please answer with true or false.", rule)
                 return nil
             }
-            if rule.required, !b {
-                fail("required", "This must be switched on.", rule)
+            if rule.spec.required, !b {
+                fail(.required, "This must be switched on.", rule)
                 return nil
             }
             return .bool(b)
@@ -312,7 +309,7 @@ struct ValidationRun {
         switch raw {
         case .null: true
         case .string(let s): s.isEmpty
-        case .array(let a): rule.multiple && a.isEmpty
+        case .array(let a): rule.spec.multiple && a.isEmpty
         default: false
         }
     }
@@ -335,12 +332,12 @@ struct ValidationRun {
             // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
             // ...168), so such numbers must come as text.
             guard n.magnitude < Self.twoToThe53 else {
-                fail("type", Self.largeNumberMessage, rule)
+                fail(.type, Self.largeNumberMessage, rule)
                 return nil
             }
             s = JSONValue.numberText(n)
         default:
-            fail("type", "Expected text, got \(raw.typeName).", rule)
+            fail(.type, "Expected text, got \(raw.typeName).", rule)
             return nil
         }
         let cap = options.maxValueLength
@@ -348,47 +345,41 @@ struct ValidationRun {
         if s.utf8.count > cap {
             let n = ValueRules.length(s, limit: cap)
             if n > cap {
-                fail("maxLength", "Use at most \(cap) characters.", rule)
+                fail(.maxLength, "Use at most \(cap) characters.", rule)
                 return nil
             }
             length = n
         }
-        if rule.minLength != nil || rule.maxLength != nil {
+        if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            if let lo = rule.minLength, n < lo {
-                fail("minLength", "Use at least \(lo) characters.", rule)
-                return nil
-            }
-            if let hi = rule.maxLength, n > hi {
-                fail("maxLength", "Use at most \(hi) characters.", rule)
-                return nil
-            }
+            guard within(n, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
+                         { "Use at least \($0) characters." }, { "Use at most \($0) characters." }) else { return nil }
         }
         let ok: Bool
-        let code: String
+        let code: FieldError.Code
         let message: String
-        switch rule.type {
+        switch rule.spec.type {
         case .email:
-            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
-            (code, message) = ("email", "Please provide a valid e-mail address.")
+            ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
+            (code, message) = (.email, "Please provide a valid e-mail address.")
         case .phonenumber:
-            ok = (rule.pattern ?? Self.phonenumber).matches(s)
-            (code, message) = ("phone", "Please type in a Brazilian phone number, like (11) 91234-5678.")
+            ok = (rule.spec.pattern ?? Self.phonenumber).matches(s)
+            (code, message) = (.phone, "Please type in a Brazilian phone number, like (11) 91234-5678.")
         case .numerical:
-            ok = rule.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
-            (code, message) = ("numerical", "Only numerical characters are accepted.")
+            ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
+            (code, message) = (.numerical, "Only numerical characters are accepted.")
         case .usphone:
-            ok = rule.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
-            (code, message) = ("phone", "Please type a US phone number like 555-123-4567.")
+            ok = rule.spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
+            (code, message) = (.phone, "Please type a US phone number like 555-123-4567.")
         case .usstate:
             guard let state = USState.code(for: s) else {
-                fail("state", "Please enter a US state's name or two-letter code.", rule)
+                fail(.state, "Please enter a US state's name or two-letter code.", rule)
                 return nil
             }
             return .string(state)
         default:
-            ok = rule.pattern?.matches(s) ?? true
-            (code, message) = ("pattern", "The value does not have the expected format.")
+            ok = rule.spec.pattern?.matches(s) ?? true
+            (code, message) = (.pattern, "The value does not have the expected format.")
         }
         guard ok else {
             fail(code, message, rule)
@@ -398,15 +389,27 @@ struct ValidationRun {
     }
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
-        if let lo = rule.minValue, n < lo {
-            fail("minValue", "The value must be at least \(JSONValue.numberText(lo)).", rule)
-            return nil
+        let inBounds = within(n, rule.spec.minValue, rule.spec.maxValue, (.minValue, .maxValue), rule,
+                              { "The value must be at least \(JSONValue.numberText($0))." },
+                              { "The value must be at most \(JSONValue.numberText($0))." })
+        return inBounds ? .number(n) : nil
+    }
+
+    /// Whether `value` lies within the rule's bounds (either may be absent); records the error of the
+    /// bound it passes, with the message `below` or `above` writes for that bound.
+    private mutating func within<Bound: Comparable>(
+        _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code), _ rule: InputRule,
+        _ below: (Bound) -> String, _ above: (Bound) -> String
+    ) -> Bool {
+        if let low, value < low {
+            fail(codes.low, below(low), rule)
+            return false
         }
-        if let hi = rule.maxValue, n > hi {
-            fail("maxValue", "The value must be at most \(JSONValue.numberText(hi)).", rule)
-            return nil
+        if let high, value > high {
+            fail(codes.high, above(high), rule)
+            return false
         }
-        return .number(n)
+        return true
     }
 
     /// An option id as sent: text, or a JSON number taken as its text (option `"1"` sent as `1`), as
@@ -421,21 +424,21 @@ struct ValidationRun {
 
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let message = "Please choose one of the options."
-        guard rule.multiple else {
+        guard rule.spec.multiple else {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
-            guard let s = Self.optionText(raw), let i = rule.options.firstIndex(of: s) else {
-                fail("option", message, rule)
+            guard let s = Self.optionText(raw), let i = rule.spec.options.firstIndex(of: s) else {
+                fail(.option, message, rule)
                 return nil
             }
-            return .string(rule.options[i])
+            return .string(rule.spec.options[i])
         }
         var chosen: [String] = []
         switch raw {
         case .array(let items):
             for item in items {
                 guard let s = Self.optionText(item) else {
-                    fail("option", message, rule)
+                    fail(.option, message, rule)
                     return nil
                 }
                 chosen.append(s)
@@ -445,16 +448,16 @@ struct ValidationRun {
             // so "," or "a,,b" name an option that does not exist instead of choosing nothing.
             chosen = s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         default:
-            fail("option", message, rule)
+            fail(.option, message, rule)
             return nil
         }
         var out: [JSONValue] = []
         for s in chosen {
-            guard let i = rule.options.firstIndex(of: s) else {
-                fail("option", message, rule)
+            guard let i = rule.spec.options.firstIndex(of: s) else {
+                fail(.option, message, rule)
                 return nil
             }
-            let option = JSONValue.string(rule.options[i])
+            let option = JSONValue.string(rule.spec.options[i])
             if !out.contains(option) { out.append(option) }
         }
         return .array(out)
