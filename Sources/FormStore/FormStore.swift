@@ -117,7 +117,7 @@ public protocol FormStore: Sendable {
     func releaseLeases(owner: String) async throws
 
     /// A page of deliveries, newest first, filtered by status and form.
-    func deliveries(status: [String]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage
+    func deliveries(status: [DeliveryStatus]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage
 
     /// One delivery with all its attempts, oldest first.
     func delivery(id: String) async throws -> DeliveryRecord?

@@ -208,7 +208,7 @@ extension SQLiteFormStore {
 
     // MARK: Admin views
 
-    public func deliveries(status: [String]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage {
+    public func deliveries(status: [DeliveryStatus]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage {
         let limit = min(max(limit, 1), 1000)
         var conditions: [String] = []
         var arguments: StatementArguments = []

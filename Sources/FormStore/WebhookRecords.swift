@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// A webhook endpoint to add to a form.
 public struct NewEndpoint: Sendable {
@@ -134,9 +135,19 @@ public enum RedeliveryOutcome: Sendable, Equatable {
     case inFlight(leaseExpiresAt: Date)
 }
 
-/// The states a delivery goes through.
-public enum DeliveryStatus: String, Sendable, CaseIterable {
-    case pending, succeeded, failed, dead
+/// The states a delivery goes through, stored as their raw values.
+public enum DeliveryStatus: String, Sendable, CaseIterable, Codable, DatabaseValueConvertible {
+    /// Waiting for its first attempt, or queued again by a redeliver.
+    case pending
+    /// A receiver acknowledged it.
+    case succeeded
+    /// An attempt failed; another is due at its next attempt time.
+    case failed
+    /// Given up on (attempts exhausted, endpoint gone); only a redeliver queues it again.
+    case dead
+
+    /// Still to be sent: the states a worker claims.
+    public var isOpen: Bool { self == .pending || self == .failed }
 }
 
 /// A delivery as the admin sees it.
@@ -146,8 +157,7 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var endpointURL: String
     public var submissionID: String
     public var formID: String
-    /// `pending`, `succeeded`, `failed` or `dead`.
-    public var status: String
+    public var status: DeliveryStatus
     /// Attempts made so far, manual redeliveries included.
     public var attemptCount: Int
     public var nextAttemptAt: Date
@@ -159,7 +169,7 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var attempts: [AttemptRecord]
 
     public init(
-        id: String, endpointID: String, endpointURL: String, submissionID: String, formID: String, status: String,
+        id: String, endpointID: String, endpointURL: String, submissionID: String, formID: String, status: DeliveryStatus,
         attemptCount: Int, nextAttemptAt: Date, createdAt: Date, updatedAt: Date, lastStatusCode: Int?,
         lastError: String?, attempts: [AttemptRecord]
     ) {
