@@ -1,4 +1,5 @@
 import Configuration
+import FormStore
 import Foundation
 
 /// Everything an operator can set, with the defaults the server embeds.
@@ -28,7 +29,7 @@ public struct AppConfiguration: Sendable {
     public var rateLimitBurst = 60
     public var rateLimitPerSecond = 10.0
     /// `FULL` keeps every acknowledged submission through power loss; `NORMAL` only for benchmarks.
-    public var synchronous = "FULL"
+    public var synchronous = SQLiteStoreConfiguration.Synchronous.full
     /// The delivery worker: how many in flight, timeouts, and the retry schedule in seconds.
     public var webhookConcurrency = 256
     public var webhookTimeoutSeconds = 10.0
@@ -131,7 +132,11 @@ public struct AppConfiguration: Sendable {
         maxValueLength = config.int(forKey: "maxValueLength", default: d.maxValueLength)
         rateLimitBurst = config.int(forKey: "rateLimit.burst", default: d.rateLimitBurst)
         rateLimitPerSecond = config.double(forKey: "rateLimit.perSecond", default: d.rateLimitPerSecond)
-        synchronous = config.string(forKey: "synchronous", default: d.synchronous).uppercased()
+        let synchronousName = config.string(forKey: "synchronous", default: d.synchronous.rawValue).uppercased()
+        guard let synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: synchronousName) else {
+            throw ConfigurationError(key: "synchronous", message: "must be FULL or NORMAL")
+        }
+        self.synchronous = synchronous
         webhookConcurrency = config.int(forKey: "webhooks.concurrency", default: d.webhookConcurrency)
         webhookTimeoutSeconds = config.double(forKey: "webhooks.timeoutSeconds", default: d.webhookTimeoutSeconds)
         webhookRetrySchedule = config.doubleArray(forKey: "webhooks.retrySchedule", default: d.webhookRetrySchedule)
@@ -177,7 +182,6 @@ public struct AppConfiguration: Sendable {
         if !(0.001...1_000_000_000).contains(rateLimitPerSecond) {
             try fail("rateLimit.perSecond", "must be a number between 0.001 and 1000000000")
         }
-        if !["FULL", "NORMAL"].contains(synchronous) { try fail("synchronous", "must be FULL or NORMAL") }
         if webhookRetrySchedule.isEmpty || webhookRetrySchedule.count > 100
             || !webhookRetrySchedule.allSatisfy({ (0...2_592_000).contains($0) }) {
             try fail("webhooks.retrySchedule", "must list 1 to 100 delays, each 0 to 2592000 seconds (30 days)")

@@ -50,7 +50,7 @@ public final class FormhouseApplication: Sendable {
             }
         }
         var storeConfiguration = SQLiteStoreConfiguration()
-        storeConfiguration.synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: configuration.synchronous) ?? .full
+        storeConfiguration.synchronous = configuration.synchronous
         storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
         let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
         self.store = store
