@@ -29,7 +29,8 @@ extension SQLiteFormStore {
     public func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage {
         let limit = min(max(limit, 1), 1000)
         let (items, more) = try await read { db in
-            try SubmissionQueries.page(formID: formID, before: cursor, limit: limit, maxBytes: Self.pageValueBytes, in: db)
+            try SubmissionQueries.rows(
+                formID: formID, past: cursor, order: .newestFirst, limit: limit, maxBytes: Self.pageValueBytes, in: db)
         }
         guard more, let last = items.last else { return SubmissionPage(items: items, nextCursor: nil) }
         return SubmissionPage(
@@ -50,7 +51,8 @@ extension SQLiteFormStore {
         while true {
             let after = cursor
             let (batch, more) = try await read { db in
-                try SubmissionQueries.batch(formID: formID, after: after, limit: batchSize, maxBytes: maxBatchBytes, in: db)
+                try SubmissionQueries.rows(
+                    formID: formID, past: after, order: .oldestFirst, limit: batchSize, maxBytes: maxBatchBytes, in: db)
             }
             if batch.isEmpty { return }
             try await body(batch)

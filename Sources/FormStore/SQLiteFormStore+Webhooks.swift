@@ -6,34 +6,31 @@ extension SQLiteFormStore {
 
     public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
         try await write { db in
+            let formID = endpoint.record.formID
             guard try Int.fetchOne(
-                db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [endpoint.formID]) != nil
-            else { throw StoreError.notFound("form \(endpoint.formID)") }
+                db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [formID]) != nil
+            else { throw StoreError.notFound("form \(formID)") }
             if let max = endpoint.maxPerForm, try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL",
-                arguments: [endpoint.formID]) ?? 0 >= max {
-                throw StoreError.limitReached("form \(endpoint.formID) has \(max) endpoints")
+                arguments: [formID]) ?? 0 >= max {
+                throw StoreError.limitReached("form \(formID) has \(max) endpoints")
             }
-            let createdAt = endpoint.createdAt.storedMilliseconds
+            var record = endpoint.record
+            record.createdAt = Date(storedMilliseconds: record.createdAt.storedMilliseconds)
             do {
-                try db.execute(sql: """
-                    INSERT INTO webhook_endpoints (id, form_id, url, secret_ciphertext, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [endpoint.id, endpoint.formID, endpoint.url, Data(endpoint.secretCiphertext), createdAt])
+                try record.insert(db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw StoreError.conflict("endpoint \(endpoint.id) exists")
+                throw StoreError.conflict("endpoint \(record.id) exists")
             }
-            return EndpointRecord(
-                id: endpoint.id, formID: endpoint.formID, url: endpoint.url, secretCiphertext: endpoint.secretCiphertext,
-                previousSecretCiphertext: nil, previousSecretExpiresAt: nil, disabledAt: nil, disabledReason: nil,
-                createdAt: Date(storedMilliseconds: createdAt))
+            return record
         }
     }
 
     public func endpoints(formID: String) async throws -> [EndpointRecord] {
         try await read { db in
-            try Row.fetchAll(db, sql: """
+            try EndpointRecord.fetchAll(db, sql: """
                 SELECT * FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL ORDER BY created_at, id
-                """, arguments: [formID]).map(EndpointRecord.init(row:))
+                """, arguments: [formID])
         }
     }
 
@@ -234,7 +231,7 @@ extension SQLiteFormStore {
             """
         let finalArguments = arguments
         let rows = try await read { db in
-            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map { DeliveryRecord(row: $0, attempts: []) }
+            try DeliveryRecord.fetchAll(db, sql: sql, arguments: finalArguments)
         }
         guard rows.count > limit else { return DeliveryPage(items: rows, nextCursor: nil) }
         let items = Array(rows.prefix(limit))
@@ -245,34 +242,29 @@ extension SQLiteFormStore {
 
     public func delivery(id: String) async throws -> DeliveryRecord? {
         try await read { db in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard var delivery = try DeliveryRecord.fetchOne(db, sql: """
                 SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ?
                 """, arguments: [id])
             else { return nil }
-            let attempts = try Row.fetchAll(db, sql: """
+            delivery.attempts = try AttemptRecord.fetchAll(db, sql: """
                 SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY id
-                """, arguments: [id]).map { row in
-                AttemptRecord(
-                    attemptedAt: Date(storedMilliseconds: row["attempted_at"]), statusCode: row["status_code"],
-                    durationMilliseconds: row["duration_ms"], error: row["error"], responseExcerpt: row["response_excerpt"])
-            }
-            return DeliveryRecord(row: row, attempts: attempts)
+                """, arguments: [id])
+            return delivery
         }
     }
 
     public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
+            guard let state = try RedeliveryState.fetchOne(db, sql: """
+                SELECT d.endpoint_id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
                 FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.id = ?
                 """, arguments: [id])
             else { return .unknownDelivery }
-            let endpointID: String = row["id"]
-            if (row["deleted_at"] as Int64?) != nil { return .endpointDeleted(endpointID: endpointID) }
-            if (row["disabled_at"] as Int64?) != nil { return .endpointDisabled(endpointID: endpointID) }
+            if state.endpointDeletedAt != nil { return .endpointDeleted(endpointID: state.endpointID) }
+            if state.endpointDisabledAt != nil { return .endpointDisabled(endpointID: state.endpointID) }
             let milliseconds = now.storedMilliseconds
-            if (row["lease_owner"] as String?) != nil, let expires = row["lease_expires_at"] as Int64?, expires > milliseconds {
+            if state.leaseOwner != nil, let expires = state.leaseExpiresAt, expires > milliseconds {
                 return .inFlight(leaseExpiresAt: Date(storedMilliseconds: expires))
             }
             try db.execute(sql: """
@@ -296,8 +288,7 @@ extension SQLiteFormStore {
     // MARK: Helpers
 
     private static func endpoint(id: String, in db: Database) throws -> EndpointRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", arguments: [id])
-            .map(EndpointRecord.init(row:))
+        try EndpointRecord.fetchOne(db, sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", arguments: [id])
     }
 
     /// Deliveries that can no longer be sent are marked dead so the queue does not count them.
@@ -309,25 +300,16 @@ extension SQLiteFormStore {
     }
 }
 
-extension EndpointRecord {
-    init(row: Row) {
-        self.init(
-            id: row["id"], formID: row["form_id"], url: row["url"],
-            secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
-            previousSecretCiphertext: (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
-            previousSecretExpiresAt: (row["previous_secret_expires_at"] as Int64?).map(Date.init(storedMilliseconds:)),
-            disabledAt: (row["disabled_at"] as Int64?).map(Date.init(storedMilliseconds:)),
-            disabledReason: row["disabled_reason"], createdAt: Date(storedMilliseconds: row["created_at"]))
+/// What a redeliver checks of a delivery and its endpoint.
+private struct RedeliveryState: Decodable, FetchableRecord {
+    enum CodingKeys: String, CodingKey {
+        case endpointID = "endpoint_id", endpointDeletedAt = "deleted_at", endpointDisabledAt = "disabled_at"
+        case leaseOwner = "lease_owner", leaseExpiresAt = "lease_expires_at"
     }
-}
 
-extension DeliveryRecord {
-    init(row: Row, attempts: [AttemptRecord]) {
-        self.init(
-            id: row["id"], endpointID: row["endpoint_id"], endpointURL: row["url"], submissionID: row["submission_id"],
-            formID: row["form_id"], status: row["status"], attemptCount: row["attempts"],
-            nextAttemptAt: Date(storedMilliseconds: row["next_attempt_at"]),
-            createdAt: Date(storedMilliseconds: row["created_at"]), updatedAt: Date(storedMilliseconds: row["updated_at"]),
-            lastStatusCode: row["last_status_code"], lastError: row["last_error"], attempts: attempts)
-    }
+    var endpointID: String
+    var endpointDeletedAt: Int64?
+    var endpointDisabledAt: Int64?
+    var leaseOwner: String?
+    var leaseExpiresAt: Int64?
 }

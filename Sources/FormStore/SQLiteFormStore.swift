@@ -69,7 +69,7 @@ public final class SQLiteFormStore: FormStore {
         submissionCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
             // The webhook payload is built only if needed; it wraps the values, so count them twice.
-            weight: { $0.rawBody.count + 2 * $0.values.utf8.count },
+            weight: { $0.record.rawBody.count + 2 * $0.record.values.utf8.count },
             logger: logger
         ) { group in
             try damage.checkWritable()

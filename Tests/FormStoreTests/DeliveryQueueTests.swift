@@ -156,7 +156,7 @@ import Testing
             let first = try await store.claimDueDeliveries(owner: "a", limit: 10, now: now, lease: 30)
             #expect(first.count == 1)
             let delivery = try #require(first.first)
-            #expect(delivery.endpointID == endpoint.id && delivery.submissionID == submission.id && delivery.attempts == 0)
+            #expect(delivery.endpointID == endpoint.id && delivery.submissionID == submission.record.id && delivery.attempts == 0)
             #expect(delivery.leaseExpiresAt.storedMilliseconds == now.addingTimeInterval(30).storedMilliseconds)
 
             #expect(try await store.claimDueDeliveries(owner: "b", limit: 10, now: now.addingTimeInterval(10), lease: 30).isEmpty)
