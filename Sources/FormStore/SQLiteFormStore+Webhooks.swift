@@ -205,8 +205,9 @@ extension SQLiteFormStore {
 
     // MARK: Admin views
 
-    public func deliveries(status: [DeliveryStatus]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage {
-        let limit = min(max(limit, 1), 1000)
+    public func deliveries(
+        status: [DeliveryStatus]?, formID: String?, before position: (createdAtMilliseconds: Int64, id: String)?, limit: Int
+    ) async throws -> [DeliveryRecord] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let status, !status.isEmpty {
@@ -217,12 +218,11 @@ extension SQLiteFormStore {
             conditions.append("d.form_id = ?")
             arguments += [formID]
         }
-        if let cursor {
-            guard let (milliseconds, id) = CursorToken.decode(cursor) else { throw StoreError.invalidCursor }
+        if let position {
             conditions.append("(d.created_at, d.id) < (?, ?)")
-            arguments += [milliseconds, id]
+            arguments += [position.createdAtMilliseconds, position.id]
         }
-        arguments += [limit + 1]
+        arguments += [limit]
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
             SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -230,14 +230,7 @@ extension SQLiteFormStore {
             ORDER BY d.created_at DESC, d.id DESC LIMIT ?
             """
         let finalArguments = arguments
-        let rows = try await read { db in
-            try DeliveryRecord.fetchAll(db, sql: sql, arguments: finalArguments)
-        }
-        guard rows.count > limit else { return DeliveryPage(items: rows, nextCursor: nil) }
-        let items = Array(rows.prefix(limit))
-        let last = items[items.count - 1]
-        return DeliveryPage(
-            items: items, nextCursor: CursorToken.encode(milliseconds: last.createdAt.storedMilliseconds, id: last.id))
+        return try await read { db in try DeliveryRecord.fetchAll(db, sql: sql, arguments: finalArguments) }
     }
 
     public func delivery(id: String) async throws -> DeliveryRecord? {

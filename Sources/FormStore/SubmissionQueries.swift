@@ -22,19 +22,11 @@ enum SubmissionQueries {
             arguments: [formID, idempotencyKey])
     }
 
-    /// The order a form's submissions are read in, by received time then id.
-    enum Order {
-        /// Newest first, from before the cursor: pages.
-        case newestFirst
-        /// Oldest first, from after the cursor: exports.
-        case oldestFirst
-    }
-
     /// A form's submissions in `order`, from past `cursor`: up to `limit` rows, ending early once the
     /// values read reach `maxBytes` (always at least one row), without their raw bodies. `more` is
     /// whether rows follow.
     static func rows(
-        formID: String, past cursor: SubmissionCursor?, order: Order, limit: Int, maxBytes: Int, in db: Database
+        formID: String, past cursor: SubmissionCursor?, order: SubmissionOrder, limit: Int, maxBytes: Int, in db: Database
     ) throws -> (records: [SubmissionRecord], more: Bool) {
         let (past, direction) = switch order {
         case .newestFirst: ("<", "DESC")

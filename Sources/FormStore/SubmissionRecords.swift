@@ -95,6 +95,11 @@ public struct SubmissionCursor: Sendable, Equatable {
         self.id = id
     }
 
+    /// The position of `record`.
+    public init(_ record: SubmissionRecord) {
+        self.init(receivedAtMilliseconds: record.receivedAt.storedMilliseconds, id: record.id)
+    }
+
     /// Reads a token made by ``token``; `nil` when it is not one.
     public init?(token: String) {
         guard let (milliseconds, id) = CursorToken.decode(token) else { return nil }

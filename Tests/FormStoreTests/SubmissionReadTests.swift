@@ -68,7 +68,8 @@ import Testing
             let first = try await store.submissions(formID: "signup", after: nil, limit: 50)
             #expect(first.items.map(\.id) == ["sub_4", "sub_3", "sub_2"])
             #expect(first.items.allSatisfy { $0.rawBody.isEmpty && $0.values == big })
-            let second = try await store.submissions(formID: "signup", after: try #require(first.nextCursor), limit: 50)
+            let next = try #require(first.nextCursor)
+            let second = try await store.submissions(formID: "signup", after: next, limit: 50)
             #expect(second.items.map(\.id) == ["sub_1", "sub_0"])
             #expect(second.nextCursor == nil)
             // A page that the budget ends at the form's last row says there is no more.
