@@ -191,7 +191,7 @@ public final class SQLiteFormStore: FormStore {
     }
 
     /// Process-wide SQLite settings, applied before the first store opens: memory statistics off
-    /// (their global mutex on every SQLite allocation was 8 % of the group-commit writer's CPU). Other
+    /// (their global mutex on every SQLite allocation costs about 8 % of the group-commit writer's CPU). Other
     /// SQLite users in the same process then read 0 from `sqlite3_memory_used` and cannot use heap
     /// limits. `SQLITE_MISUSE` means other code in the process opened SQLite first; it then keeps them.
     public static let processSettings: Int32 = csqlite_disable_memory_statistics()

@@ -75,8 +75,8 @@ extension SubmissionRecord: StoredRecord {
 /// What ``FormStore/insertSubmission(_:)`` did.
 public enum InsertOutcome: Sendable, Equatable {
     /// The submission is durably stored, as given (its received time at whole milliseconds). The caller
-    /// already holds it, so it is not handed back: building and returning a copy of every row cost the
-    /// writer a retain per field and the caller the matching releases.
+    /// already holds it, so it is not handed back: a copy would cost the writer a retain per field of
+    /// every row, and the caller the matching releases.
     case inserted
     /// A submission with the same form and idempotency key was already stored; nothing new was written.
     case duplicate(existing: SubmissionRecord)
