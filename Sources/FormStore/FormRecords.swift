@@ -25,7 +25,6 @@ public struct FormVersionRecord: Sendable, Equatable, Decodable, StoredRecord {
         case currentVersion = "current_version", formDeletedAt = "form_deleted_at"
     }
 
-
     public var formID: String
     public var version: Int
     /// The definition's JSON text, exactly as saved.
@@ -59,7 +58,6 @@ public struct FormVersionSummary: Sendable, Equatable, Decodable, StoredRecord {
         case version, title, createdAt = "created_at", contentHash = "content_hash"
     }
 
-
     public var version: Int
     public var title: String
     public var createdAt: Date
@@ -79,7 +77,6 @@ public struct FormSummary: Sendable, Equatable, Decodable, StoredRecord {
     enum CodingKeys: String, CodingKey {
         case id, title, version = "current_version", updatedAt = "updated_at", submissionCount = "submission_count"
     }
-
 
     public var id: String
     /// The current version's title.

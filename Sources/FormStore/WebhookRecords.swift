@@ -137,7 +137,6 @@ public struct AttemptRecord: Sendable, Equatable, Decodable, StoredRecord {
         case responseExcerpt = "response_excerpt"
     }
 
-
     public var attemptedAt: Date
     /// The receiver's HTTP status, `nil` when no answer came (timeout, connection error).
     public var statusCode: Int?
@@ -201,7 +200,6 @@ public struct DeliveryRecord: Sendable, Equatable, Decodable, StoredRecord {
         case attemptCount = "attempts", nextAttemptAt = "next_attempt_at", createdAt = "created_at", updatedAt = "updated_at"
         case lastStatusCode = "last_status_code", lastError = "last_error"
     }
-
 
     public var id: String
     public var endpointID: String
