@@ -153,18 +153,9 @@ extension SQLiteFormStore {
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """)
             return try rows.map { row in
-                let id: String = row["id"]
-                try lease.execute(arguments: [owner, leaseEnd, leaseEnd, nowMilliseconds, id])
-                let previousExpiry = (row["previous_secret_expires_at"] as Int64?).flatMap { $0 > nowMilliseconds ? $0 : nil }
-                return ClaimedDelivery(
-                    id: id, endpointID: row["endpoint_id"], submissionID: row["submission_id"], formID: row["form_id"],
-                    url: row["url"], secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
-                    previousSecretCiphertext: previousExpiry == nil
-                        ? nil : (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
-                    previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
-                    payload: [UInt8](row["payload"] as Data), attempts: row["attempts"],
-                    createdAt: Date(storedMilliseconds: row["created_at"]),
-                    leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
+                let claimed = ClaimedDelivery(claimed: row, now: nowMilliseconds, leaseEnd: leaseEnd)
+                try lease.execute(arguments: [owner, leaseEnd, leaseEnd, nowMilliseconds, claimed.id])
+                return claimed
             }
         }
     }
@@ -175,7 +166,7 @@ extension SQLiteFormStore {
         var room = roomByEndpoint
         var kept: [Row] = []
         for row in rows where kept.count < limit {
-            let endpoint: String = row["endpoint_id"]
+            let endpoint: String = row[ClaimedDelivery.Columns.endpointID]
             if let left = room[endpoint] {
                 guard left > 0 else { continue }
                 room[endpoint] = left - 1
@@ -305,4 +296,35 @@ private struct RedeliveryState: Decodable, FetchableRecord {
     var endpointDisabledAt: Int64?
     var leaseOwner: String?
     var leaseExpiresAt: Int64?
+}
+
+extension ClaimedDelivery {
+    /// The columns the claim statements read (`claimColumns`).
+    fileprivate enum Columns {
+        static let id = Column("id")
+        static let endpointID = Column("endpoint_id")
+        static let submissionID = Column("submission_id")
+        static let formID = Column("form_id")
+        static let payload = Column("payload")
+        static let attempts = Column("attempts")
+        static let createdAt = Column("created_at")
+        static let url = Column("url")
+        static let secretCiphertext = Column("secret_ciphertext")
+        static let previousSecretCiphertext = Column("previous_secret_ciphertext")
+        static let previousSecretExpiresAt = Column("previous_secret_expires_at")
+    }
+
+    /// A row of a claim statement, leased until `leaseEnd`; the previous secret comes along only while
+    /// it is still valid at `now`. Read by hand: the secrets and the payload are blobs (see ``StoredRecord``).
+    fileprivate init(claimed row: Row, now: Int64, leaseEnd: Int64) {
+        let previousExpiry = (row[Columns.previousSecretExpiresAt] as Int64?).flatMap { $0 > now ? $0 : nil }
+        self.init(
+            id: row[Columns.id], endpointID: row[Columns.endpointID], submissionID: row[Columns.submissionID],
+            formID: row[Columns.formID], url: row[Columns.url], secretCiphertext: [UInt8](row[Columns.secretCiphertext] as Data),
+            previousSecretCiphertext: previousExpiry == nil
+                ? nil : (row[Columns.previousSecretCiphertext] as Data?).map { [UInt8]($0) },
+            previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
+            payload: [UInt8](row[Columns.payload] as Data), attempts: row[Columns.attempts],
+            createdAt: Date(storedMilliseconds: row[Columns.createdAt]), leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
+    }
 }
