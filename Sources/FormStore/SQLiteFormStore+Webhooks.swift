@@ -299,7 +299,8 @@ private struct RedeliveryState: Decodable, FetchableRecord {
 }
 
 extension ClaimedDelivery {
-    /// The columns the claim statements read (`claimColumns`).
+    /// The delivery's columns the claim statements read (`claimColumns`); the endpoint's are
+    /// ``EndpointRecord/Columns``.
     fileprivate enum Columns {
         static let id = Column("id")
         static let endpointID = Column("endpoint_id")
@@ -308,21 +309,18 @@ extension ClaimedDelivery {
         static let payload = Column("payload")
         static let attempts = Column("attempts")
         static let createdAt = Column("created_at")
-        static let url = Column("url")
-        static let secretCiphertext = Column("secret_ciphertext")
-        static let previousSecretCiphertext = Column("previous_secret_ciphertext")
-        static let previousSecretExpiresAt = Column("previous_secret_expires_at")
     }
 
     /// A row of a claim statement, leased until `leaseEnd`; the previous secret comes along only while
     /// it is still valid at `now`. Read by hand: the secrets and the payload are blobs (see ``StoredRecord``).
     fileprivate init(claimed row: Row, now: Int64, leaseEnd: Int64) {
-        let previousExpiry = (row[Columns.previousSecretExpiresAt] as Int64?).flatMap { $0 > now ? $0 : nil }
+        typealias Endpoint = EndpointRecord.Columns
+        let previousExpiry = (row[Endpoint.previousSecretExpiresAt] as Int64?).flatMap { $0 > now ? $0 : nil }
         self.init(
             id: row[Columns.id], endpointID: row[Columns.endpointID], submissionID: row[Columns.submissionID],
-            formID: row[Columns.formID], url: row[Columns.url], secretCiphertext: [UInt8](row[Columns.secretCiphertext] as Data),
+            formID: row[Columns.formID], url: row[Endpoint.url], secretCiphertext: [UInt8](row[Endpoint.secretCiphertext] as Data),
             previousSecretCiphertext: previousExpiry == nil
-                ? nil : (row[Columns.previousSecretCiphertext] as Data?).map { [UInt8]($0) },
+                ? nil : (row[Endpoint.previousSecretCiphertext] as Data?).map { [UInt8]($0) },
             previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
             payload: [UInt8](row[Columns.payload] as Data), attempts: row[Columns.attempts],
             createdAt: Date(storedMilliseconds: row[Columns.createdAt]), leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
