@@ -151,7 +151,7 @@ public final class SQLiteFormStore: FormStore {
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             for table in tables {
                 // The table's own b-tree, not a smaller covering index; no column, so a large value's
-                // overflow pages are not read (`/readyz` is public and unlimited).
+                // overflow pages are not read (readiness checks may come often, from anyone).
                 _ = try Int.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) NOT INDEXED LIMIT 1")
             }
         }

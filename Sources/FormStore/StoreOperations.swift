@@ -1,6 +1,6 @@
 /// What the server asks of a store beyond its data: readiness, wake-ups and shutdown.
 public protocol StoreOperations: Sendable {
-    /// A cheap read that throws when the database cannot be read (for `/readyz`).
+    /// A cheap read that throws when the database cannot be read (for readiness checks).
     func ping() async throws
 
     /// Calls `handler` after each commit that queued new deliveries, so a delivery worker can wake at
