@@ -57,12 +57,14 @@ let rawBody = Array(#"{"formVersion":1,"values":{"name":"Ana Souza","mail":"ana@
 
 func submission(_ index: Int) -> NewSubmission {
     let id = RandomID.timeOrdered(prefix: "sub_")
+    let payload = rawBody
     return NewSubmission(
-        id: id, formID: "bench", formVersion: 1, receivedAt: Date(),
-        values: #"{"name":"Ana Souza","mail":"ana@example.com","phone":"(11) 98765-4321","accept":true}"#,
-        rawBody: rawBody, idempotencyKey: "key-\(index)", bodyHash: "sha256-\(index)",
-        clientAddress: "127.0.0.1",
-        webhookPayload: rawBody)
+        SubmissionRecord(
+            id: id, formID: "bench", formVersion: 1, receivedAt: Date(),
+            values: #"{"name":"Ana Souza","mail":"ana@example.com","phone":"(11) 98765-4321","accept":true}"#,
+            rawBody: rawBody, idempotencyKey: "key-\(index)", bodyHash: "sha256-\(index)",
+            clientAddress: "127.0.0.1"),
+        webhookPayload: { payload })
 }
 
 /// Opens a fresh store, inserts `inserts` submissions from `writers` concurrent tasks, closes it.

@@ -41,7 +41,7 @@ enum AttemptWriter {
                 attempt.error, attempt.responseExcerpt,
             ])
         let holder = row["lease_owner"] as String?
-        let open = ["pending", "failed"].contains(row["status"] as String)
+        let open = (row["status"] as DeliveryStatus).isOpen
         let status: DeliveryStatus?
         var nextAttempt: Int64?
         switch item.outcome {
@@ -67,7 +67,7 @@ enum AttemptWriter {
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = ?, last_status_code = ?, last_error = ?
             WHERE id = ?
             """).execute(arguments: [
-                status.rawValue, nextAttempt, now, attempt.statusCode, attempt.error, item.deliveryID,
+                status, nextAttempt, now, attempt.statusCode, attempt.error, item.deliveryID,
             ])
         return .success(())
     }

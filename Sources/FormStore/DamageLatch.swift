@@ -4,8 +4,8 @@ import Synchronization
 
 /// Remembers that the database can no longer be trusted, until a restart:
 /// - SQLite found the file corrupt (or not a database at all). Readiness reads only a little of the
-///   file, so damage elsewhere showed only as 503s on the routes that met it while `/readyz` said
-///   ready; and writes went on into the WAL and were acknowledged, though a restart could not read them.
+///   file, so without the latch damage elsewhere would fail only the operations that meet it while
+///   `ping` passes, and writes would go on into the WAL, acknowledged though a restart cannot read them.
 /// - A write failed with an I/O error. A failed fsync may have dropped pages the kernel had accepted,
 ///   and a retried fsync can succeed without them; the COMMIT may also have reached the log before the
 ///   error, so its rows may be there after a restart. Nothing written after that can be promised.

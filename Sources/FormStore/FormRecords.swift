@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// What ``FormStore/saveFormVersion(formID:definition:title:contentHash:)`` did.
 public struct SavedVersion: Sendable, Equatable {
@@ -16,8 +17,14 @@ public struct SavedVersion: Sendable, Equatable {
     }
 }
 
-/// One stored version of a form's definition.
-public struct FormVersionRecord: Sendable, Equatable {
+/// One stored version of a form's definition, with the state of its form.
+public struct FormVersionRecord: Sendable, Equatable, Decodable, StoredRecord {
+    /// A row of `form_versions` joined with its form's `current_version` and `deleted_at`.
+    enum CodingKeys: String, CodingKey {
+        case formID = "form_id", version, definition, contentHash = "content_hash", title, createdAt = "created_at"
+        case currentVersion = "current_version", formDeletedAt = "form_deleted_at"
+    }
+
     public var formID: String
     public var version: Int
     /// The definition's JSON text, exactly as saved.
@@ -46,7 +53,11 @@ public struct FormVersionRecord: Sendable, Equatable {
 }
 
 /// A version in a form's version list.
-public struct FormVersionSummary: Sendable, Equatable {
+public struct FormVersionSummary: Sendable, Equatable, Decodable, StoredRecord {
+    enum CodingKeys: String, CodingKey {
+        case version, title, createdAt = "created_at", contentHash = "content_hash"
+    }
+
     public var version: Int
     public var title: String
     public var createdAt: Date
@@ -61,7 +72,12 @@ public struct FormVersionSummary: Sendable, Equatable {
 }
 
 /// A form in the admin list.
-public struct FormSummary: Sendable, Equatable {
+public struct FormSummary: Sendable, Equatable, Decodable, StoredRecord {
+    /// A row of `forms` joined with its current version's title.
+    enum CodingKeys: String, CodingKey {
+        case id, title, version = "current_version", updatedAt = "updated_at", submissionCount = "submission_count"
+    }
+
     public var id: String
     /// The current version's title.
     public var title: String

@@ -3,12 +3,12 @@ import GRDBSQLite
 
 /// Runs a prepared statement through SQLite's C API, for the one statement executed once per accepted
 /// submission. GRDB's `execute(arguments:)` boxes every argument and copies every string into a C
-/// string; profiled under load, that cost as much CPU on the writer thread as SQLite's own insert.
+/// string; under load that costs as much CPU on the writer thread as SQLite's own insert.
 /// The statement is still prepared and cached by GRDB, inside a GRDB transaction.
 ///
 /// Made once per group and reused for each row: texts and blobs are gathered in one buffer that keeps
-/// its capacity, and bound in place (`SQLITE_STATIC`) only for the duration of ``run()``. Bound as
-/// transient copies instead, each of them cost SQLite a malloc and a free per row.
+/// its capacity, and bound in place (`SQLITE_STATIC`) only for the duration of ``run()``: a transient
+/// binding would cost SQLite a malloc and a free per value and row.
 struct SQLiteBinding {
     /// A text or blob parameter: where its bytes are in `bytes`.
     private struct Slot {

@@ -18,8 +18,8 @@ extension SQLiteFormStore {
                                        contentHash: contentHash, now: now, in: db)
                 return SavedVersion(version: 1, createdForm: true, createdVersion: true)
             }
-            let current: Int = form["current_version"]
-            let deleted = (form["deleted_at"] as Int64?) != nil
+            let current = form.currentVersion
+            let deleted = form.deletedAt != nil
             if createOnly, !deleted { throw StoreError.conflict("form \(formID) exists") }
             if !deleted {
                 let currentHash = try String.fetchOne(
@@ -43,51 +43,43 @@ extension SQLiteFormStore {
 
     public func currentForm(id: String) async throws -> FormVersionRecord? {
         try await read { db in
-            try Row.fetchOne(db, sql: """
+            try FormVersionRecord.fetchOne(db, sql: """
                 SELECT v.*, f.current_version, f.deleted_at AS form_deleted_at
                 FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
                 WHERE f.id = ? AND f.deleted_at IS NULL
-                """, arguments: [id]).map(FormVersionRecord.init(row:))
+                """, arguments: [id])
         }
     }
 
     public func formVersion(id: String, version: Int) async throws -> FormVersionRecord? {
         try await read { db in
-            try Row.fetchOne(db, sql: """
+            try FormVersionRecord.fetchOne(db, sql: """
                 SELECT v.*, f.current_version, f.deleted_at AS form_deleted_at
                 FROM forms f JOIN form_versions v ON v.form_id = f.id
                 WHERE f.id = ? AND v.version = ?
-                """, arguments: [id, version]).map(FormVersionRecord.init(row:))
+                """, arguments: [id, version])
         }
     }
 
     public func formVersions(id: String, after: Int?, limit: Int) async throws -> [FormVersionSummary] {
         try await read { db in
-            try Row.fetchAll(db, sql: """
+            try FormVersionSummary.fetchAll(db, sql: """
                 SELECT version, title, created_at, content_hash FROM form_versions
                 WHERE form_id = ? AND version > ? ORDER BY version LIMIT ?
-                """, arguments: [id, after ?? 0, Int64(clamping: limit)]).map { row in
-                FormVersionSummary(
-                    version: row["version"], title: row["title"],
-                    createdAt: Date(storedMilliseconds: row["created_at"]), contentHash: row["content_hash"])
-            }
+                """, arguments: [id, after ?? 0, Int64(clamping: limit)])
         }
     }
 
     public func listForms(after: String?, limit: Int) async throws -> [FormSummary] {
         try await read { db in
             // Every id sorts after "" (ids are never empty), so the first page needs no second statement.
-            try Row.fetchAll(db, sql: """
+            try FormSummary.fetchAll(db, sql: """
                 SELECT f.id, v.title, f.current_version, f.updated_at, f.submission_count
                 FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
                 WHERE f.deleted_at IS NULL AND f.id > ?
                 ORDER BY f.id
                 LIMIT ?
-                """, arguments: [after ?? "", Int64(clamping: limit)]).map { row in
-                FormSummary(
-                    id: row["id"], title: row["title"], version: row["current_version"],
-                    updatedAt: Date(storedMilliseconds: row["updated_at"]), submissionCount: row["submission_count"])
-            }
+                """, arguments: [after ?? "", Int64(clamping: limit)])
         }
     }
 
@@ -113,16 +105,16 @@ extension SQLiteFormStore {
         }
     }
 
-    /// The form's `current_version` and `deleted_at`, nil when there is no such form.
-    private static func formState(_ id: String, in db: Database) throws -> Row? {
-        try Row.fetchOne(db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id])
+    /// The form's state, nil when there is no such form.
+    private static func formState(_ id: String, in db: Database) throws -> FormState? {
+        try FormState.fetchOne(db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id])
     }
 
     /// Throws ``StoreError/preconditionFailed(currentVersion:)`` when `precondition` refuses the
-    /// live version of `form` (a row of `forms`, nil when there is none).
-    private static func check(_ precondition: (@Sendable (Int?) -> Bool)?, form: Row?) throws {
+    /// live version of `form` (nil when there is no such form).
+    private static func check(_ precondition: (@Sendable (Int?) -> Bool)?, form: FormState?) throws {
         guard let precondition else { return }
-        let live: Int? = form.flatMap { row in (row["deleted_at"] as Int64?) == nil ? row["current_version"] : nil }
+        let live = form?.liveVersion
         if !precondition(live) { throw StoreError.preconditionFailed(currentVersion: live) }
     }
 
@@ -137,12 +129,15 @@ extension SQLiteFormStore {
     }
 }
 
-extension FormVersionRecord {
-    init(row: Row) {
-        self.init(
-            formID: row["form_id"], version: row["version"], definition: row["definition"],
-            contentHash: row["content_hash"], title: row["title"],
-            createdAt: Date(storedMilliseconds: row["created_at"]), currentVersion: row["current_version"],
-            formDeletedAt: (row["form_deleted_at"] as Int64?).map(Date.init(storedMilliseconds:)))
+/// What saving and deleting a form check of its row in `forms`.
+private struct FormState: Decodable, FetchableRecord {
+    enum CodingKeys: String, CodingKey {
+        case currentVersion = "current_version", deletedAt = "deleted_at"
     }
+
+    var currentVersion: Int
+    var deletedAt: Int64?
+
+    /// The version the form serves: none once it is deleted.
+    var liveVersion: Int? { deletedAt == nil ? currentVersion : nil }
 }

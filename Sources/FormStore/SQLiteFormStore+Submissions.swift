@@ -23,40 +23,11 @@ extension SQLiteFormStore {
         }.flatMap { $0.receivedAt >= oldest ? $0 : nil }
     }
 
-    /// Pages are newest first (received time, then id, descending); `limit` is clamped to 1...1000,
-    /// and a page ends early, with a cursor, once its values reach `pageValueBytes`: a page is
-    /// answered whole, so large submissions would otherwise hold hundreds of megabytes at once.
-    public func submissions(formID: String, after cursor: SubmissionCursor?, limit: Int) async throws -> SubmissionPage {
-        let limit = min(max(limit, 1), 1000)
-        let (items, more) = try await read { db in
-            try SubmissionQueries.page(formID: formID, before: cursor, limit: limit, maxBytes: Self.pageValueBytes, in: db)
-        }
-        guard more, let last = items.last else { return SubmissionPage(items: items, nextCursor: nil) }
-        return SubmissionPage(
-            items: items,
-            nextCursor: SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id))
-    }
-
-    /// The values a page of submissions holds before it ends early (at least one row).
-    public static let pageValueBytes = 4 * 1024 * 1024
-
-    /// Batches are oldest first; each is read in its own short read transaction.
-    public func forEachSubmission(
-        formID: String, batchSize: Int, maxBatchBytes: Int, _ body: @Sendable ([SubmissionRecord]) async throws -> Void
-    ) async throws {
-        // Bounded so that asking the query for one row more cannot overflow.
-        let batchSize = min(max(batchSize, 1), 100_000)
-        var cursor: SubmissionCursor?
-        while true {
-            let after = cursor
-            let (batch, more) = try await read { db in
-                try SubmissionQueries.batch(formID: formID, after: after, limit: batchSize, maxBytes: maxBatchBytes, in: db)
-            }
-            if batch.isEmpty { return }
-            try await body(batch)
-            if !more { return }
-            let last = batch[batch.count - 1]
-            cursor = SubmissionCursor(receivedAtMilliseconds: last.receivedAt.storedMilliseconds, id: last.id)
+    public func submissions(
+        formID: String, past cursor: SubmissionCursor?, order: SubmissionOrder, limit: Int, maxValueBytes: Int
+    ) async throws -> (records: [SubmissionRecord], more: Bool) {
+        try await read { db in
+            try SubmissionQueries.rows(formID: formID, past: cursor, order: order, limit: limit, maxBytes: maxValueBytes, in: db)
         }
     }
 }

@@ -6,34 +6,31 @@ extension SQLiteFormStore {
 
     public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
         try await write { db in
+            let formID = endpoint.record.formID
             guard try Int.fetchOne(
-                db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [endpoint.formID]) != nil
-            else { throw StoreError.notFound("form \(endpoint.formID)") }
+                db, sql: "SELECT 1 FROM forms WHERE id = ? AND deleted_at IS NULL", arguments: [formID]) != nil
+            else { throw StoreError.notFound("form \(formID)") }
             if let max = endpoint.maxPerForm, try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL",
-                arguments: [endpoint.formID]) ?? 0 >= max {
-                throw StoreError.limitReached("form \(endpoint.formID) has \(max) endpoints")
+                arguments: [formID]) ?? 0 >= max {
+                throw StoreError.limitReached("form \(formID) has \(max) endpoints")
             }
-            let createdAt = endpoint.createdAt.storedMilliseconds
+            var record = endpoint.record
+            record.createdAt = Date(storedMilliseconds: record.createdAt.storedMilliseconds)
             do {
-                try db.execute(sql: """
-                    INSERT INTO webhook_endpoints (id, form_id, url, secret_ciphertext, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [endpoint.id, endpoint.formID, endpoint.url, Data(endpoint.secretCiphertext), createdAt])
+                try record.insert(db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw StoreError.conflict("endpoint \(endpoint.id) exists")
+                throw StoreError.conflict("endpoint \(record.id) exists")
             }
-            return EndpointRecord(
-                id: endpoint.id, formID: endpoint.formID, url: endpoint.url, secretCiphertext: endpoint.secretCiphertext,
-                previousSecretCiphertext: nil, previousSecretExpiresAt: nil, disabledAt: nil, disabledReason: nil,
-                createdAt: Date(storedMilliseconds: createdAt))
+            return record
         }
     }
 
     public func endpoints(formID: String) async throws -> [EndpointRecord] {
         try await read { db in
-            try Row.fetchAll(db, sql: """
+            try EndpointRecord.fetchAll(db, sql: """
                 SELECT * FROM webhook_endpoints WHERE form_id = ? AND deleted_at IS NULL ORDER BY created_at, id
-                """, arguments: [formID]).map(EndpointRecord.init(row:))
+                """, arguments: [formID])
         }
     }
 
@@ -156,18 +153,9 @@ extension SQLiteFormStore {
                 UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?, next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """)
             return try rows.map { row in
-                let id: String = row["id"]
-                try lease.execute(arguments: [owner, leaseEnd, leaseEnd, nowMilliseconds, id])
-                let previousExpiry = (row["previous_secret_expires_at"] as Int64?).flatMap { $0 > nowMilliseconds ? $0 : nil }
-                return ClaimedDelivery(
-                    id: id, endpointID: row["endpoint_id"], submissionID: row["submission_id"], formID: row["form_id"],
-                    url: row["url"], secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
-                    previousSecretCiphertext: previousExpiry == nil
-                        ? nil : (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
-                    previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
-                    payload: [UInt8](row["payload"] as Data), attempts: row["attempts"],
-                    createdAt: Date(storedMilliseconds: row["created_at"]),
-                    leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
+                let claimed = ClaimedDelivery(claimed: row, now: nowMilliseconds, leaseEnd: leaseEnd)
+                try lease.execute(arguments: [owner, leaseEnd, leaseEnd, nowMilliseconds, claimed.id])
+                return claimed
             }
         }
     }
@@ -178,7 +166,7 @@ extension SQLiteFormStore {
         var room = roomByEndpoint
         var kept: [Row] = []
         for row in rows where kept.count < limit {
-            let endpoint: String = row["endpoint_id"]
+            let endpoint: String = row[ClaimedDelivery.Columns.endpointID]
             if let left = room[endpoint] {
                 guard left > 0 else { continue }
                 room[endpoint] = left - 1
@@ -208,8 +196,9 @@ extension SQLiteFormStore {
 
     // MARK: Admin views
 
-    public func deliveries(status: [String]?, formID: String?, limit: Int, cursor: String?) async throws -> DeliveryPage {
-        let limit = min(max(limit, 1), 1000)
+    public func deliveries(
+        status: [DeliveryStatus]?, formID: String?, before position: (createdAtMilliseconds: Int64, id: String)?, limit: Int
+    ) async throws -> [DeliveryRecord] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let status, !status.isEmpty {
@@ -220,12 +209,11 @@ extension SQLiteFormStore {
             conditions.append("d.form_id = ?")
             arguments += [formID]
         }
-        if let cursor {
-            guard let (milliseconds, id) = CursorToken.decode(cursor) else { throw StoreError.invalidCursor }
+        if let position {
             conditions.append("(d.created_at, d.id) < (?, ?)")
-            arguments += [milliseconds, id]
+            arguments += [position.createdAtMilliseconds, position.id]
         }
-        arguments += [limit + 1]
+        arguments += [limit]
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
             SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -233,46 +221,34 @@ extension SQLiteFormStore {
             ORDER BY d.created_at DESC, d.id DESC LIMIT ?
             """
         let finalArguments = arguments
-        let rows = try await read { db in
-            try Row.fetchAll(db, sql: sql, arguments: finalArguments).map { DeliveryRecord(row: $0, attempts: []) }
-        }
-        guard rows.count > limit else { return DeliveryPage(items: rows, nextCursor: nil) }
-        let items = Array(rows.prefix(limit))
-        let last = items[items.count - 1]
-        return DeliveryPage(
-            items: items, nextCursor: CursorToken.encode(milliseconds: last.createdAt.storedMilliseconds, id: last.id))
+        return try await read { db in try DeliveryRecord.fetchAll(db, sql: sql, arguments: finalArguments) }
     }
 
     public func delivery(id: String) async throws -> DeliveryRecord? {
         try await read { db in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard var delivery = try DeliveryRecord.fetchOne(db, sql: """
                 SELECT d.*, e.url FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ?
                 """, arguments: [id])
             else { return nil }
-            let attempts = try Row.fetchAll(db, sql: """
+            delivery.attempts = try AttemptRecord.fetchAll(db, sql: """
                 SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY id
-                """, arguments: [id]).map { row in
-                AttemptRecord(
-                    attemptedAt: Date(storedMilliseconds: row["attempted_at"]), statusCode: row["status_code"],
-                    durationMilliseconds: row["duration_ms"], error: row["error"], responseExcerpt: row["response_excerpt"])
-            }
-            return DeliveryRecord(row: row, attempts: attempts)
+                """, arguments: [id])
+            return delivery
         }
     }
 
     public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
+            guard let state = try RedeliveryState.fetchOne(db, sql: """
+                SELECT d.endpoint_id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
                 FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.id = ?
                 """, arguments: [id])
             else { return .unknownDelivery }
-            let endpointID: String = row["id"]
-            if (row["deleted_at"] as Int64?) != nil { return .endpointDeleted(endpointID: endpointID) }
-            if (row["disabled_at"] as Int64?) != nil { return .endpointDisabled(endpointID: endpointID) }
+            if state.endpointDeletedAt != nil { return .endpointDeleted(endpointID: state.endpointID) }
+            if state.endpointDisabledAt != nil { return .endpointDisabled(endpointID: state.endpointID) }
             let milliseconds = now.storedMilliseconds
-            if (row["lease_owner"] as String?) != nil, let expires = row["lease_expires_at"] as Int64?, expires > milliseconds {
+            if state.leaseOwner != nil, let expires = state.leaseExpiresAt, expires > milliseconds {
                 return .inFlight(leaseExpiresAt: Date(storedMilliseconds: expires))
             }
             try db.execute(sql: """
@@ -296,8 +272,7 @@ extension SQLiteFormStore {
     // MARK: Helpers
 
     private static func endpoint(id: String, in db: Database) throws -> EndpointRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", arguments: [id])
-            .map(EndpointRecord.init(row:))
+        try EndpointRecord.fetchOne(db, sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", arguments: [id])
     }
 
     /// Deliveries that can no longer be sent are marked dead so the queue does not count them.
@@ -309,25 +284,45 @@ extension SQLiteFormStore {
     }
 }
 
-extension EndpointRecord {
-    init(row: Row) {
-        self.init(
-            id: row["id"], formID: row["form_id"], url: row["url"],
-            secretCiphertext: [UInt8](row["secret_ciphertext"] as Data),
-            previousSecretCiphertext: (row["previous_secret_ciphertext"] as Data?).map { [UInt8]($0) },
-            previousSecretExpiresAt: (row["previous_secret_expires_at"] as Int64?).map(Date.init(storedMilliseconds:)),
-            disabledAt: (row["disabled_at"] as Int64?).map(Date.init(storedMilliseconds:)),
-            disabledReason: row["disabled_reason"], createdAt: Date(storedMilliseconds: row["created_at"]))
+/// What a redeliver checks of a delivery and its endpoint.
+private struct RedeliveryState: Decodable, FetchableRecord {
+    enum CodingKeys: String, CodingKey {
+        case endpointID = "endpoint_id", endpointDeletedAt = "deleted_at", endpointDisabledAt = "disabled_at"
+        case leaseOwner = "lease_owner", leaseExpiresAt = "lease_expires_at"
     }
+
+    var endpointID: String
+    var endpointDeletedAt: Int64?
+    var endpointDisabledAt: Int64?
+    var leaseOwner: String?
+    var leaseExpiresAt: Int64?
 }
 
-extension DeliveryRecord {
-    init(row: Row, attempts: [AttemptRecord]) {
+extension ClaimedDelivery {
+    /// The delivery's columns the claim statements read (`claimColumns`); the endpoint's are
+    /// ``EndpointRecord/Columns``.
+    fileprivate enum Columns {
+        static let id = Column("id")
+        static let endpointID = Column("endpoint_id")
+        static let submissionID = Column("submission_id")
+        static let formID = Column("form_id")
+        static let payload = Column("payload")
+        static let attempts = Column("attempts")
+        static let createdAt = Column("created_at")
+    }
+
+    /// A row of a claim statement, leased until `leaseEnd`; the previous secret comes along only while
+    /// it is still valid at `now`. Read by hand: the secrets and the payload are blobs (see ``StoredRecord``).
+    fileprivate init(claimed row: Row, now: Int64, leaseEnd: Int64) {
+        typealias Endpoint = EndpointRecord.Columns
+        let previousExpiry = (row[Endpoint.previousSecretExpiresAt] as Int64?).flatMap { $0 > now ? $0 : nil }
         self.init(
-            id: row["id"], endpointID: row["endpoint_id"], endpointURL: row["url"], submissionID: row["submission_id"],
-            formID: row["form_id"], status: row["status"], attemptCount: row["attempts"],
-            nextAttemptAt: Date(storedMilliseconds: row["next_attempt_at"]),
-            createdAt: Date(storedMilliseconds: row["created_at"]), updatedAt: Date(storedMilliseconds: row["updated_at"]),
-            lastStatusCode: row["last_status_code"], lastError: row["last_error"], attempts: attempts)
+            id: row[Columns.id], endpointID: row[Columns.endpointID], submissionID: row[Columns.submissionID],
+            formID: row[Columns.formID], url: row[Endpoint.url], secretCiphertext: [UInt8](row[Endpoint.secretCiphertext] as Data),
+            previousSecretCiphertext: previousExpiry == nil
+                ? nil : (row[Endpoint.previousSecretCiphertext] as Data?).map { [UInt8]($0) },
+            previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)),
+            payload: [UInt8](row[Columns.payload] as Data), attempts: row[Columns.attempts],
+            createdAt: Date(storedMilliseconds: row[Columns.createdAt]), leaseExpiresAt: Date(storedMilliseconds: leaseEnd))
     }
 }

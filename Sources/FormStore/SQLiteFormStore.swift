@@ -69,7 +69,7 @@ public final class SQLiteFormStore: FormStore {
         submissionCommitter = GroupCommitter(
             maxGroupSize: configuration.maxGroupSize, maxGroupBytes: configuration.maxGroupBytes,
             // The webhook payload is built only if needed; it wraps the values, so count them twice.
-            weight: { $0.rawBody.count + 2 * $0.values.utf8.count },
+            weight: { $0.record.rawBody.count + 2 * $0.record.values.utf8.count },
             logger: logger
         ) { group in
             try damage.checkWritable()
@@ -151,7 +151,7 @@ public final class SQLiteFormStore: FormStore {
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             for table in tables {
                 // The table's own b-tree, not a smaller covering index; no column, so a large value's
-                // overflow pages are not read (`/readyz` is public and unlimited).
+                // overflow pages are not read (readiness checks may come often, from anyone).
                 _ = try Int.fetchOne(db, sql: "SELECT 1 FROM \(table.quotedDatabaseIdentifier) NOT INDEXED LIMIT 1")
             }
         }
@@ -191,7 +191,7 @@ public final class SQLiteFormStore: FormStore {
     }
 
     /// Process-wide SQLite settings, applied before the first store opens: memory statistics off
-    /// (their global mutex on every SQLite allocation was 8 % of the group-commit writer's CPU). Other
+    /// (their global mutex on every SQLite allocation costs about 8 % of the group-commit writer's CPU). Other
     /// SQLite users in the same process then read 0 from `sqlite3_memory_used` and cannot use heap
     /// limits. `SQLITE_MISUSE` means other code in the process opened SQLite first; it then keeps them.
     public static let processSettings: Int32 = csqlite_disable_memory_statistics()

@@ -4,7 +4,7 @@ import Foundation
 public struct SQLiteStoreConfiguration: Sendable {
     /// SQLite's `synchronous` setting for the writing connection.
     public enum Synchronous: String, Sendable {
-        /// Every commit is fsync'd before it returns: a 201 survives power loss. The default.
+        /// Every commit is fsync'd before it returns: an acknowledged write survives power loss. The default.
         case full = "FULL"
         /// Commits may be lost on power loss (not on a process crash). For benchmarks only.
         case normal = "NORMAL"

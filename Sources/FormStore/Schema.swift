@@ -106,8 +106,8 @@ enum Schema {
         }
 
         // Leaner submission rows, as every group commit writes each row's pages twice (WAL, then
-        // checkpoint). The 201 answer is rebuilt from the row on a replay instead of being stored (it
-        // repeated the values and was close to half of every row), and a submission without an
+        // checkpoint). No answer is stored: the caller rebuilds it from the row on a replay (stored, it
+        // repeats the values and is close to half of every row), and a submission without an
         // idempotency key adds no entry to the key index (NULL keys never clash, and a lookup by
         // `idempotency_key = ?` implies NOT NULL, so it still uses the partial index; a test checks).
         migrator.registerMigration("003 leaner submission rows") { db in
@@ -128,8 +128,8 @@ enum Schema {
                 """)
         }
 
-        // The forms list showed each form's submission count with a COUNT(*) over the form's index,
-        // linear in its submissions on every list. The writer now adds each group's count per form.
+        // Each form keeps its submission count, which the writer adds to once per group and form, so
+        // the forms list does not count a form's rows on every read.
         migrator.registerMigration("005 submission counts") { db in
             try db.execute(sql: """
                 ALTER TABLE forms ADD COLUMN submission_count INTEGER NOT NULL DEFAULT 0;

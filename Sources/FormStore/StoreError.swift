@@ -1,4 +1,5 @@
-/// A storage failure, with a stable ``code`` the HTTP layer maps to a status.
+/// Why a store operation failed, in the store's own terms; callers decide what each case means to
+/// their clients.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database could not be read or written (I/O error, lock timeout, store closed, failed
     /// group commit). Nothing of the failed operation is stored; the caller may retry later.
@@ -17,8 +18,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case leaseLost(String)
     /// A limit on stored rows would be passed (a form's webhook endpoints).
     case limitReached(String)
-    /// A caller's condition on the form's current version did not hold (HTTP `If-Match`,
-    /// `If-None-Match`); nothing was changed. Carries the live version, nil when there is none.
+    /// A caller's condition on the form's current version did not hold; nothing was changed. Carries
+    /// the live version, nil when there is none.
     case preconditionFailed(currentVersion: Int?)
 
     /// A stable machine-readable code.

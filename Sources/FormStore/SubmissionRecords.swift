@@ -1,19 +1,10 @@
 import Foundation
+import GRDB
 
-/// A validated submission to store.
+/// A validated submission to store: the row, and how to build the body its webhooks are sent.
 public struct NewSubmission: Sendable {
-    public var id: String
-    public var formID: String
-    public var formVersion: Int
-    /// Stored with millisecond precision.
-    public var receivedAt: Date
-    /// The normalized values' JSON text.
-    public var values: String
-    /// The request body exactly as received.
-    public var rawBody: [UInt8]
-    public var idempotencyKey: String?
-    public var bodyHash: String?
-    public var clientAddress: String?
+    /// The row to store; its received time is stored with millisecond precision.
+    public var record: SubmissionRecord
     /// Builds the body sent to each of the form's webhook endpoints. Called only when the form has
     /// endpoints at the moment the submission is stored, so a form without any pays nothing for it.
     public var makeWebhookPayload: @Sendable () -> [UInt8]
@@ -21,32 +12,9 @@ public struct NewSubmission: Sendable {
     /// The body sent to each of the form's webhook endpoints.
     public var webhookPayload: [UInt8] { makeWebhookPayload() }
 
-    public init(
-        id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
-        idempotencyKey: String?, bodyHash: String?, clientAddress: String?,
-        webhookPayload: @escaping @Sendable () -> [UInt8]
-    ) {
-        self.id = id
-        self.formID = formID
-        self.formVersion = formVersion
-        self.receivedAt = receivedAt
-        self.values = values
-        self.rawBody = rawBody
-        self.idempotencyKey = idempotencyKey
-        self.bodyHash = bodyHash
-        self.clientAddress = clientAddress
+    public init(_ record: SubmissionRecord, webhookPayload: @escaping @Sendable () -> [UInt8]) {
+        self.record = record
         makeWebhookPayload = webhookPayload
-    }
-
-    /// The same, with a payload already built.
-    public init(
-        id: String, formID: String, formVersion: Int, receivedAt: Date, values: String, rawBody: [UInt8],
-        idempotencyKey: String?, bodyHash: String?, clientAddress: String?, webhookPayload: [UInt8]
-    ) {
-        self.init(
-            id: id, formID: formID, formVersion: formVersion, receivedAt: receivedAt, values: values, rawBody: rawBody,
-            idempotencyKey: idempotencyKey, bodyHash: bodyHash, clientAddress: clientAddress,
-            webhookPayload: { webhookPayload })
     }
 }
 
@@ -56,7 +24,9 @@ public struct SubmissionRecord: Sendable, Equatable {
     public var formID: String
     public var formVersion: Int
     public var receivedAt: Date
+    /// The normalized values' JSON text.
     public var values: String
+    /// The request body exactly as received.
     public var rawBody: [UInt8]
     public var idempotencyKey: String?
     public var bodyHash: String?
@@ -78,11 +48,35 @@ public struct SubmissionRecord: Sendable, Equatable {
     }
 }
 
+extension SubmissionRecord: StoredRecord {
+    /// The columns of `submissions`.
+    enum Columns {
+        static let id = Column("id")
+        static let formID = Column("form_id")
+        static let formVersion = Column("form_version")
+        static let receivedAt = Column("received_at")
+        static let values = Column("values")
+        static let rawBody = Column("raw_body")
+        static let idempotencyKey = Column("idempotency_key")
+        static let bodyHash = Column("body_hash")
+        static let clientAddress = Column("client_address")
+    }
+
+    /// Read by hand: `rawBody` is a blob (see ``StoredRecord``).
+    public init(row: Row) {
+        self.init(
+            id: row[Columns.id], formID: row[Columns.formID], formVersion: row[Columns.formVersion],
+            receivedAt: Date(storedMilliseconds: row[Columns.receivedAt]), values: row[Columns.values],
+            rawBody: [UInt8](row[Columns.rawBody] as Data), idempotencyKey: row[Columns.idempotencyKey],
+            bodyHash: row[Columns.bodyHash], clientAddress: row[Columns.clientAddress])
+    }
+}
+
 /// What ``FormStore/insertSubmission(_:)`` did.
 public enum InsertOutcome: Sendable, Equatable {
     /// The submission is durably stored, as given (its received time at whole milliseconds). The caller
-    /// already holds it, so it is not handed back: building and returning a copy of every row cost the
-    /// writer a retain per field and the caller the matching releases.
+    /// already holds it, so it is not handed back: a copy would cost the writer a retain per field of
+    /// every row, and the caller the matching releases.
     case inserted
     /// A submission with the same form and idempotency key was already stored; nothing new was written.
     case duplicate(existing: SubmissionRecord)
@@ -99,6 +93,11 @@ public struct SubmissionCursor: Sendable, Equatable {
     public init(receivedAtMilliseconds: Int64, id: String) {
         self.receivedAtMilliseconds = receivedAtMilliseconds
         self.id = id
+    }
+
+    /// The position of `record`.
+    public init(_ record: SubmissionRecord) {
+        self.init(receivedAtMilliseconds: record.receivedAt.storedMilliseconds, id: record.id)
     }
 
     /// Reads a token made by ``token``; `nil` when it is not one.

@@ -28,11 +28,12 @@ enum SubmissionWriter {
                     submission, with: &binding, in: db, now: now, idempotencyWindow: idempotencyWindow,
                     activeEndpoints: &activeEndpoints)
                 if case .success(.inserted) = result {
-                    deliveriesCreated += activeEndpoints[submission.formID]?.count ?? 0
-                    if let index = stored.firstIndex(where: { $0.formID == submission.formID }) {
+                    let formID = submission.record.formID
+                    deliveriesCreated += activeEndpoints[formID]?.count ?? 0
+                    if let index = stored.firstIndex(where: { $0.formID == formID }) {
                         stored[index].count += 1
                     } else {
-                        stored.append((submission.formID, 1))
+                        stored.append((formID, 1))
                     }
                 }
                 results.append(result)
@@ -51,16 +52,18 @@ enum SubmissionWriter {
         _ submission: NewSubmission, with binding: inout SQLiteBinding, in db: Database, now: Int64,
         idempotencyWindow: TimeInterval, activeEndpoints: inout [String: [String]]
     ) throws -> Result<InsertOutcome, StoreError> {
-        let receivedAt = submission.receivedAt.storedMilliseconds
+        // Fields are read through `submission.record` in place: a local copy of the record would
+        // retain each of its fields once more per row.
+        let receivedAt = submission.record.receivedAt.storedMilliseconds
         do {
-            let endpoints = try endpointIDs(formID: submission.formID, in: db, cache: &activeEndpoints)
+            let endpoints = try endpointIDs(formID: submission.record.formID, in: db, cache: &activeEndpoints)
             if endpoints.isEmpty {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
-                try insertRow(submission, receivedAt: receivedAt, with: &binding)
+                try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
             } else {
                 try inSavepoint(db) {
-                    try insertRow(submission, receivedAt: receivedAt, with: &binding)
+                    try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -69,7 +72,7 @@ enum SubmissionWriter {
                         """)
                     for endpoint in endpoints {
                         try statement.execute(arguments: [
-                            RandomID.timeOrdered(prefix: "msg_"), endpoint, submission.id, submission.formID, payload,
+                            RandomID.timeOrdered(prefix: "msg_"), endpoint, submission.record.id, submission.record.formID, payload,
                             now, now, now,
                         ])
                     }
@@ -78,9 +81,9 @@ enum SubmissionWriter {
             return .success(.inserted)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
-            if let key = submission.idempotencyKey,
-               let existing = try SubmissionQueries.submission(formID: submission.formID, idempotencyKey: key, in: db) {
-                guard existing.receivedAt < submission.receivedAt.addingTimeInterval(-idempotencyWindow) else {
+            if let key = submission.record.idempotencyKey,
+               let existing = try SubmissionQueries.submission(formID: submission.record.formID, idempotencyKey: key, in: db) {
+                guard existing.receivedAt < submission.record.receivedAt.addingTimeInterval(-idempotencyWindow) else {
                     return .success(.duplicate(existing: existing))
                 }
                 // The key's window is over: the old submission gives the key up and the new one is stored.
@@ -90,9 +93,9 @@ enum SubmissionWriter {
                     activeEndpoints: &activeEndpoints)
             }
             if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
-                return .failure(.notFound("form \(submission.formID) has no version \(submission.formVersion)"))
+                return .failure(.notFound("form \(submission.record.formID) has no version \(submission.record.formVersion)"))
             }
-            return .failure(.conflict("submission \(submission.id) clashes with a stored row: \(error.message ?? "")"))
+            return .failure(.conflict("submission \(submission.record.id) clashes with a stored row: \(error.message ?? "")"))
         }
     }
 
@@ -102,7 +105,9 @@ enum SubmissionWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    private static func insertRow(_ submission: NewSubmission, receivedAt: Int64, with binding: inout SQLiteBinding) throws {
+    /// Bound by hand through ``SQLiteBinding`` rather than inserted as a `PersistableRecord`: this runs
+    /// once per accepted submission, and a record insert would box and copy every field on the way.
+    private static func insertRow(_ submission: SubmissionRecord, receivedAt: Int64, with binding: inout SQLiteBinding) throws {
         binding.begin()
         binding.bind(submission.id)
         binding.bind(submission.formID)
@@ -140,15 +145,5 @@ enum SubmissionWriter {
             """), arguments: [formID])
         cache[formID] = ids
         return ids
-    }
-}
-
-extension SubmissionRecord {
-    init(row: Row) {
-        self.init(
-            id: row["id"], formID: row["form_id"], formVersion: row["form_version"],
-            receivedAt: Date(storedMilliseconds: row["received_at"]), values: row["values"],
-            rawBody: [UInt8](row["raw_body"] as Data), idempotencyKey: row["idempotency_key"],
-            bodyHash: row["body_hash"], clientAddress: row["client_address"])
     }
 }

@@ -1,26 +1,22 @@
 import Foundation
+import GRDB
 
 /// A webhook endpoint to add to a form.
 public struct NewEndpoint: Sendable {
-    public var id: String
-    public var formID: String
-    public var url: String
-    /// The signing secret, encrypted by the caller; the store never sees it in clear.
-    public var secretCiphertext: [UInt8]
-    public var createdAt: Date
+    /// The endpoint to store: enabled, with no previous secret.
+    public var record: EndpointRecord
     /// The most endpoints (not deleted) the form may have with this one, checked in the insert's
     /// transaction so that concurrent creations cannot pass it; nil for no limit.
     public var maxPerForm: Int?
 
+    /// `secretCiphertext` is the signing secret, encrypted by the caller; the store never sees it in clear.
     public init(
         id: String = RandomID.make(prefix: "ep_"), formID: String, url: String, secretCiphertext: [UInt8],
         createdAt: Date = Date(), maxPerForm: Int? = nil
     ) {
-        self.id = id
-        self.formID = formID
-        self.url = url
-        self.secretCiphertext = secretCiphertext
-        self.createdAt = createdAt
+        record = EndpointRecord(
+            id: id, formID: formID, url: url, secretCiphertext: secretCiphertext, previousSecretCiphertext: nil,
+            previousSecretExpiresAt: nil, disabledAt: nil, disabledReason: nil, createdAt: createdAt)
         self.maxPerForm = maxPerForm
     }
 }
@@ -30,6 +26,7 @@ public struct EndpointRecord: Sendable, Equatable {
     public var id: String
     public var formID: String
     public var url: String
+    /// The signing secret, encrypted by the caller.
     public var secretCiphertext: [UInt8]
     /// The secret before the last rotation, still used to sign until ``previousSecretExpiresAt``.
     public var previousSecretCiphertext: [UInt8]?
@@ -51,6 +48,46 @@ public struct EndpointRecord: Sendable, Equatable {
         self.disabledAt = disabledAt
         self.disabledReason = disabledReason
         self.createdAt = createdAt
+    }
+}
+
+extension EndpointRecord: StoredRecord, PersistableRecord {
+    public static let databaseTableName = "webhook_endpoints"
+
+    /// The columns of `webhook_endpoints` (`deleted_at` is the store's, not the record's).
+    public enum Columns {
+        static let id = Column("id")
+        static let formID = Column("form_id")
+        static let url = Column("url")
+        static let secretCiphertext = Column("secret_ciphertext")
+        static let previousSecretCiphertext = Column("previous_secret_ciphertext")
+        static let previousSecretExpiresAt = Column("previous_secret_expires_at")
+        static let disabledAt = Column("disabled_at")
+        static let disabledReason = Column("disabled_reason")
+        static let createdAt = Column("created_at")
+    }
+
+    /// Read by hand: the secrets are blobs (see ``StoredRecord``).
+    public init(row: Row) {
+        self.init(
+            id: row[Columns.id], formID: row[Columns.formID], url: row[Columns.url],
+            secretCiphertext: [UInt8](row[Columns.secretCiphertext] as Data),
+            previousSecretCiphertext: (row[Columns.previousSecretCiphertext] as Data?).map { [UInt8]($0) },
+            previousSecretExpiresAt: (row[Columns.previousSecretExpiresAt] as Int64?).map(Date.init(storedMilliseconds:)),
+            disabledAt: (row[Columns.disabledAt] as Int64?).map(Date.init(storedMilliseconds:)),
+            disabledReason: row[Columns.disabledReason], createdAt: Date(storedMilliseconds: row[Columns.createdAt]))
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.id] = id
+        container[Columns.formID] = formID
+        container[Columns.url] = url
+        container[Columns.secretCiphertext] = Data(secretCiphertext)
+        container[Columns.previousSecretCiphertext] = previousSecretCiphertext.map { Data($0) }
+        container[Columns.previousSecretExpiresAt] = previousSecretExpiresAt?.storedMilliseconds
+        container[Columns.disabledAt] = disabledAt?.storedMilliseconds
+        container[Columns.disabledReason] = disabledReason
+        container[Columns.createdAt] = createdAt.storedMilliseconds
     }
 }
 
@@ -93,7 +130,13 @@ public struct ClaimedDelivery: Sendable, Equatable {
 }
 
 /// One try at sending a delivery.
-public struct AttemptRecord: Sendable, Equatable {
+public struct AttemptRecord: Sendable, Equatable, Decodable, StoredRecord {
+    /// A row of `delivery_attempts`.
+    enum CodingKeys: String, CodingKey {
+        case attemptedAt = "attempted_at", statusCode = "status_code", durationMilliseconds = "duration_ms", error
+        case responseExcerpt = "response_excerpt"
+    }
+
     public var attemptedAt: Date
     /// The receiver's HTTP status, `nil` when no answer came (timeout, connection error).
     public var statusCode: Int?
@@ -134,20 +177,36 @@ public enum RedeliveryOutcome: Sendable, Equatable {
     case inFlight(leaseExpiresAt: Date)
 }
 
-/// The states a delivery goes through.
-public enum DeliveryStatus: String, Sendable, CaseIterable {
-    case pending, succeeded, failed, dead
+/// The states a delivery goes through, stored as their raw values.
+public enum DeliveryStatus: String, Sendable, CaseIterable, Codable, DatabaseValueConvertible {
+    /// Waiting for its first attempt, or queued again by a redeliver.
+    case pending
+    /// A receiver acknowledged it.
+    case succeeded
+    /// An attempt failed; another is due at its next attempt time.
+    case failed
+    /// Given up on (attempts exhausted, endpoint gone); only a redeliver queues it again.
+    case dead
+
+    /// Still to be sent: the states a worker claims.
+    public var isOpen: Bool { self == .pending || self == .failed }
 }
 
 /// A delivery as the admin sees it.
-public struct DeliveryRecord: Sendable, Equatable {
+public struct DeliveryRecord: Sendable, Equatable, Decodable, StoredRecord {
+    /// A row of `deliveries` joined with its endpoint's `url`; the attempts are read on their own.
+    enum CodingKeys: String, CodingKey {
+        case id, endpointID = "endpoint_id", endpointURL = "url", submissionID = "submission_id", formID = "form_id", status
+        case attemptCount = "attempts", nextAttemptAt = "next_attempt_at", createdAt = "created_at", updatedAt = "updated_at"
+        case lastStatusCode = "last_status_code", lastError = "last_error"
+    }
+
     public var id: String
     public var endpointID: String
     public var endpointURL: String
     public var submissionID: String
     public var formID: String
-    /// `pending`, `succeeded`, `failed` or `dead`.
-    public var status: String
+    public var status: DeliveryStatus
     /// Attempts made so far, manual redeliveries included.
     public var attemptCount: Int
     public var nextAttemptAt: Date
@@ -156,10 +215,10 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var lastStatusCode: Int?
     public var lastError: String?
     /// Every attempt, oldest first; empty in lists.
-    public var attempts: [AttemptRecord]
+    public var attempts: [AttemptRecord] = []
 
     public init(
-        id: String, endpointID: String, endpointURL: String, submissionID: String, formID: String, status: String,
+        id: String, endpointID: String, endpointURL: String, submissionID: String, formID: String, status: DeliveryStatus,
         attemptCount: Int, nextAttemptAt: Date, createdAt: Date, updatedAt: Date, lastStatusCode: Int?,
         lastError: String?, attempts: [AttemptRecord]
     ) {

@@ -10,14 +10,6 @@ struct StoreDeliveryQueue: DeliveryQueue {
     /// The worker's lease owner (the store checks it when an attempt is recorded).
     let owner: String
 
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
-    }
-
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
-    }
-
     /// Honours the worker's exclusions and per-endpoint rooms, so slow endpoints cannot take the slots
     /// fast ones need and no endpoint gets more than its in-flight limit.
     func claimDue(

@@ -119,10 +119,11 @@ final class SubmissionService: Sendable {
         let values = result.values.serialized()
         let body = Self.answer(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: values)
         let record = NewSubmission(
-            id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
-            values: String(decoding: values, as: UTF8.self),
-            rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
-            clientAddress: input.clientAddress,
+            SubmissionRecord(
+                id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
+                values: String(decoding: values, as: UTF8.self),
+                rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
+                clientAddress: input.clientAddress),
             webhookPayload: { WebhookPayload.envelope(time: time, data: body) }
         )
         let outcome: InsertOutcome

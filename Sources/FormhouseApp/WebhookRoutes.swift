@@ -7,7 +7,6 @@ import Webhooks
 /// Admin routes for webhook endpoints and their deliveries (CONTRACT §3, §4).
 struct WebhookRoutes {
     static let rotationOverlap: TimeInterval = 24 * 3600
-    static let deliveryStatuses: Set<String> = ["pending", "succeeded", "failed", "dead"]
     static let maxURLLength = 2_048
     static let maxEndpointsPerForm = 20
 
@@ -103,10 +102,11 @@ struct WebhookRoutes {
     }
 
     func deliveries(_ request: Request) async throws -> Response {
-        var statuses: [String]?
+        var statuses: [DeliveryStatus]?
         if let raw = try APIProblem.query(request, "status") {
-            let list = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard !list.isEmpty, list.allSatisfy(Self.deliveryStatuses.contains) else {
+            let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let list = names.compactMap(DeliveryStatus.init(rawValue:))
+            guard !list.isEmpty, list.count == names.count else {
                 throw APIProblem(.invalidParameter, "'status' is a comma-separated list of pending, succeeded, failed, dead.")
             }
             statuses = list
@@ -114,7 +114,7 @@ struct WebhookRoutes {
         let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
         // A cursor belongs to the list it pages: the same filters.
         let formID = try APIProblem.query(request, "formId")
-        let scope = "deliveries:" + (statuses?.joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
+        let scope = "deliveries:" + (statuses?.map(\.rawValue).joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
         var cursor: String?
         if let raw = try APIProblem.query(request, "cursor") {
             guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
@@ -178,8 +178,8 @@ struct WebhookRoutes {
     private func deliveryJSON(_ d: DeliveryRecord) -> [(String, JSONValue)] {
         [
             ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(AddressPolicy.withoutCredentials(d.endpointURL))), ("submissionId", .string(d.submissionID)),
-            ("formId", .string(d.formID)), ("status", .string(d.status)), ("attempts", .number(Double(d.attemptCount))),
-            ("nextAttemptAt", d.status == "pending" || d.status == "failed" ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
+            ("formId", .string(d.formID)), ("status", .string(d.status.rawValue)), ("attempts", .number(Double(d.attemptCount))),
+            ("nextAttemptAt", d.status.isOpen ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
             ("lastStatusCode", d.lastStatusCode.map { .number(Double($0)) } ?? .null),
             ("lastError", d.lastError.map(JSONValue.string) ?? .null),
             ("createdAt", .string(Timestamp.rfc3339(d.createdAt))),

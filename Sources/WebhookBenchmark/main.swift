@@ -25,11 +25,12 @@ actor BenchmarkQueue: DeliveryQueue {
         }
     }
 
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
-    }
-
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
+    /// Honours the exclusions; an endpoint with no room left counts as excluded, one with some room
+    /// is not held to it.
+    func claimDue(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [DeliveryJob] {
+        let excludingEndpoints = excludingEndpoints.union(roomByEndpoint.filter { $0.value <= 0 }.keys)
         var jobs: [DeliveryJob] = []
         var idle = 0
         while jobs.count < limit && idle < endpoints.count {

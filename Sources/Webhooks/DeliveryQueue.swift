@@ -8,16 +8,11 @@ public protocol DeliveryQueue: Sendable {
     /// Leases up to `limit` pending deliveries due at `now` (next attempt time passed, endpoint
     /// enabled, no unexpired lease) to `owner` until `now + lease`, oldest due first.
     /// Each job's `attempt` is the number of attempts recorded so far plus one.
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob]
-
-    /// `claimDue(owner:limit:now:lease:)` skipping deliveries to `excludingEndpoints`: the worker
-    /// passes slow endpoints whose share of in-flight slots is used up, so they cannot crowd out fast
-    /// ones. The default ignores the exclusion; a queue that honours it gets that fairness.
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob]
-
-    /// As above, and at most `roomByEndpoint[id]` jobs for an endpoint listed there: the worker passes
-    /// what each endpoint with deliveries in flight may still get under `maxInFlightPerEndpoint`. The
-    /// default honours only the exclusion.
+    ///
+    /// No jobs go to `excludingEndpoints`, and at most `roomByEndpoint[id]` to an endpoint listed
+    /// there. The worker excludes slow endpoints whose share of in-flight slots is used up, and passes
+    /// as room what each endpoint with deliveries in flight may still get under
+    /// `maxInFlightPerEndpoint`, so that slow endpoints cannot crowd out fast ones.
     func claimDue(
         owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
     ) async throws -> [DeliveryJob]
@@ -34,15 +29,9 @@ public protocol DeliveryQueue: Sendable {
 }
 
 extension DeliveryQueue {
-    public func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease)
-    }
-
-    public func claimDue(
-        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
-    ) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease,
-                           excludingEndpoints: excludingEndpoints.union(roomByEndpoint.filter { $0.value <= 0 }.keys))
+    /// Leases due deliveries to any endpoint, with no limit per endpoint.
+    public func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
+        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [], roomByEndpoint: [:])
     }
 }
 

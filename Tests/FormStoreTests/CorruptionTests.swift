@@ -47,9 +47,9 @@ import Testing
         }
     }
 
-    /// Writes went on after readiness had found the file damaged: they reached the WAL and were
-    /// acknowledged, and the close checkpointed them into the damaged file, where a restart could not
-    /// read them. Once damage is found, writes are refused and the WAL is left alone.
+    /// Once damage is found, writes are refused and the WAL is left alone: a write acknowledged after
+    /// that would reach the WAL, and a checkpoint at close would carry it into the damaged file, where
+    /// a restart could not read it.
     @Test func writesStopOnceDamageIsFound() async throws {
         // Damage a table submissions never touch, so only readiness meets it.
         let directory = try await Self.storeWithDamaged("delivery_attempts")

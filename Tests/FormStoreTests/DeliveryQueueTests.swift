@@ -46,7 +46,7 @@ import Testing
             let page = try await store.deliveries(status: nil, formID: "signup", limit: 50, cursor: nil)
             #expect(page.items.count == 2)
             #expect(Set(page.items.map(\.endpointID)) == [active.id, second.id])
-            #expect(page.items.allSatisfy { $0.status == "pending" && $0.submissionID == "sub_1" && $0.attemptCount == 0 })
+            #expect(page.items.allSatisfy { $0.status == .pending && $0.submissionID == "sub_1" && $0.attemptCount == 0 })
             #expect(page.items.allSatisfy { $0.id.hasPrefix("msg_") && $0.id.count == 28 })
 
             let claimed = try await store.claimDueDeliveries(owner: "w", limit: 10, now: Date().addingTimeInterval(1), lease: 30)
@@ -156,7 +156,7 @@ import Testing
             let first = try await store.claimDueDeliveries(owner: "a", limit: 10, now: now, lease: 30)
             #expect(first.count == 1)
             let delivery = try #require(first.first)
-            #expect(delivery.endpointID == endpoint.id && delivery.submissionID == submission.id && delivery.attempts == 0)
+            #expect(delivery.endpointID == endpoint.id && delivery.submissionID == submission.record.id && delivery.attempts == 0)
             #expect(delivery.leaseExpiresAt.storedMilliseconds == now.addingTimeInterval(30).storedMilliseconds)
 
             #expect(try await store.claimDueDeliveries(owner: "b", limit: 10, now: now.addingTimeInterval(10), lease: 30).isEmpty)
@@ -167,11 +167,11 @@ import Testing
                 try await store.recordAttempt(deliveryID: delivery.id, owner: "a", attempt: attempt(200), outcome: .succeeded)
             }
             let afterLate = try #require(try await store.delivery(id: delivery.id))
-            #expect(afterLate.status == "pending" && afterLate.attempts.count == 1)
+            #expect(afterLate.status == .pending && afterLate.attempts.count == 1)
 
             try await store.recordAttempt(deliveryID: delivery.id, owner: "b", attempt: attempt(204), outcome: .succeeded)
             let done = try #require(try await store.delivery(id: delivery.id))
-            #expect(done.status == "succeeded" && done.attemptCount == 2 && done.lastStatusCode == 204)
+            #expect(done.status == .succeeded && done.attemptCount == 2 && done.lastStatusCode == 204)
             #expect(done.attempts.map(\.statusCode) == [200, 204])
             #expect(done.attempts.allSatisfy { $0.durationMilliseconds == 12 && $0.responseExcerpt == "ok" })
             #expect(try await store.claimDueDeliveries(owner: "c", limit: 10, now: now.addingTimeInterval(3600), lease: 30).isEmpty)
@@ -187,7 +187,7 @@ import Testing
             try await store.recordAttempt(
                 deliveryID: id, owner: "w", attempt: attempt(500, error: "HTTP 500"), outcome: .retry(at: now.addingTimeInterval(60)))
             let failed = try #require(try await store.delivery(id: id))
-            #expect(failed.status == "failed" && failed.lastStatusCode == 500 && failed.lastError == "HTTP 500")
+            #expect(failed.status == .failed && failed.lastStatusCode == 500 && failed.lastError == "HTTP 500")
             #expect(failed.nextAttemptAt.storedMilliseconds == now.addingTimeInterval(60).storedMilliseconds)
             #expect(try await store.deliveryStats(now: now).pending == 1)
             #expect(try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(59), lease: 30).isEmpty)
@@ -196,13 +196,13 @@ import Testing
 
             try await store.recordAttempt(deliveryID: id, owner: "w", attempt: attempt(nil, error: "timeout"), outcome: .dead)
             let dead = try #require(try await store.delivery(id: id))
-            #expect(dead.status == "dead" && dead.lastStatusCode == nil && dead.lastError == "timeout")
+            #expect(dead.status == .dead && dead.lastStatusCode == nil && dead.lastError == "timeout")
             #expect(try await store.deliveryStats(now: now).pending == 0)
             #expect(try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(9999), lease: 30).isEmpty)
 
             #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(100)) == .queued)
             #expect(try await store.redeliver(id: "msg_unknown", now: now) == .unknownDelivery)
-            #expect(try await store.delivery(id: id)?.status == "pending")
+            #expect(try await store.delivery(id: id)?.status == .pending)
             let again = try await store.claimDueDeliveries(owner: "w", limit: 1, now: now.addingTimeInterval(100), lease: 30)
             #expect(again.map(\.id) == [id])
             // While that attempt runs under its lease, a redeliver would be overwritten by its result:
@@ -214,7 +214,7 @@ import Testing
             #expect(try await store.redeliver(id: id, now: now.addingTimeInterval(131)) == .queued)
             try await store.recordAttempt(deliveryID: id, owner: "w", attempt: attempt(200), outcome: .succeeded)
             let delivered = try #require(try await store.delivery(id: id))
-            #expect(delivered.status == "succeeded" && delivered.attempts.count == 3 && delivered.lastError == nil)
+            #expect(delivered.status == .succeeded && delivered.attempts.count == 3 && delivered.lastError == nil)
         }
     }
 
@@ -255,11 +255,11 @@ import Testing
             try await store.disableEndpoint(id: endpoint.id, reason: "410 Gone")
             let disabled = try #require(try await store.endpoint(id: endpoint.id))
             #expect(disabled.disabledAt != nil && disabled.disabledReason == "410 Gone")
-            let page = try await store.deliveries(status: ["dead"], formID: nil, limit: 10, cursor: nil)
+            let page = try await store.deliveries(status: [.dead], formID: nil, limit: 10, cursor: nil)
             #expect(page.items.count == 1 && page.items.first?.lastError == "endpoint disabled: 410 Gone")
             let id = try #require(page.items.first?.id)
             #expect(try await store.redeliver(id: id, now: Date()) == .endpointDisabled(endpointID: endpoint.id))
-            #expect(try await store.delivery(id: id)?.status == "dead")
+            #expect(try await store.delivery(id: id)?.status == .dead)
             _ = try await store.insertSubmission(newSubmission(id: "sub_2"))
             #expect(try await store.deliveryStats(now: Date()).pending == 0)
 
@@ -293,16 +293,16 @@ import Testing
             var seen: [DeliveryRecord] = []
             var cursor: String?
             repeat {
-                let page = try await store.deliveries(status: ["pending", "failed"], formID: "signup", limit: 4, cursor: cursor)
+                let page = try await store.deliveries(status: [.pending, .failed], formID: "signup", limit: 4, cursor: cursor)
                 seen += page.items
                 cursor = page.nextCursor
             } while cursor != nil
-            let succeeded = try await store.deliveries(status: ["succeeded"], formID: nil, limit: 100, cursor: nil).items
+            let succeeded = try await store.deliveries(status: [.succeeded], formID: nil, limit: 100, cursor: nil).items
             #expect(succeeded.count == 5)
             let signupSucceeded = succeeded.filter { $0.formID == "signup" }.count
             #expect(seen.count == 25 - signupSucceeded)
             #expect(Set(seen.map(\.id)).count == seen.count)
-            #expect(seen.allSatisfy { $0.formID == "signup" && $0.status == "pending" && $0.endpointURL == "https://a.test/" })
+            #expect(seen.allSatisfy { $0.formID == "signup" && $0.status == .pending && $0.endpointURL == "https://a.test/" })
             let keys = seen.map { ($0.createdAt.storedMilliseconds, $0.id) }
             #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 > $1 })
             #expect(try await store.deliveries(status: nil, formID: nil, limit: 1000, cursor: nil).items.count == 50)
@@ -333,7 +333,7 @@ import Testing
             for task in tasks { try await task.value }
             #expect(store.attemptCommitter.statistics.largestGroup > 1)
             #expect(store.attemptCommitter.statistics.items == 31)
-            let succeeded = try await store.deliveries(status: ["succeeded"], formID: nil, limit: 100, cursor: nil)
+            let succeeded = try await store.deliveries(status: [.succeeded], formID: nil, limit: 100, cursor: nil)
             #expect(succeeded.items.count == 31)
             await #expect(throws: StoreError.notFound("delivery msg_unknown")) {
                 try await store.recordAttempt(deliveryID: "msg_unknown", owner: "w", attempt: attempt(200), outcome: .succeeded)
@@ -353,8 +353,8 @@ import Testing
                 deliveryID: claimed[0].id, owner: "w", attempt: attempt(500), outcome: .retry(at: Date()))
             try await store.recordAttempt(deliveryID: claimed[1].id, owner: "w", attempt: attempt(200), outcome: .succeeded)
             let first = try #require(try await store.delivery(id: claimed[0].id))
-            #expect(first.status == "dead" && first.attempts.count == 1 && first.attemptCount == 1)
-            #expect(try await store.delivery(id: claimed[1].id)?.status == "succeeded")
+            #expect(first.status == .dead && first.attempts.count == 1 && first.attemptCount == 1)
+            #expect(try await store.delivery(id: claimed[1].id)?.status == .succeeded)
             #expect(try await store.deliveryStats(now: Date()).pending == 0)
         }
     }

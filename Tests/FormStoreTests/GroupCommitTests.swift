@@ -235,8 +235,10 @@ import Testing
             let long = [UInt8](repeating: UInt8(ascii: "x"), count: 9_000) + [0x00, 0xFF]
             func row(_ id: String, body: [UInt8], values: String, key: String?, address: String?) -> NewSubmission {
                 NewSubmission(
-                    id: id, formID: "signup", formVersion: 1, receivedAt: Date(), values: values, rawBody: body,
-                    idempotencyKey: key, bodyHash: key.map { "hash-\($0)" }, clientAddress: address, webhookPayload: [])
+                    SubmissionRecord(
+                        id: id, formID: "signup", formVersion: 1, receivedAt: Date(), values: values, rawBody: body,
+                        idempotencyKey: key, bodyHash: key.map { "hash-\($0)" }, clientAddress: address),
+                    webhookPayload: { [] })
             }
             let group = [
                 row("long", body: long, values: String(repeating: "é", count: 3_000), key: "k-long", address: "::1"),
@@ -252,10 +254,10 @@ import Testing
                 Issue.record("a repeated id was accepted")
             }
             for (index, expected) in group.enumerated() where index != 2 {
-                let stored = try #require(try await store.submission(id: expected.id))
-                #expect(stored.rawBody == expected.rawBody && stored.values == expected.values)
-                #expect(stored.idempotencyKey == expected.idempotencyKey && stored.bodyHash == expected.bodyHash)
-                #expect(stored.clientAddress == expected.clientAddress && stored.formID == "signup")
+                let stored = try #require(try await store.submission(id: expected.record.id))
+                #expect(stored.rawBody == expected.record.rawBody && stored.values == expected.record.values)
+                #expect(stored.idempotencyKey == expected.record.idempotencyKey && stored.bodyHash == expected.record.bodyHash)
+                #expect(stored.clientAddress == expected.record.clientAddress && stored.formID == "signup")
             }
             #expect(try await store.submission(id: "long")?.rawBody.count == long.count)
         }

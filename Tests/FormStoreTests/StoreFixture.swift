@@ -43,11 +43,13 @@ func newSubmission(
     receivedAt: Date = Date(), idempotencyKey: String? = nil, rawBody: [UInt8] = Array(#"{"values":{}}"#.utf8),
     values: String = #"{"name":"Ana"}"#
 ) -> NewSubmission {
-    NewSubmission(
-        id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: values,
-        rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
-        clientAddress: "127.0.0.1",
-        webhookPayload: Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8))
+    let payload = Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8)
+    return NewSubmission(
+        SubmissionRecord(
+            id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: values,
+            rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
+            clientAddress: "127.0.0.1"),
+        webhookPayload: { payload })
 }
 
 /// Keeps the store's single writer connection busy until ``open()``, so that submissions made

@@ -25,9 +25,10 @@ try await withThrowingTaskGroup(of: Void.self) { group in
                 let id = RandomID.make(prefix: "sub_")
                 let body = Array("{\"values\":{\"id\":\"\(id)\"}}".utf8)
                 let outcome = try await store.insertSubmission(NewSubmission(
-                    id: id, formID: "crash", formVersion: 1, receivedAt: Date(), values: "{}", rawBody: body,
-                    idempotencyKey: "key-\(id)", bodyHash: nil, clientAddress: nil,
-                    webhookPayload: body))
+                    SubmissionRecord(
+                        id: id, formID: "crash", formVersion: 1, receivedAt: Date(), values: "{}", rawBody: body,
+                        idempotencyKey: "key-\(id)", bodyHash: nil, clientAddress: nil),
+                    webhookPayload: { body }))
                 if case .inserted = outcome {
                     // One write(2) per line, so a kill never leaves half an acknowledgement.
                     FileHandle.standardOutput.write(Data("ack \(id)\n".utf8))

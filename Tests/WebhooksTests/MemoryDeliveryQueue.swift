@@ -37,14 +37,6 @@ actor MemoryDeliveryQueue: DeliveryQueue {
         rows[id]?.nextAttemptAt = .distantPast
     }
 
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [])
-    }
-
-    func claimDue(owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>) async throws -> [DeliveryJob] {
-        try await claimDue(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: excludingEndpoints, roomByEndpoint: [:])
-    }
-
     func claimDue(
         owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
     ) async throws -> [DeliveryJob] {

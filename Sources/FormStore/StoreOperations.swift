@@ -1,0 +1,13 @@
+/// What the server asks of a store beyond its data: readiness, wake-ups and shutdown.
+public protocol StoreOperations: Sendable {
+    /// A cheap read that throws when the database cannot be read (for readiness checks).
+    func ping() async throws
+
+    /// Calls `handler` after each commit that queued new deliveries, so a delivery worker can wake at
+    /// once instead of polling eagerly. Replaces any earlier handler.
+    func onDeliveriesCreated(_ handler: @escaping @Sendable () -> Void)
+
+    /// Fails what is queued, lets a write in progress finish, and lets go of the database (at
+    /// shutdown: the store is not used after it).
+    func close()
+}
