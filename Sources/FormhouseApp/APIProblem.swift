@@ -7,9 +7,9 @@ struct APIProblem: Error, HTTPResponseError {
     var detail: String
     var headers: [(String, String)] = []
     /// Members beyond the standard five (`errors`, `currentVersion`, …).
-    var extra: [(String, JSONValue)] = []
+    var extra: ProblemExtra
 
-    init(_ type: ProblemType, _ detail: String, headers: [(String, String)] = [], extra: [(String, JSONValue)] = []) {
+    init(_ type: ProblemType, _ detail: String, headers: [(String, String)] = [], extra: ProblemExtra = ProblemExtra()) {
         self.type = type
         self.detail = detail
         self.headers = headers
@@ -19,14 +19,8 @@ struct APIProblem: Error, HTTPResponseError {
     var status: Int { type.status }
 
     var response: Response {
-        var members: [(String, JSONValue)] = [
-            ("type", .string(type.uri)),
-            ("title", .string(type.title)),
-            ("status", .number(Double(status))),
-            ("detail", .string(detail)),
-        ]
-        members += extra
-        var response = Response(status: status, body: .bytes(JSONValue.members(members).serialized()))
+        let body = ProblemJSON(type: type.uri, title: type.title, status: status, detail: detail, extra: extra)
+        var response = Response(status: status, body: .bytes(JSONValueEncoder.serialize(body)))
         response.headers.set("Content-Type", "application/problem+json")
         for (name, value) in headers { response.headers.add(name, value) }
         return response
@@ -87,28 +81,24 @@ struct APIProblem: Error, HTTPResponseError {
     /// `errors` in form order, up to ``maxListedErrors`` and ``maxListedErrorBytes`` (at least one);
     /// past that also `errorCount` (the total) and `"truncated": true`. Shared by the 422 and the
     /// `/validate` answer.
-    static func errorMembers(_ errors: [FieldError]) -> [(String, JSONValue)] {
+    static func listedErrors(_ errors: [FieldError]) -> ProblemExtra {
         // Counted as written (escapes included), each error's text cut to `maxErrorTextBytes`.
-        var listed: [JSONValue] = []
+        var listed: [ProblemErrorJSON] = []
         var bytes = 0
         for error in errors.prefix(maxListedErrors) {
-            let json = error.cappedJSON
-            bytes += json.serialized().count
+            let entry = error.capped
+            bytes += JSONValueEncoder.serialize(entry).count
             if !listed.isEmpty, bytes > maxListedErrorBytes { break }
-            listed.append(json)
+            listed.append(entry)
         }
-        var members: [(String, JSONValue)] = [("errors", .array(listed))]
-        if errors.count > listed.count {
-            members.append(("errorCount", .number(Double(errors.count))))
-            members.append(("truncated", .bool(true)))
-        }
-        return members
+        guard errors.count > listed.count else { return ProblemExtra(errors: listed) }
+        return ProblemExtra(errors: listed, errorCount: errors.count, truncated: true)
     }
 
-    /// 422 for a submission, with its field errors (see ``errorMembers(_:)``).
+    /// 422 for a submission, with its field errors (see ``listedErrors(_:)``).
     static func validationFailed(_ errors: [FieldError]) -> APIProblem {
         APIProblem(.validationFailed, "\(errors.count) field\(errors.count == 1 ? "" : "s") did not pass validation.",
-                   extra: errorMembers(errors))
+                   extra: listedErrors(errors))
     }
 
     /// Redelivery to an endpoint that receives nothing any more. Retrying cannot help, so the detail
@@ -121,9 +111,9 @@ struct APIProblem: Error, HTTPResponseError {
     /// 422 for a form definition, with every problem and its JSON Pointer into the upload.
     static func invalidDefinition(_ problems: [DefinitionProblem]) -> APIProblem {
         APIProblem(.invalidDefinition, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in the definition.",
-                   extra: [("errors", .array(problems.map {
-                       .members([("pointer", .string($0.pointer)), ("code", .string($0.code.rawValue)), ("message", .string($0.message))])
-                   }))])
+                   extra: ProblemExtra(errors: problems.map {
+                       ProblemErrorJSON(pointer: $0.pointer, code: $0.code.rawValue, message: $0.message)
+                   }))
     }
 }
 
@@ -133,8 +123,8 @@ let maxErrorTextBytes = 1024
 extension FieldError {
     /// `{"field", "code", "message"}`, with `field` and `message` cut to ``maxErrorTextBytes`` at a
     /// character boundary.
-    var cappedJSON: JSONValue {
-        .members([("field", .string(Self.cut(field))), ("code", .string(code.rawValue)), ("message", .string(Self.cut(message)))])
+    var capped: ProblemErrorJSON {
+        ProblemErrorJSON(field: Self.cut(field), code: code.rawValue, message: Self.cut(message))
     }
 
     private static func cut(_ text: String) -> String {

@@ -51,7 +51,7 @@ struct AdminFormRoutes {
         id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
     ) async throws -> Response {
         let (form, created) = try await catalog.save(id: id, definition: definition, createOnly: createOnly, precondition: precondition)
-        var response = Response.json(summary(form).serialized(), status: created ? 201 : 200)
+        var response = Response.json(encoding: SavedFormJSON(form), status: created ? 201 : 200)
         response.headers.set("Location", "/v1/admin/forms/\(id)")
         response.headers.set("ETag", form.etag)
         return response
@@ -89,26 +89,12 @@ struct AdminFormRoutes {
         return definition
     }
 
-    private func summary(_ form: PublishedForm) -> JSONValue {
-        .members([
-            ("id", .string(form.id)), ("version", .number(Double(form.version))),
-            ("title", .string(form.title)), ("createdAt", .string(Timestamp.rfc3339(form.createdAt))),
-        ])
-    }
-
     /// A page of the forms list by id; the cursor is the page's last id, sealed. Without `limit` the
     /// page is the whole list, as the contract's unpaged list was.
     func list(_ request: Request) async throws -> Response {
         let (limit, after) = try pageParameters(request, scope: "forms", defaultLimit: Self.wholeList)
         let forms = try await store.listForms(after: after, limit: limit + 1)
-        return pageResponse(forms, limit: limit, scope: "forms", cursor: \.id) { form in
-            .members([
-                ("id", .string(form.id)), ("title", .string(form.title)),
-                ("version", .number(Double(form.version))),
-                ("updatedAt", .string(Timestamp.rfc3339(form.updatedAt))),
-                ("submissionCount", .number(Double(form.submissionCount))),
-            ])
-        }
+        return pageResponse(forms, limit: limit, scope: "forms", cursor: \.id, item: FormListItemJSON.init)
     }
 
     /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose
@@ -126,16 +112,15 @@ struct AdminFormRoutes {
 
     /// A page from rows fetched with one more than `limit`: the extra row only says that a next page
     /// exists, whose cursor is the last row kept.
-    private func pageResponse<Row>(
-        _ fetched: [Row], limit: Int, scope: String, cursor: (Row) -> String, item: (Row) -> JSONValue
+    private func pageResponse<Row, Item: Encodable>(
+        _ fetched: [Row], limit: Int, scope: String, cursor: (Row) -> String, item: (Row) -> Item
     ) -> Response {
         let rows = fetched.prefix(limit)
         return pageResponse(rows.map(item), next: fetched.count > limit ? rows.last.map(cursor) : nil, scope: scope)
     }
 
-    private func pageResponse(_ items: [JSONValue], next: String?, scope: String) -> Response {
-        let cursor: JSONValue = next.map { .string(cursors.seal($0, scope: scope)) } ?? .null
-        return .json(JSONValue.members([("items", .array(items)), ("nextCursor", cursor)]).serialized())
+    private func pageResponse(_ items: [some Encodable], next: String?, scope: String) -> Response {
+        .json(encoding: PageJSON(items: items, nextCursor: next.map { cursors.seal($0, scope: scope) }))
     }
 
     func get(_ request: Request) async throws -> Response {
@@ -172,12 +157,7 @@ struct AdminFormRoutes {
         }
         let versions = try await store.formVersions(id: id, after: after, limit: limit + 1)
         guard !versions.isEmpty || after != nil else { throw APIProblem.notFound("There is no form '\(id)'.") }
-        return pageResponse(versions, limit: limit, scope: scope, cursor: { String($0.version) }) { v in
-            .members([
-                ("version", .number(Double(v.version))), ("title", .string(v.title)),
-                ("createdAt", .string(Timestamp.rfc3339(v.createdAt))), ("contentHash", .string(v.contentHash)),
-            ])
-        }
+        return pageResponse(versions, limit: limit, scope: scope, cursor: { String($0.version) }, item: FormVersionJSON.init)
     }
 
     func delete(_ request: Request) async throws -> Response {
@@ -222,7 +202,7 @@ struct AdminFormRoutes {
             cursor = decoded
         }
         let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
-        return pageResponse(page.items.map { SubmissionJSON.summary($0) }, next: page.nextCursor?.token, scope: scope)
+        return pageResponse(page.items.map { SubmissionJSON($0) }, next: page.nextCursor?.token, scope: scope)
     }
 
     /// CSV columns: every input of every stored version, the latest version's first and in its order,
@@ -254,7 +234,7 @@ struct AdminFormRoutes {
 
     func submission(_ request: Request) async throws -> Response {
         let record = try await findSubmission(request)
-        return .json(SubmissionJSON.full(record).serialized())
+        return .json(encoding: SubmissionJSON(record, withRequestDetails: true))
     }
 
     /// The body exactly as the client sent it, byte for byte.
@@ -269,34 +249,6 @@ struct AdminFormRoutes {
             throw APIProblem.notFound("There is no submission '\(sid)'.")
         }
         return record
-    }
-}
-
-/// The JSON shapes of a stored submission.
-enum SubmissionJSON {
-    static func values(_ record: SubmissionRecord) -> JSONValue {
-        (try? JSONValue(parsing: Array(record.values.utf8))) ?? .null
-    }
-
-    static func summary(_ record: SubmissionRecord) -> JSONValue {
-        .members([
-            ("id", .string(record.id)), ("formId", .string(record.formID)),
-            ("formVersion", .number(Double(record.formVersion))),
-            ("receivedAt", .string(Timestamp.rfc3339(record.receivedAt))),
-            ("values", values(record)),
-        ])
-    }
-
-    static func full(_ record: SubmissionRecord) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(record.id)), ("formId", .string(record.formID)),
-            ("formVersion", .number(Double(record.formVersion))),
-            ("receivedAt", .string(Timestamp.rfc3339(record.receivedAt))),
-            ("values", values(record)),
-        ]
-        if let key = record.idempotencyKey { members.append(("idempotencyKey", .string(key))) }
-        if let address = record.clientAddress { members.append(("clientAddress", .string(address))) }
-        return .members(members)
     }
 }
 

@@ -1,13 +1,6 @@
 import FormEngine
 
 extension JSONValue {
-    /// An object from members in the order given (response bodies keep a readable order).
-    static func members(_ pairs: [(String, JSONValue)]) -> JSONValue {
-        var object = JSONObject()
-        for (key, value) in pairs { object[key] = value }
-        return .object(object)
-    }
-
     /// The same value with every object's members in key order (arrays keep theirs), for hashing
     /// content whose member order carries no meaning.
     func sortingKeys() -> JSONValue {

@@ -13,5 +13,3 @@ struct NullWhenNil<Value: Encodable>: Encodable {
         if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
     }
 }
-
-extension NullWhenNil: Sendable where Value: Sendable {}

@@ -18,12 +18,12 @@ extension SubmissionFailure: HTTPResponseError {
             // Where the JSON broke, for a client to point at: the detail says it, `offset` carries it.
             if error.code == .malformedJSON, let offset = error.offset {
                 problem.detail = (problem.detail.hasSuffix(".") ? String(problem.detail.dropLast()) : problem.detail) + " at byte \(offset)."
-                problem.extra.append(("offset", .number(Double(offset))))
+                problem.extra.offset = offset
             }
             return problem
         case .unknownFormVersion(let formID, let requested, let current):
             return APIProblem(.unknownFormVersion, "Form '\(formID)' has no version \(requested); the current version is \(current).",
-                              extra: [("currentVersion", .number(Double(current)))])
+                              extra: ProblemExtra(currentVersion: current))
         case .invalid(let errors):
             return .validationFailed(errors)
         case .invalidIdempotencyKey(let reason):

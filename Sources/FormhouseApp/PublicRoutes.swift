@@ -77,8 +77,7 @@ struct PublicRoutes {
         try request.requireJSON()
         try validateRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
         let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
-        let body = JSONValue.members([("valid", .bool(result.isValid))] + APIProblem.errorMembers(result.errors))
-        return .json(body.serialized())
+        return .json(encoding: ValidationJSON(valid: result.isValid, listed: APIProblem.listedErrors(result.errors)))
     }
 }
 

@@ -13,7 +13,7 @@ enum SubmissionExport {
     static func ndjson(store: any FormStore, formID: String) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await write(store: store, formID: formID, to: writer) { record in
-                SubmissionJSON.summary(record).serialized() + [UInt8(ascii: "\n")]
+                JSONValueEncoder.serialize(SubmissionJSON(record)) + [UInt8(ascii: "\n")]
             }
         })
         response.headers.set("Content-Type", "application/x-ndjson")
@@ -34,7 +34,7 @@ enum SubmissionExport {
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(header(columns: columns.paths).map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
-                let values = SubmissionJSON.values(record)
+                let values = SubmissionJSON.values(of: record)
                 // A row fills only its own version's inputs: where a path was an input in one
                 // version and a group in another (`addr`, then `addr.city` or `addr[].city`), the
                 // group's values have columns of their own and are not repeated as JSON in `addr`.

@@ -49,8 +49,7 @@ struct WebhookRoutes {
             try await Offload.blocking { _ = try policy.validate(url: url) }
         } catch {
             throw APIProblem(.invalidWebhookURL, String(describing: error),
-                             extra: [("errors", .array([.members([("pointer", .string("/url")), ("code", .string("url")),
-                                                                 ("message", .string(String(describing: error)))])]))])
+                             extra: ProblemExtra(errors: [ProblemErrorJSON(pointer: "/url", code: "url", message: String(describing: error))]))
         }
         let secret = WebhookSecret.generate()
         let id = RandomID.make(prefix: "ep_")
@@ -63,9 +62,7 @@ struct WebhookRoutes {
         } catch StoreError.limitReached {
             throw Self.tooManyWebhooks
         }
-        var members = endpointJSON(record)
-        members.append(("secret", .string(secret.encoded)))
-        var response = Response.json(JSONValue.members(members).serialized(), status: 201)
+        var response = Response.json(encoding: EndpointJSON(record, secret: secret.encoded), status: 201)
         response.headers.set("Location", "/v1/admin/forms/\(formID)/webhooks")
         return response
     }
@@ -77,8 +74,7 @@ struct WebhookRoutes {
         guard try await store.formExists(id: formID, includingDeleted: true) else {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
-        let items = try await store.endpoints(formID: formID).map { JSONValue.members(endpointJSON($0)) }
-        return .json(JSONValue.members([("items", .array(items))]).serialized())
+        return .json(encoding: EndpointListJSON(items: try await store.endpoints(formID: formID).map { EndpointJSON($0) }))
     }
 
     func delete(_ request: Request) async throws -> Response {
@@ -95,10 +91,7 @@ struct WebhookRoutes {
         guard let record = try await store.rotateEndpointSecret(
             id: id, newSecretCiphertext: Array(try secrets.seal(secret, context: id).utf8), previousValidUntil: until)
         else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
-        var members = endpointJSON(record)
-        members.append(("secret", .string(secret.encoded)))
-        members.append(("previousSecretExpiresAt", .string(Timestamp.rfc3339(until))))
-        return .json(JSONValue.members(members).serialized())
+        return .json(encoding: EndpointJSON(record, secret: secret.encoded, previousSecretExpiresAt: Timestamp.rfc3339(until)))
     }
 
     func deliveries(_ request: Request) async throws -> Response {
@@ -121,24 +114,14 @@ struct WebhookRoutes {
             cursor = inner
         }
         let page = try await store.deliveries(status: statuses, formID: formID, limit: limit, cursor: cursor)
-        let next: JSONValue = page.nextCursor.map { .string(cursors.seal($0, scope: scope)) } ?? .null
-        return .json(JSONValue.members([("items", .array(page.items.map { .members(deliveryJSON($0)) })), ("nextCursor", next)]).serialized())
+        let next = page.nextCursor.map { cursors.seal($0, scope: scope) }
+        return .json(encoding: PageJSON(items: page.items.map { DeliveryJSON($0) }, nextCursor: next))
     }
 
     func delivery(_ request: Request) async throws -> Response {
         let id = request.parameters["did"] ?? ""
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
-        var members = deliveryJSON(record)
-        members.append(("attemptLog", .array(record.attempts.map { attempt in
-            .members([
-                ("attemptedAt", .string(Timestamp.rfc3339(attempt.attemptedAt))),
-                ("statusCode", attempt.statusCode.map { .number(Double($0)) } ?? .null),
-                ("durationMs", .number(Double(attempt.durationMilliseconds))),
-                ("error", attempt.error.map(JSONValue.string) ?? .null),
-                ("responseExcerpt", attempt.responseExcerpt.map(JSONValue.string) ?? .null),
-            ])
-        })))
-        return .json(JSONValue.members(members).serialized())
+        return .json(encoding: DeliveryJSON(record, withAttemptLog: true))
     }
 
     func redeliver(_ request: Request) async throws -> Response {
@@ -163,26 +146,6 @@ struct WebhookRoutes {
         }
         notify()
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
-        return .json(JSONValue.members(deliveryJSON(record)).serialized(), status: 202)
-    }
-
-    private func endpointJSON(_ e: EndpointRecord) -> [(String, JSONValue)] {
-        [
-            ("id", .string(e.id)), ("formId", .string(e.formID)), ("url", .string(AddressPolicy.withoutCredentials(e.url))),
-            ("createdAt", .string(Timestamp.rfc3339(e.createdAt))),
-            ("disabled", .bool(e.disabledAt != nil)),
-            ("disabledReason", e.disabledReason.map(JSONValue.string) ?? .null),
-        ]
-    }
-
-    private func deliveryJSON(_ d: DeliveryRecord) -> [(String, JSONValue)] {
-        [
-            ("id", .string(d.id)), ("endpointId", .string(d.endpointID)), ("url", .string(AddressPolicy.withoutCredentials(d.endpointURL))), ("submissionId", .string(d.submissionID)),
-            ("formId", .string(d.formID)), ("status", .string(d.status.rawValue)), ("attempts", .number(Double(d.attemptCount))),
-            ("nextAttemptAt", d.status.isOpen ? .string(Timestamp.rfc3339(d.nextAttemptAt)) : .null),
-            ("lastStatusCode", d.lastStatusCode.map { .number(Double($0)) } ?? .null),
-            ("lastError", d.lastError.map(JSONValue.string) ?? .null),
-            ("createdAt", .string(Timestamp.rfc3339(d.createdAt))),
-        ]
+        return .json(encoding: DeliveryJSON(record), status: 202)
     }
 }
