@@ -29,28 +29,32 @@ struct JSONValueEncoder {
 /// One value under construction. A reference, because containers are handed out as values that keep
 /// writing into it after they are returned.
 private final class Node {
-    private enum Content {
-        case empty
-        case value(JSONValue)
-        case object([(key: String, node: Node)])
-        case array([Node])
+    enum Kind {
+        case empty, value, object, array
     }
 
-    private var content = Content.empty
+    private var kind = Kind.empty
+    private var value = JSONValue.null
+    /// In the order written. Answers' objects are small, so a key written again is found by a scan.
+    private var members: [(key: String, node: Node)] = []
+    private var elements: [Node] = []
 
     var built: JSONValue {
-        switch content {
+        switch kind {
         case .empty: return .object(JSONObject())
-        case .value(let value): return value
-        case .array(let nodes): return .array(nodes.map(\.built))
-        case .object(let members):
+        case .value: return value
+        case .array: return .array(elements.map(\.built))
+        case .object:
             var object = JSONObject()
             for member in members { object[member.key] = member.node.built }
             return .object(object)
         }
     }
 
-    func set(_ value: JSONValue) { content = .value(value) }
+    func set(_ value: JSONValue) {
+        become(.value)
+        self.value = value
+    }
 
     func encode(_ value: some Encodable, codingPath: [any CodingKey]) throws {
         if let json = value as? JSONValue {
@@ -60,45 +64,36 @@ private final class Node {
         }
     }
 
-    /// The member `key`'s node; a new member goes last. Turns this node into an object first, keeping
-    /// the members another keyed container of the same value wrote.
+    /// Makes this node a value of `kind`, keeping what it holds when it is one already: the members
+    /// that another keyed container of the same value wrote, say.
+    func become(_ kind: Kind) {
+        guard self.kind != kind else { return }
+        self.kind = kind
+        members = []
+        elements = []
+    }
+
+    /// The member `key`'s node, emptied when the key was written before; a new member goes last.
     func member(_ key: String) -> Node {
-        var members: [(key: String, node: Node)] = []
-        if case .object(let existing) = content { members = existing }
+        become(.object)
         if let found = members.first(where: { $0.key == key }) {
-            found.node.content = .empty
+            found.node.become(.empty)
             return found.node
         }
         let node = Node()
         members.append((key, node))
-        content = .object(members)
         return node
-    }
-
-    func becomeObject() {
-        if case .object = content { return }
-        content = .object([])
-    }
-
-    func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
     }
 
     /// A new element at the end of this array.
     func element() -> Node {
-        var nodes: [Node] = []
-        if case .array(let existing) = content { nodes = existing }
+        become(.array)
         let node = Node()
-        nodes.append(node)
-        content = .array(nodes)
+        elements.append(node)
         return node
     }
 
-    var elementCount: Int {
-        if case .array(let nodes) = content { return nodes.count }
-        return 0
-    }
+    var elementCount: Int { elements.count }
 }
 
 /// The position of an element in an array, for coding paths.
@@ -116,12 +111,12 @@ private struct ValueEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.becomeObject()
+        node.become(.object)
         return KeyedEncodingContainer(KeyedContainer(node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.becomeArray()
+        node.become(.array)
         return UnkeyedContainer(node: node, codingPath: codingPath)
     }
 
