@@ -26,7 +26,7 @@ struct AdminFormRoutes {
         try request.requireJSON()
         // Create-or-update: an id no form can have is a problem of the definition to be (as for POST
         // and `formhouse check`), listed with the body's own problems, not a missing form.
-        let id = request.parameters["id"] ?? ""
+        let id = try request.parameters.require("id")
         let definition = try await parseDefinition(request.body, pathID: id)
         return try await save(id: id, definition: definition, precondition: request.versionPrecondition)
     }
@@ -244,7 +244,7 @@ struct AdminFormRoutes {
     }
 
     private func findSubmission(_ request: Request) async throws -> SubmissionRecord {
-        let sid = request.parameters["sid"] ?? ""
+        let sid = try request.parameters.require("sid")
         guard let record = try await store.submission(id: sid) else {
             throw APIProblem.notFound("There is no submission '\(sid)'.")
         }

@@ -100,9 +100,8 @@ enum ETagList {
 extension Request {
     /// The `{id}` path parameter, checked against the id syntax forms may have.
     func formID(_ name: String = "id") throws -> String {
-        guard let id = parameters[name], FormIdentifier.isValid(id) else {
-            throw APIProblem.notFound("There is no form '\(parameters[name] ?? "")'.")
-        }
+        let id = try parameters.require(name)
+        guard FormIdentifier.isValid(id) else { throw APIProblem.notFound("There is no form '\(id)'.") }
         return id
     }
 

@@ -78,14 +78,14 @@ struct WebhookRoutes {
     }
 
     func delete(_ request: Request) async throws -> Response {
-        let id = request.parameters["wid"] ?? ""
+        let id = try request.parameters.require("wid")
         guard try await store.deleteEndpoint(id: id) else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
         return Response(status: 204)
     }
 
     /// A new secret; the old one keeps signing too for 24 hours so receivers can switch over.
     func rotate(_ request: Request) async throws -> Response {
-        let id = request.parameters["wid"] ?? ""
+        let id = try request.parameters.require("wid")
         let secret = WebhookSecret.generate()
         let until = Date().addingTimeInterval(Self.rotationOverlap)
         guard let record = try await store.rotateEndpointSecret(
@@ -119,13 +119,13 @@ struct WebhookRoutes {
     }
 
     func delivery(_ request: Request) async throws -> Response {
-        let id = request.parameters["did"] ?? ""
+        let id = try request.parameters.require("did")
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
         return .json(encoding: DeliveryJSON(record, withAttemptLog: true))
     }
 
     func redeliver(_ request: Request) async throws -> Response {
-        let id = request.parameters["did"] ?? ""
+        let id = try request.parameters.require("did")
         switch try await store.redeliver(id: id, now: Date()) {
         case .queued:
             break

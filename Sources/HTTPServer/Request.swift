@@ -62,7 +62,21 @@ public struct Parameters: Sendable, Sequence {
         pairs.first { $0.name == name }?.value
     }
 
+    /// The value of a parameter the route's pattern captures. Throws ``MissingRouteParameter`` when
+    /// the pattern has no parameter of that name: a mistake in the route table, which the server
+    /// logs and answers with a 500 rather than serving the handler an empty id.
+    public func require(_ name: String) throws -> String {
+        guard let value = self[name] else { throw MissingRouteParameter(name: name) }
+        return value
+    }
+
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         pairs.makeIterator()
     }
+}
+
+/// A handler asked for a route parameter its pattern does not capture.
+public struct MissingRouteParameter: Error {
+    /// The parameter asked for.
+    public var name: String
 }

@@ -191,3 +191,12 @@ import Testing
         #expect(response.headers["content-type"] == "application/problem+json")
     }
 }
+
+/// A handler that asks for a parameter its pattern lacks fails loudly instead of getting "".
+@Suite struct RouteParameterTests {
+    @Test func requireGivesTheCapturedValueOrThrows() throws {
+        let parameters = Parameters([("id", "signup")])
+        #expect(try parameters.require("id") == "signup")
+        #expect(throws: MissingRouteParameter.self) { try parameters.require("sid") }
+    }
+}
