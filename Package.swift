@@ -96,8 +96,9 @@ let package = Package(
         .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver", logging]),
 
         // Tests.
-        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
-        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex", "SeededRandom"]),
+        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex", "SeededRandom"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", serviceLifecycle]),
         .testTarget(
             name: "FormStoreTests",

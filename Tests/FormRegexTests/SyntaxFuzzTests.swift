@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FormRegex
+import SeededRandom
 
 @Suite struct SyntaxFuzzTests {
     static let pieces = ["a", "b", "é", "1", "(", ")", "[", "]", "{", "}", "|", "*", "+", "?", "^", "$", ".", "-", ",",
