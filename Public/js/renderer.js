@@ -1,4 +1,4 @@
-// Renders a Formhouse form definition (CONTRACT §1) into live DOM: every component type, sections,
+// Renders a Formhouse form definition (docs/engine.md) into live DOM: every component type, sections,
 // groups with repeats, visibleWhen evaluated on every change, style colors, and errors by key path.
 // It holds the values the user entered; it never talks to the server (the page that uses it does).
 

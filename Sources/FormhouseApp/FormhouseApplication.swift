@@ -99,7 +99,7 @@ public final class FormhouseApplication: Sendable {
         }
         OperationsRoutes(store: store, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
-        // `GET /openapi.json` (contract §5) and the pages are files of the public directory.
+        // `GET /openapi.json` and the pages are files of the public directory.
         for page in ["openapi.json", "index.html", "form.html"]
         where !FileManager.default.fileExists(atPath: configuration.publicDirectory + "/" + page) {
             logger.warning("the public directory lacks a file the server serves",
