@@ -596,8 +596,8 @@ export class FormView {
     return wrapper;
   }
 
-  /** Where a count starts: at its minValue, else 0, but never past its maxValue (pre-filled 0 under a
-   * negative maxValue was refused, although the engine takes a count left empty); null, left empty,
+  /** Where a count starts: at its minValue, else 0, but never past its maxValue (a pre-filled 0 under a
+   * negative maxValue would be refused, while the engine takes a count left empty); null, left empty,
    * when no whole number is within the bounds (the server refuses such a definition). */
   countStart(props) {
     const low = Number.isFinite(props.minValue) ? Math.ceil(props.minValue) : null;

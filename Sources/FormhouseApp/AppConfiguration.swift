@@ -90,7 +90,7 @@ public struct AppConfiguration: Sendable {
         for setting in Self.settings {
             try setting.read(config, &self)
             // A value that is set but cannot be read as its type would otherwise fall back to the
-            // default without a word (a port of "abc" served on 8080).
+            // default without a word (a port of "abc" would serve on 8080).
             if problems.contains(setting.key) {
                 throw ConfigurationError(key: setting.key, message: setting.isSecret
                     ? "is set but is not \(setting.kind.phrase)"

@@ -164,7 +164,8 @@ final class FormCatalog: Sendable {
         id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
     ) async throws -> (form: PublishedForm, created: Bool) {
         // `version` is the server's: it is added to every definition served, so a definition read
-        // and put back unchanged must not count it as content (each save made a new version).
+        // and put back unchanged must not count it as content, or every such save would make a new
+        // version.
         let normalized = definition.normalizedJSON().withoutMember("version").withMember("id", .string(id))
         let text = String(decoding: normalized.serialized(), as: UTF8.self)
         // Hashed with keys sorted: the same definition with members in another order, or `id` given

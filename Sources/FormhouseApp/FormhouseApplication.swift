@@ -158,8 +158,8 @@ public final class FormhouseApplication: Sendable {
     /// Serves until SIGTERM or SIGINT, then drains requests and deliveries and exits.
     public func run() async throws {
         // One service running both, so that both see the signal at once: a service group stops its
-        // services one after another, so the listener stayed open while deliveries drained, and the
-        // two 10 s drains added up past the runtime's wait.
+        // services one after another, which would keep the listener open while deliveries drain and
+        // add the two drains up past the runtime's wait.
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: Together(server, worker))],

@@ -76,7 +76,8 @@ enum SubmissionExport {
 
     /// Every submission of the form, oldest first, each encoded by `encode`, written to `writer` in
     /// pieces of about `chunkBytes`. Each batch is encoded off the event loop: a batch of a form
-    /// with thousands of inputs took most of a second, and every other connection of that loop waited.
+    /// with thousands of inputs can take most of a second, which every other connection of the loop
+    /// would wait out.
     private static func write(
         store: any FormStore, formID: String, to writer: any BodyWriter,
         _ encode: @escaping @Sendable (SubmissionRecord) -> [UInt8]

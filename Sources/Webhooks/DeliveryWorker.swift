@@ -205,7 +205,8 @@ public final class DeliveryWorker: Service, Sendable {
         var failure: (any Error)?
         do {
             // Each endpoint's room under `maxInFlightPerEndpoint` caps what one claim gives it: the
-            // saturated set alone let an endpoint with 33 in flight get a whole batch more.
+            // saturated set alone, cleared at half the limit, would let an endpoint just past half get
+            // a whole batch more.
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
                                             excludingEndpoints: busy.union(slow), roomByEndpoint: endpointRoom)
             full = jobs.count == limit
