@@ -100,18 +100,6 @@ public struct AppConfiguration: Sendable {
     }
 }
 
-/// A setting that cannot be used, named by its key so the operator can fix it.
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public var key: String
-    public var message: String
-    public var description: String { "configuration '\(key)': \(message)" }
-
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-}
-
 /// Collects the keys of settings that were present but could not be read as their type;
 /// swift-configuration's reads with a default report these only to an access reporter.
 final class UnreadableSettings: AccessReporter, @unchecked Sendable {

@@ -3,7 +3,6 @@ import FormStore
 import Foundation
 import HTTPServer
 import Logging
-import Metrics
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -197,21 +196,6 @@ private struct Together: Service {
             while try await group.next() != nil {
                 if !Task.isShuttingDownGracefully { group.cancelAll() }
             }
-        }
-    }
-}
-
-/// Installs the Prometheus registry as the process's metrics backend, once.
-public enum MetricsBootstrap {
-    private static let shared = Mutex<PrometheusCollectorRegistry?>(nil)
-
-    public static func registry() -> PrometheusCollectorRegistry {
-        shared.withLock { current in
-            if let current { return current }
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            current = registry
-            return registry
         }
     }
 }
