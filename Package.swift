@@ -6,6 +6,15 @@ import PackageDescription
 // executor check at each of the dozen async calls between the socket and the store.
 let callerExecutor: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
+// Products that several targets depend on, named once.
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+let metricsTestKit = Target.Dependency.product(name: "MetricsTestKit", package: "swift-metrics")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
+
 let package = Package(
     name: "Formhouse",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -37,11 +46,7 @@ let package = Package(
         .target(name: "CEpoll"),
         .target(
             name: "HTTPServer",
-            dependencies: [
-                "CEpoll",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: ["CEpoll", logging, serviceLifecycle],
             swiftSettings: callerExecutor
         ),
 
@@ -49,13 +54,7 @@ let package = Package(
         .target(name: "CSQLiteTuning", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "FormStore",
-            dependencies: [
-                "CSQLiteTuning",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-            ],
+            dependencies: ["CSQLiteTuning", grdb, grdbSQLite, logging, metrics],
             swiftSettings: callerExecutor
         ),
 
@@ -64,13 +63,7 @@ let package = Package(
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
         .target(
             name: "Webhooks",
-            dependencies: [
-                "CCurl", "CCurlShims",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: ["CCurl", "CCurlShims", crypto, logging, metrics, serviceLifecycle]
         ),
         .target(name: "WebhookReceiver"),
 
@@ -78,12 +71,8 @@ let package = Package(
         .target(
             name: "FormhouseApp",
             dependencies: [
-                "FormEngine", "HTTPServer", "FormStore", "Webhooks",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                "FormEngine", "HTTPServer", "FormStore", "Webhooks", crypto, logging, metrics, serviceLifecycle,
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: callerExecutor
@@ -91,61 +80,37 @@ let package = Package(
         .executableTarget(
             name: "formhouse",
             dependencies: [
-                "FormhouseApp", "FormEngine", "HTTPServer",
+                "FormhouseApp", "FormEngine", "HTTPServer", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
-        // Benchmarks (release builds; see README).
+        // Benchmarks (release builds; figures and how to rerun them in Benchmarks/RESULTS.md).
         .executableTarget(name: "RegexBenchmark", dependencies: ["FormRegex"]),
         .executableTarget(name: "EngineBenchmark", dependencies: ["FormEngine"]),
         .executableTarget(
-            name: "http-bench-server",
-            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
-            path: "Benchmarks/http-bench-server"
+            name: "http-bench-server", dependencies: ["HTTPServer", logging], path: "Benchmarks/http-bench-server"
         ),
         .executableTarget(name: "StoreBenchmark", dependencies: ["FormStore"], path: "Benchmarks/store-bench"),
         .executableTarget(name: "StoreCrashWriter", dependencies: ["FormStore"], path: "Tests/StoreCrashWriter"),
-        .executableTarget(
-            name: "WebhookBenchmark",
-            dependencies: ["Webhooks", "WebhookReceiver", .product(name: "Logging", package: "swift-log")]
-        ),
+        .executableTarget(name: "WebhookBenchmark", dependencies: ["Webhooks", "WebhookReceiver", logging]),
 
         // Tests.
-        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex"]),
-        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex"]),
-        .testTarget(
-            name: "HTTPServerTests",
-            dependencies: ["HTTPServer", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
-        ),
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "FormRegexTests", dependencies: ["FormRegex", "SeededRandom"]),
+        .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex", "SeededRandom"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", serviceLifecycle]),
         .testTarget(
             name: "FormStoreTests",
-            dependencies: [
-                "FormStore", "StoreCrashWriter",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+            dependencies: ["FormStore", "StoreCrashWriter", grdb, grdbSQLite, metrics, metricsTestKit]
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: [
-                "Webhooks", "WebhookReceiver",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: ["Webhooks", "WebhookReceiver", crypto, logging, metrics, metricsTestKit, serviceLifecycle]
         ),
         .testTarget(
             name: "FormhouseAppTests",
-            dependencies: [
-                "FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", grdb]
         ),
     ]
 )

@@ -43,20 +43,14 @@ thread_ticks() {
 
 # Prints "req/s loop_us writer_us" for one run of binary $1.
 run() {
-    rm -rf "$work/data"
-    env FORMHOUSE_ADMIN_TOKENS=benchmark-admin-token-000000 FORMHOUSE_RATE_LIMIT_BURST=100000000 \
-        FORMHOUSE_RATE_LIMIT_PER_SECOND=100000000 "$1" serve --port $port --data-dir "$work/data" \
-        --forms-dir "$root/config/forms" --public-dir "$root/Public" --config /nonexistent --log-level error \
-        >"$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    start_formhouse "$1" "$port" "$work"
     thread_ticks >"$work/before"
     wrk -t1 -c"$conns" -d"$duration" ${script[@]+"${script[@]}"} "$url" >"$work/wrk.out"
     thread_ticks >"$work/after"
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
     local requests rps ticks
     requests="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
-    rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
+    rps="$(wrk_rate "$work/wrk.out")"
     ticks="$(getconf CLK_TCK)"
     join <(sort "$work/before") <(sort "$work/after") | awk -v n="$requests" -v hz="$ticks" -v r="$rps" '
         $1 == "http-loop" {loop += $3 - $2} $1 ~ /overcommit/ {writer += $3 - $2}

@@ -20,16 +20,12 @@ conns="${CONNECTIONS:-64}"
 submit_conns="${SUBMIT_CONNECTIONS:-256}"
 port=18090
 nginx_port=18091
-token=benchmark-admin-token-000000
 form=formworks-example
-work="$(mktemp -d)"
-chmod 755 "$work"
-mkdir -p "$root/Benchmarks/results"
-report="$root/Benchmarks/results/api-$(date -u +%Y%m%dT%H%M%SZ).md"
+bench_work api
 
 cleanup() {
     [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true
-    [[ -f "$work/nginx.pid" ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    stop_nginx "$work"
     sleep 0.3
     rm -rf "$work"
 }
@@ -42,16 +38,10 @@ command -v wrk >/dev/null && command -v nginx >/dev/null || {
 if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse --static-swift-stdlib >/dev/null); fi
 bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
 
-# Starts Formhouse on a fresh data directory; extra environment as arguments (NAME=value ...).
+# Starts Formhouse afresh, in place of the one running; extra environment as arguments (NAME=value ...).
 start_server() {
     [[ -n "${server_pid:-}" ]] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
-    rm -rf "$work/data"
-    env FORMHOUSE_ADMIN_TOKENS=$token FORMHOUSE_RATE_LIMIT_BURST=100000000 FORMHOUSE_RATE_LIMIT_PER_SECOND=100000000 "$@" \
-        "$bin" serve --port $port --data-dir "$work/data" --forms-dir "$root/config/forms" \
-        --public-dir "$root/Public" --config /nonexistent --log-level error >"$work/server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
-    echo "formhouse did not start"; cat "$work/server.log"; exit 1
+    start_formhouse "$bin" "$port" "$work" "$@"
 }
 
 start_server
@@ -59,8 +49,7 @@ curl -sf "http://127.0.0.1:$port/v1/forms/$form" -o "$work/form.json"
 mkdir -p "$work/www/v1/forms"
 cp "$work/form.json" "$work/www/v1/forms/$form"
 start_nginx "$work" "$nginx_port" "root $work/www; location / { default_type application/json; etag on; }"
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/v1/forms/$form" -o /dev/null && break; sleep 0.1; done
-cmp -s <(curl -s "http://127.0.0.1:$nginx_port/v1/forms/$form") "$work/form.json" || { echo "nginx does not serve the form"; exit 1; }
+check_nginx "$nginx_port" "/v1/forms/$form" "$work/form.json"
 
 body="$bench_body"
 curl -sf -X POST "http://127.0.0.1:$port/v1/forms/$form/validate" -H 'Content-Type: application/json' -d "$body" | grep -q '"valid":true' || {
@@ -75,12 +64,9 @@ measure() {
     local args=(-t1 -c"$c" -d"$duration" --latency)
     [[ -n "$script" ]] && args+=(-s "$script")
     wrk "${args[@]}" "$url" >"$work/wrk.out" 2>&1
-    local rps p99 bad
-    rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
-    p99="$(awk '$1 == "99%" {print $2}' "$work/wrk.out")"
+    local bad
     bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
-    p99="$(to_ms "$p99")"
-    echo "$rps $p99 ${bad:-0}"
+    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
 }
 
 # Mean group size since the server started, from its Prometheus histogram.

@@ -17,15 +17,11 @@ loops="${LOOPS:-0}"
 idle="${IDLE:-1000}"
 ours_port=18080
 nginx_port=18081
-work="$(mktemp -d)"
-chmod 755 "$work"  # nginx workers run as an unprivileged user
-results="$root/Benchmarks/results"
-mkdir -p "$results"
-report="$results/http-$(date -u +%Y%m%dT%H%M%SZ).md"
+bench_work http
 
 cleanup() {
     [[ -n "${ours_pid:-}" ]] && kill "$ours_pid" 2>/dev/null || true
-    [[ -f "$work/nginx.pid" ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    stop_nginx "$work"
     sleep 0.2
     [[ -z "${KEEP_WORK:-}" ]] && rm -rf "$work" || echo "kept $work" >&2
 }
@@ -43,8 +39,7 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$ours_port/json" -o "$work/
 
 start_nginx "$work" "$nginx_port" 'location = /json { default_type application/json; alias '"$work"'/payload.json; }
         location = /echo { default_type application/json; alias '"$work"'/payload.json; error_page 405 =200 $uri; }'
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/json" -o /dev/null && break; sleep 0.1; done
-cmp -s <(curl -s "http://127.0.0.1:$nginx_port/json") "$work/payload.json" || { echo "nginx does not serve the payload"; exit 1; }
+check_nginx "$nginx_port" /json "$work/payload.json"
 nginx_pid="$(cat "$work/nginx.pid")"
 nginx_worker="$(pgrep -P "$nginx_pid" | head -1)"
 
@@ -68,18 +63,12 @@ measure() {
     before="$(cpu_ticks "$pid")"
     wrk "${args[@]}" "$url" >"$work/wrk.out" 2>&1
     after="$(cpu_ticks "$pid")"
-    local rps p99 total
-    rps="$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")"
+    local total errors cpu
     total="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
-    p99="$(awk '$1 == "99%" {print $2}' "$work/wrk.out")"
-    local errors
     errors="$(awk '/Non-2xx|Socket errors/ {print}' "$work/wrk.out" | tr '\n' ' ')"
     [[ -n "$errors" ]] && echo "    wrk: $errors" >&2
-    # Normalise the latency to milliseconds.
-    p99="$(to_ms "$p99")"
-    local cpu
     cpu="$(python3 -c "import os,sys; print(round((int(sys.argv[2]) - int(sys.argv[1])) / os.sysconf('SC_CLK_TCK') * 1e6 / int(sys.argv[3]), 1))" "$before" "$after" "$total")"
-    echo "$rps $p99 $cpu"
+    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") $cpu"
 }
 
 # Resident memory per idle keep-alive connection, measured first on fresh processes:

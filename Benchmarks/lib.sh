@@ -1,5 +1,31 @@
-# Shared by the benchmark scripts: nginx as the baseline server, wrk's latency in milliseconds, and
-# the submission the API benchmarks post.
+# Shared by the benchmark scripts: their work folder and report, Formhouse and nginx as the servers
+# under test, wrk's figures, and the submission the API benchmarks post. Sourced after `root` (the
+# repository) is set.
+
+# bench_work NAME: a fresh folder in `work`, readable by nginx's unprivileged workers, and in `report`
+# the path of this run's report, Benchmarks/results/NAME-<UTC time>.md (not committed).
+bench_work() {
+    work="$(mktemp -d)"
+    chmod 755 "$work"
+    mkdir -p "$root/Benchmarks/results"
+    report="$root/Benchmarks/results/$1-$(date -u +%Y%m%dT%H%M%SZ).md"
+}
+
+# start_formhouse BINARY PORT WORK [NAME=value ...]: `BINARY serve` in the background on PORT with an
+# empty WORK/data, the sample forms, Public/ and rate limits too high to reach, plus the environment
+# given; its pid lands in `server_pid`. Exits when /healthz does not answer within 10 s.
+start_formhouse() {
+    local bin="$1" port="$2" work="$3"
+    shift 3
+    rm -rf "$work/data"
+    env FORMHOUSE_ADMIN_TOKENS=benchmark-admin-token-000000 FORMHOUSE_RATE_LIMIT_BURST=100000000 \
+        FORMHOUSE_RATE_LIMIT_PER_SECOND=100000000 "$@" "$bin" serve --port "$port" --data-dir "$work/data" \
+        --forms-dir "$root/config/forms" --public-dir "$root/Public" --config /nonexistent --log-level error \
+        >"$work/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
+    echo "formhouse did not start" >&2; cat "$work/server.log" >&2; exit 1
+}
 
 # start_nginx WORK PORT LOCATIONS: one worker, no access log, unlimited keep-alive, listening on
 # 127.0.0.1:PORT with the given `location` lines; its pid lands in WORK/nginx.pid.
@@ -23,9 +49,28 @@ NGINX
     nginx -c "$work/nginx.conf" -p "$work"
 }
 
-# to_ms VALUE: a wrk latency such as 850.00us, 1.20ms or 1.10s, in milliseconds.
-to_ms() {
-    python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" "$1"
+# check_nginx PORT PATH FILE: waits for nginx to answer PATH, then exits unless it serves FILE's bytes.
+check_nginx() {
+    local url="http://127.0.0.1:$1$2" expected="$3"
+    for _ in $(seq 1 50); do curl -sf "$url" -o /dev/null && break; sleep 0.1; done
+    cmp -s <(curl -s "$url") "$expected" || { echo "nginx does not serve $expected at $2" >&2; exit 1; }
+}
+
+# stop_nginx WORK: stops the nginx that start_nginx started in WORK, if any.
+stop_nginx() {
+    [[ -f "$1/nginx.pid" ]] && kill "$(cat "$1/nginx.pid")" 2>/dev/null || true
+}
+
+# wrk_rate FILE: the requests per second of the wrk report in FILE.
+wrk_rate() {
+    awk '/^Requests\/sec:/ {print $2}' "$1"
+}
+
+# wrk_p99_ms FILE: the 99th-percentile latency of the `wrk --latency` report in FILE, in milliseconds
+# (wrk writes it as 850.00us, 1.20ms or 1.10s).
+wrk_p99_ms() {
+    python3 -c "import sys; v=sys.argv[1]; u=v.lstrip('0123456789.'); n=float(v[:len(v)-len(u)]); print(round(n*{'us':0.001,'ms':1,'s':1000}[u],2))" \
+        "$(awk '$1 == "99%" {print $2}' "$1")"
 }
 
 # A submission to the sample form `formworks-example` that validates.

@@ -402,7 +402,7 @@ function editorPanel(generation, initialText, formId, etag) {
   });
   textarea.value = initialText;
   // The backdrop holds only the marked lines, each placed at its line (20 px each) in a layer that
-  // follows the textarea's scrolling: a copy of the whole text there was laid out again on every
+  // follows the textarea's scrolling: a copy of the whole text there would be laid out again on every
   // keystroke, a second or more for a definition of 100,000 lines.
   const marks = h("div", { class: "ad-marks" });
   const backdrop = h("div", { class: "ad-backdrop", "aria-hidden": "true" }, marks);

@@ -1,4 +1,4 @@
-// Renders a Formhouse form definition (CONTRACT §1) into live DOM: every component type, sections,
+// Renders a Formhouse form definition (docs/engine.md) into live DOM: every component type, sections,
 // groups with repeats, visibleWhen evaluated on every change, style colors, and errors by key path.
 // It holds the values the user entered; it never talks to the server (the page that uses it does).
 
@@ -596,8 +596,8 @@ export class FormView {
     return wrapper;
   }
 
-  /** Where a count starts: at its minValue, else 0, but never past its maxValue (pre-filled 0 under a
-   * negative maxValue was refused, although the engine takes a count left empty); null, left empty,
+  /** Where a count starts: at its minValue, else 0, but never past its maxValue (a pre-filled 0 under a
+   * negative maxValue would be refused, while the engine takes a count left empty); null, left empty,
    * when no whole number is within the bounds (the server refuses such a definition). */
   countStart(props) {
     const low = Number.isFinite(props.minValue) ? Math.ceil(props.minValue) : null;

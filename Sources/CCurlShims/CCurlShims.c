@@ -28,10 +28,6 @@ CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
 
-CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }

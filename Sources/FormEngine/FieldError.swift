@@ -1,5 +1,5 @@
-/// One invalid field: its key path, a stable code from the contract, and a message to show next to
-/// the input.
+/// One invalid field: its key path, a stable code clients can branch on, and a message to show next
+/// to the input.
 public struct FieldError: Sendable, Equatable {
     /// Key path, like `addresses[1].postcode`.
     public var field: String
@@ -8,8 +8,8 @@ public struct FieldError: Sendable, Equatable {
     /// Text for a person (the component's `messages` override the default).
     public var message: String
 
-    /// Which rule a value broke (CONTRACT §2). The raw value is the code sent to clients, and the key a
-    /// component's `messages` uses to replace the default message.
+    /// Which rule a value broke (each type's rules are listed in docs/engine.md). The raw value is the
+    /// code sent to clients, and the key a component's `messages` uses to replace the default message.
     public enum Code: String, Sendable, CaseIterable {
         /// A required input has no answer, or a required switch is off.
         case required

@@ -1,9 +1,10 @@
 extension FormDefinition {
-    /// The same form using only the five Formworks types (CONTRACT §2 `?profile=formworks`), so a
-    /// Formworks client decodes it: extension types become `text` with a regex hint, sections are
-    /// flattened, group members get key-path ids (`address.line1`, `kids[0].name`) and a repeat is
-    /// shown `min` times (at least once). Conditions cannot be expressed, so conditional inputs are
-    /// served as optional; the server still applies the full rules to what comes back.
+    /// The same form using only the five Formworks types (`?profile=formworks`; docs/engine.md, "The
+    /// formworks profile"), so a Formworks client decodes it: extension types become `text` with a
+    /// regex hint, sections are flattened, group members get key-path ids (`address.line1`,
+    /// `kids[0].name`) and a repeat is shown `min` times (at least once). Conditions cannot be
+    /// expressed, so conditional inputs are served as optional; the server still applies the full
+    /// rules to what comes back.
     public func formworksProfile() -> JSONValue {
         var out = JSONObject()
         out.append("id", top["id"] ?? .string(id ?? ""))

@@ -1,8 +1,8 @@
 /// A compiled regular expression that answers whether a whole string matches, in linear time.
 ///
-/// The syntax is the ICU (NSRegularExpression) flavour used in form definitions; see the README's "Regular expressions" section.
-/// Matching works on Unicode scalars, not grapheme clusters: `.` consumes one scalar, so "é" written
-/// as "e" + U+0301 is two. A `Pattern` is immutable and can be shared across threads.
+/// The syntax is the ICU (NSRegularExpression) flavour used in form definitions; see docs/engine.md,
+/// "Regular expressions". Matching works on Unicode scalars, not grapheme clusters: `.` consumes one
+/// scalar, so "é" written as "e" + U+0301 is two. A `Pattern` is immutable and can be shared across threads.
 public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// The pattern text as given.
     public let source: String

@@ -90,25 +90,13 @@ public struct AppConfiguration: Sendable {
         for setting in Self.settings {
             try setting.read(config, &self)
             // A value that is set but cannot be read as its type would otherwise fall back to the
-            // default without a word (a port of "abc" served on 8080).
+            // default without a word (a port of "abc" would serve on 8080).
             if problems.contains(setting.key) {
                 throw ConfigurationError(key: setting.key, message: setting.isSecret
                     ? "is set but is not \(setting.kind.phrase)"
                     : "is set to something that is not \(setting.kind.phrase)")
             }
         }
-    }
-}
-
-/// A setting that cannot be used, named by its key so the operator can fix it.
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public var key: String
-    public var message: String
-    public var description: String { "configuration '\(key)': \(message)" }
-
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
     }
 }
 

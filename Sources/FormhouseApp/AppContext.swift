@@ -14,7 +14,7 @@ struct AppContext: RequestContext {
 
 /// Who presented a valid admin token. Tokens themselves are never kept here, nor logged.
 struct AdminCaller: Sendable, Equatable {
-    /// The token's name, for logs and (later) the audit log: `token-1`, `token-2`, … by position in
-    /// the configured list, so no part of the token is shown.
+    /// The token's name, for logs: `token-1`, `token-2`, … by position in the configured list, so no
+    /// part of the token is shown.
     var name: String
 }

@@ -4,8 +4,8 @@ import HTTPServer
 
 /// Checks the JSON configuration file's keys and value types before swift-configuration reads it.
 /// Its JSON snapshot reads `true` as 1 and any non-zero number as `true`, and skips an object where a
-/// value belongs, so `{"port": true}` served on port 1, `{"webhooks": {"allowPrivate": 2}}` turned the
-/// SSRF guard off, and a misspelled key was the default without a word.
+/// value belongs: unchecked, `{"port": true}` would serve on port 1, `{"webhooks": {"allowPrivate": 2}}`
+/// would turn the SSRF guard off, and a misspelled key would leave the default without a word.
 enum ConfigFileCheck {
     /// Every setting the file may hold, by key path; sections (`rateLimit`) are the keys' prefixes.
     private static let settings = Dictionary(uniqueKeysWithValues: AppConfiguration.settings.map { ($0.key, $0) })

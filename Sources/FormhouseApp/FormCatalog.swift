@@ -1,47 +1,6 @@
 import FormEngine
 import FormStore
-import Foundation
-import HTTPServer
 import Synchronization
-
-/// A stored form version, parsed once and kept ready to serve and validate against. Immutable and a
-/// class, so that handing the cached form to a request costs one retain, not one per field.
-final class PublishedForm: Sendable {
-    let id: String
-    let version: Int
-    let title: String
-    let createdAt: Date
-    let definition: FormDefinition
-    /// The normalized definition with its `version`, exactly as `GET /v1/forms/{id}` sends it.
-    let body: [UInt8]
-    /// The same form in the five Formworks types (`?profile=formworks`); nil for a stored form whose
-    /// repeats expand past what an upload may (see `FormDefinition.formworksProfileTooLarge`).
-    let formworksBody: [UInt8]?
-    /// The answer's headers for each representation, built once (a form is fetched far more often
-    /// than it changes).
-    let headers: Representation<HTTPHeaders>
-
-    struct Representation<T: Sendable>: Sendable {
-        var full: T
-        var formworks: T
-    }
-
-    init(id: String, version: Int, title: String, createdAt: Date, definition: FormDefinition, body: [UInt8], formworksBody: [UInt8]?) {
-        self.id = id
-        self.version = version
-        self.title = title
-        self.createdAt = createdAt
-        self.definition = definition
-        self.body = body
-        self.formworksBody = formworksBody
-        func headers(_ etag: String) -> HTTPHeaders {
-            ["Content-Type": "application/json", "ETag": etag, "Cache-Control": "no-cache"]
-        }
-        self.headers = Representation(full: headers("\"\(version)\""), formworks: headers("\"\(version)-formworks\""))
-    }
-
-    var etag: String { headers.full["ETag"] ?? "" }
-}
 
 /// Reads forms through an in-memory cache so the hot paths (fetching a form, validating a submission)
 /// do not parse a definition or touch the database per request. This process is the only writer, so
@@ -164,7 +123,8 @@ final class FormCatalog: Sendable {
         id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
     ) async throws -> (form: PublishedForm, created: Bool) {
         // `version` is the server's: it is added to every definition served, so a definition read
-        // and put back unchanged must not count it as content (each save made a new version).
+        // and put back unchanged must not count it as content, or every such save would make a new
+        // version.
         let normalized = definition.normalizedJSON().withoutMember("version").withMember("id", .string(id))
         let text = String(decoding: normalized.serialized(), as: UTF8.self)
         // Hashed with keys sorted: the same definition with members in another order, or `id` given
@@ -207,34 +167,6 @@ final class FormCatalog: Sendable {
                 formworksBody: definition.formworksProfileTooLarge
                     ? nil : definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
             )
-        }
-    }
-}
-
-struct VersionKey: Hashable { var id: String; var version: Int }
-
-/// The least recently used entry goes once more than `capacity` are kept.
-struct VersionCache {
-    let capacity: Int
-    private var entries: [VersionKey: (form: PublishedForm, lastUse: Int)] = [:]
-    private var clock = 0
-
-    init(capacity: Int) { self.capacity = max(1, capacity) }
-
-    var count: Int { entries.count }
-
-    mutating func get(_ key: VersionKey) -> PublishedForm? {
-        guard let form = entries[key]?.form else { return nil }
-        clock += 1
-        entries[key]?.lastUse = clock
-        return form
-    }
-
-    mutating func put(_ key: VersionKey, _ form: PublishedForm) {
-        clock += 1
-        entries[key] = (form, clock)
-        if entries.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            entries.removeValue(forKey: oldest)
         }
     }
 }

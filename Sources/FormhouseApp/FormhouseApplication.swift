@@ -3,7 +3,6 @@ import FormStore
 import Foundation
 import HTTPServer
 import Logging
-import Metrics
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -99,7 +98,7 @@ public final class FormhouseApplication: Sendable {
         }
         OperationsRoutes(store: store, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
-        // `GET /openapi.json` (contract §5) and the pages are files of the public directory.
+        // `GET /openapi.json` and the pages are files of the public directory.
         for page in ["openapi.json", "index.html", "form.html"]
         where !FileManager.default.fileExists(atPath: configuration.publicDirectory + "/" + page) {
             logger.warning("the public directory lacks a file the server serves",
@@ -158,8 +157,8 @@ public final class FormhouseApplication: Sendable {
     /// Serves until SIGTERM or SIGINT, then drains requests and deliveries and exits.
     public func run() async throws {
         // One service running both, so that both see the signal at once: a service group stops its
-        // services one after another, so the listener stayed open while deliveries drained, and the
-        // two 10 s drains added up past the runtime's wait.
+        // services one after another, which would keep the listener open while deliveries drain and
+        // add the two drains up past the runtime's wait.
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: Together(server, worker))],
@@ -197,21 +196,6 @@ private struct Together: Service {
             while try await group.next() != nil {
                 if !Task.isShuttingDownGracefully { group.cancelAll() }
             }
-        }
-    }
-}
-
-/// Installs the Prometheus registry as the process's metrics backend, once.
-public enum MetricsBootstrap {
-    private static let shared = Mutex<PrometheusCollectorRegistry?>(nil)
-
-    public static func registry() -> PrometheusCollectorRegistry {
-        shared.withLock { current in
-            if let current { return current }
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            current = registry
-            return registry
         }
     }
 }

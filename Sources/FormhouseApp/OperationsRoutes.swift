@@ -4,7 +4,7 @@ import Foundation
 import HTTPServer
 import Prometheus
 
-/// Liveness, readiness, metrics and the API description (CONTRACT §5).
+/// Liveness, readiness and metrics (docs/operations.md).
 struct OperationsRoutes {
     let readiness: ReadinessProbe
     let registry: PrometheusCollectorRegistry

@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
 
-/// `/readyz`'s store check: one ping at a time, answered within a deadline. A stalled disk held every
-/// probe for as long as it stalled, and a load balancer probing each second stacked up pings blocked
-/// in the database's threads; now probes wait on the ping in flight and give up waiting after
-/// `deadline`, which the ping itself (a blocking read) cannot.
+/// `/readyz`'s store check: one ping at a time, answered within a deadline. A ping is a blocking read
+/// that a stalled disk holds for as long as it stalls; a ping per probe would stack up in the
+/// database's threads under a load balancer probing each second. So probes wait on the ping in
+/// flight, and give up waiting after `deadline`, which the ping itself cannot.
 final class ReadinessProbe: Sendable {
     enum Outcome: Equatable { case ready, failed, noAnswer }
 

@@ -175,8 +175,8 @@ extension Setting {
             show: { String($0) })
     }
 
-    /// A host name or a directory: an empty path is the working directory to Foundation (and was the
-    /// whole filesystem to the static file server); a control character cannot be meant.
+    /// A host name or a directory: an empty path is the working directory to Foundation, not what an
+    /// operator means; nor is a control character.
     static func path(
         _ key: String, _ property: WritableKeyPath<AppConfiguration, String> & Sendable, flag: String? = nil, _ summary: String
     ) -> Setting {
@@ -227,8 +227,8 @@ extension Setting {
             show: list(of:))
     }
 
-    /// Admin bearer tokens. An empty one is refused rather than dropped: dropped, `[""]` or a stray comma
-    /// closed the admin API (or left one token fewer) without a word.
+    /// Admin bearer tokens. An empty one is refused rather than dropped: dropping it would let `[""]` or
+    /// a stray comma close the admin API (or leave one token fewer) without a word.
     static func tokens(
         _ key: String, _ property: WritableKeyPath<AppConfiguration, [String]> & Sendable, minLength: Int, _ summary: String
     ) -> Setting {

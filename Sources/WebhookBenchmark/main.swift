@@ -111,16 +111,37 @@ func oneAtATime(_ count: Int, to url: String) async -> Double {
     return Double(count) / seconds(ContinuousClock.now - start)
 }
 
-/// Delivers `count` deliveries to one endpoint through the worker.
-func throughWorker(_ count: Int, to url: String, prefix: String) async -> Double {
+/// What one run of the worker measured.
+struct WorkerRun {
+    /// From the start until every awaited delivery had succeeded.
+    var seconds: Double
+    /// The awaited deliveries' median and 99th-percentile times to success, from the start.
+    var p50: Double
+    var p99: Double
+    /// The deliveries that succeeded, awaited or not.
+    var finished: Int
+}
+
+/// Queues `jobs` and runs a worker until every delivery in `awaited` has succeeded.
+func runWorker(_ jobs: [DeliveryJob], awaiting awaited: [DeliveryJob]) async -> WorkerRun {
     let queue = BenchmarkQueue()
-    await queue.add((0..<count).map { job("\(prefix)_\($0)", endpoint: prefix, url: url, secret: secret) })
+    await queue.add(jobs)
+    let ids = awaited.map(\.id)
     let start = ContinuousClock.now
     await withWorker(queue, client: client) { worker in
         worker.notify()
-        await queue.waitFor(Set((0..<count).map { "\(prefix)_\($0)" }))
+        await queue.waitFor(Set(ids))
     }
-    return Double(count) / seconds(ContinuousClock.now - start)
+    let time = seconds(ContinuousClock.now - start)
+    let finished = await queue.finished
+    let times = ids.compactMap { finished[$0] }.map { seconds($0 - start) }.sorted()
+    return WorkerRun(seconds: time, p50: times[times.count / 2], p99: times[times.count * 99 / 100], finished: finished.count)
+}
+
+/// Delivers `count` deliveries to one endpoint through the worker.
+func throughWorker(_ count: Int, to url: String, prefix: String) async -> Double {
+    let jobs = (0..<count).map { job("\(prefix)_\($0)", endpoint: prefix, url: url, secret: secret) }
+    return Double(count) / (await runWorker(jobs, awaiting: jobs)).seconds
 }
 
 // A: one receiver that answers at once.
@@ -150,38 +171,21 @@ func endpointJobs(_ prefix: String, endpoints: Range<Int>) -> [DeliveryJob] {
     return jobs
 }
 
-func fastPercentiles(_ queue: BenchmarkQueue, _ ids: [String], since start: ContinuousClock.Instant) async -> (p50: Double, p99: Double) {
-    let finished = await queue.finished
-    let times = ids.compactMap { finished[$0] }.map { seconds($0 - start) }.sorted()
-    return (times[times.count / 2], times[times.count * 99 / 100])
+/// The awaited deliveries' rate, total time and percentiles, as the report prints them.
+func describe(_ run: WorkerRun, _ count: Int, _ kind: String) -> String {
+    "\(format(Double(count) / run.seconds)) \(kind)deliveries/s, all \(count) \(kind)done in \(String(format: "%.2f", run.seconds)) s, "
+        + "p50 \(String(format: "%.2f", run.p50)) s, p99 \(String(format: "%.2f", run.p99)) s"
 }
 
 let fastOnly = endpointJobs("b1", endpoints: 0..<500)
-let queueB1 = BenchmarkQueue()
-await queueB1.add(fastOnly)
-let startB1 = ContinuousClock.now
-await withWorker(queueB1, client: client) { worker in
-    worker.notify()
-    await queueB1.waitFor(Set(fastOnly.map(\.id)))
-}
-let timeB1 = seconds(ContinuousClock.now - startB1)
-let (p50B1, p99B1) = await fastPercentiles(queueB1, fastOnly.map(\.id), since: startB1)
-print("500 fast endpoints alone:         \(format(Double(fastOnly.count) / timeB1)) deliveries/s, all \(fastOnly.count) done in \(String(format: "%.2f", timeB1)) s, p50 \(String(format: "%.2f", p50B1)) s, p99 \(String(format: "%.2f", p99B1)) s")
+let alone = await runWorker(fastOnly, awaiting: fastOnly)
+print("500 fast endpoints alone:         \(describe(alone, fastOnly.count, ""))")
 
 let mixed = endpointJobs("b2", endpoints: 0..<1000)
 let fastMixed = mixed.filter { Int($0.endpointID.dropFirst(3))! < 500 }
-let queueB2 = BenchmarkQueue()
-await queueB2.add(mixed)
-let startB2 = ContinuousClock.now
-await withWorker(queueB2, client: client) { worker in
-    worker.notify()
-    await queueB2.waitFor(Set(fastMixed.map(\.id)))
-}
-let timeB2 = seconds(ContinuousClock.now - startB2)
-let (p50B2, p99B2) = await fastPercentiles(queueB2, fastMixed.map(\.id), since: startB2)
-let slowDone = await queueB2.finished.count - fastMixed.count
-print("same, plus 500 endpoints at 2 s:  \(format(Double(fastMixed.count) / timeB2)) fast deliveries/s, all \(fastMixed.count) fast done in \(String(format: "%.2f", timeB2)) s, p50 \(String(format: "%.2f", p50B2)) s, p99 \(String(format: "%.2f", p99B2)) s (\(slowDone) slow done meanwhile)")
-print("fast endpoints' time with slow ones present: \(String(format: "%.2f", timeB2 / timeB1))x their time alone")
+let together = await runWorker(mixed, awaiting: fastMixed)
+print("same, plus 500 endpoints at 2 s:  \(describe(together, fastMixed.count, "fast ")) (\(together.finished - fastMixed.count) slow done meanwhile)")
+print("fast endpoints' time with slow ones present: \(String(format: "%.2f", together.seconds / alone.seconds))x their time alone")
 
 client.shutdown()
 fast.stop()

@@ -121,7 +121,7 @@ public final class LoopbackReceiver: Sendable {
     ///
     /// Descriptors are shut down under the same lock their threads close them under: a number
     /// closed meanwhile may already belong to another part of the process (another test's server
-    /// connection was cut this way), and a stopped listener's number likewise.
+    /// connection, say), and a stopped listener's number likewise.
     public func stop() {
         state.withLock { state in
             guard !state.stopped else { return }

@@ -70,7 +70,8 @@ public struct AddressPolicy: Sendable, Hashable {
         return WebhookError(.forbiddenAddress, "\(address) is not a public address (\(category.rawValue)\(via)); \(hint).")
     }
 
-    /// `url` without a user or password, as endpoints stored before credentials were refused are shown.
+    /// `url` without a user or password, for showing a stored endpoint: ``validate(url:)`` refuses
+    /// credentials, but a database written by an older server may still hold some.
     public static func withoutCredentials(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
         components.user = nil

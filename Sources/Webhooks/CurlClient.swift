@@ -196,8 +196,8 @@ final class CurlEngine: @unchecked Sendable {
         ccurl_easy_setopt_string(easy, CURLOPT_PROXY, "")
         ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
-        ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
-        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.timeout))
+        ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds)
+        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.timeout.wholeMilliseconds)
         // Over TLS, ALPN tells at the handshake whether HTTP/2 can multiplex, so waiting for it is
         // cheap; over plain http it would hold every transfer to a host behind the first response.
         ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, request.url.lowercased().hasPrefix("https:") ? 1 : 0)
@@ -279,9 +279,5 @@ final class CurlEngine: @unchecked Sendable {
         case CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: return TransferError(.receive, message)
         default: return TransferError(.other, message)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 }

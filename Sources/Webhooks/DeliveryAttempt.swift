@@ -26,7 +26,5 @@ public struct DeliveryAttempt: Sendable, Hashable {
     }
 
     /// The duration in whole milliseconds, as stored.
-    public var milliseconds: Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
+    public var milliseconds: Int { duration.wholeMilliseconds }
 }

@@ -205,7 +205,8 @@ public final class DeliveryWorker: Service, Sendable {
         var failure: (any Error)?
         do {
             // Each endpoint's room under `maxInFlightPerEndpoint` caps what one claim gives it: the
-            // saturated set alone let an endpoint with 33 in flight get a whole batch more.
+            // saturated set alone, cleared at half the limit, would let an endpoint just past half get
+            // a whole batch more.
             jobs = try await queue.claimDue(owner: configuration.owner, limit: limit, now: Date(), lease: configuration.lease,
                                             excludingEndpoints: busy.union(slow), roomByEndpoint: endpointRoom)
             full = jobs.count == limit
@@ -279,6 +280,9 @@ public final class DeliveryWorker: Service, Sendable {
         await record(job, result: result, startedAt: startedAt)
     }
 
+    /// Why an endpoint that answered 410 is disabled, as the admin sees it.
+    private static let goneReason = "The endpoint answered 410 Gone."
+
     /// Records an attempt's outcome under the retry schedule.
     private func record(_ job: DeliveryJob, result: TransferResult, startedAt: Date) async {
         let outcome = schedule.decide(attempt: job.attempt, result: result, now: Date())
@@ -296,7 +300,7 @@ public final class DeliveryWorker: Service, Sendable {
             // and its status (the 410) would then not be kept as its last.
             try await queue.record(job, attempt: attempt, outcome: outcome)
             if outcome == .endpointDisabled {
-                try await queue.disableEndpoint(id: job.endpointID, reason: "The endpoint answered 410 Gone.")
+                try await queue.disableEndpoint(id: job.endpointID, reason: Self.goneReason)
             }
             outcomes[outcome.name]?.increment()
         } catch {
@@ -304,7 +308,7 @@ public final class DeliveryWorker: Service, Sendable {
             logger.error("Could not record a delivery attempt", metadata: ["delivery": "\(job.id)", "error": "\(error)"])
             // The 410 still stands, recorded or not.
             if outcome == .endpointDisabled {
-                try? await queue.disableEndpoint(id: job.endpointID, reason: "The endpoint answered 410 Gone.")
+                try? await queue.disableEndpoint(id: job.endpointID, reason: Self.goneReason)
             }
         }
         if outcome != .succeeded {

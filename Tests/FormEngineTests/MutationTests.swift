@@ -1,5 +1,6 @@
 import Testing
 @testable import FormEngine
+import SeededRandom
 
 /// Bounded random mutations of real bodies: nothing crashes, and the one-pass submission reader
 /// accepts exactly the bodies the full parser accepts, duplicate keys included (it checks those in the
@@ -11,7 +12,7 @@ import Testing
     ]
 
     @Test func readerAgreesWithParser() throws {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(state: 0x5EED)
         let alphabet = Array(#"{}[]:,"\ tfnu0123456789.eE+-aé"#.utf8)
         var outcomes = (accepted: 0, rejected: 0)
         for seed in Self.seeds {
@@ -44,18 +45,5 @@ import Testing
             }
         }
         #expect(outcomes.accepted > 500 && outcomes.rejected > 500, "\(outcomes)")
-    }
-}
-
-/// A small deterministic generator, so a failure reproduces.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,18 +1,6 @@
 import Testing
 import FormRegex
-
-/// A reproducible random source (SplitMix64), so a failing case can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SeededRandom
 
 /// A random pattern over the supported subset that can also produce strings it should match.
 indirect enum GeneratedPattern {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FormRegex
+import SeededRandom
 
 @Suite struct SyntaxFuzzTests {
     static let pieces = ["a", "b", "é", "1", "(", ")", "[", "]", "{", "}", "|", "*", "+", "?", "^", "$", ".", "-", ",",
@@ -28,7 +29,7 @@ import FormRegex
         #expect(accepted >= 500)
     }
 
-    /// Lazy quantifiers over groups that can match empty: ICU misses matches there (README, "Regular expressions").
+    /// Lazy quantifiers over groups that can match empty: ICU misses matches there (docs/engine.md, "Known differences from ICU").
     static func hitsKnownICUQuirk(_ source: String) -> Bool {
         source.contains(")*?") || source.contains(")+?") || source.contains(")??") || source.contains("}?")
     }

@@ -1,4 +1,4 @@
-"""Form definitions the browser tests upload: one uses every component type of CONTRACT §1."""
+"""Form definitions the browser tests upload: one uses every component type of docs/engine.md."""
 
 TOUR = {
     "id": "browser-tour",

@@ -453,7 +453,7 @@ def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
 
 
 def test_a_required_switch_left_off_reads_as_false_after_validation(browser, server):
-    """The engine reads a switch that `required` refused for being off as false (README): a field shown
+    """The engine reads a switch that `required` refused for being off as false (docs/engine.md, `visibleWhen`): a field shown
     by {"equals": false} stays shown after the 422, as the server still requires it."""
     server.put_form({"id": "switch-refused", "title": "Terms", "components": [
         {"switch": {"id": "terms", "title": "I accept the terms", "required": True}},

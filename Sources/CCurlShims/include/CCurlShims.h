@@ -13,7 +13,6 @@ CURLcode ccurl_easy_setopt_write_function(CURL *handle, curl_write_callback call
 CURLcode ccurl_easy_setopt_opensocket_function(CURL *handle, curl_opensocket_callback callback);
 
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
 CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 

@@ -1,11 +1,5 @@
 import HTTPServer
 
-/// The headers every answer carries, set once in the server's configuration rather than per request.
-enum SecurityHeaders {
-    static let everyResponse = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
-    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-}
-
 /// Serves `Public/` with the strict Content-Security-Policy on every answer, not only on HTML: an
 /// SVG or XML file opened directly runs its scripts too. Only the files pay for it, not the API.
 struct PageFiles: Responder {
