@@ -121,6 +121,8 @@ public final class FormhouseApplication: Sendable {
         http.reservedDescriptors = 64 + configuration.webhookConcurrency
         http.headers = SecurityHeaders.everyResponse
         http.problemTypeBase = ProblemType.base
+        // The server's own problems are written like the API's, members in the same order.
+        http.problemEncoder = { JSONValueEncoder.serialize($0) }
         server = HTTPServer(
             configuration: http, responder: router,
             hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))

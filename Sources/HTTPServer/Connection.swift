@@ -448,8 +448,7 @@ final class Connection: @unchecked Sendable {
             "status": "\(status)", "reason": "\(reason)", "peer": "\(remoteAddress)", "request_id": "\(requestID)",
         ])
         for hook in loop.server.hooks { hook.didRefuse(status: status) }
-        let body = Response.problemBody(
-            status: status, type: loop.server.problemType(for: status), title: HTTPStatus.reason(status), detail: detail)
+        let body = loop.server.problemBody(status: status, detail: detail)
         var buffer: [UInt8] = []
         HTTPStatus.appendStatusLine(status, to: &buffer)
         buffer.append(contentsOf: Self.problemType)

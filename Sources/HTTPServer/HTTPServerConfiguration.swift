@@ -59,6 +59,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// `method-not-allowed`, `content-too-large`), so an API's errors share one namespace; nil keeps
     /// RFC 9457's `about:blank`.
     public var problemTypeBase: String?
+    /// Writes the body of the server's own problems; Foundation's encoder unless the application
+    /// gives its own JSON writer (so that every problem it serves is written alike).
+    public var problemEncoder: @Sendable (ProblemDetails) -> [UInt8] = ProblemDetails.encodedByFoundation
     /// The listen(2) backlog.
     public var backlog: Int32 = 1024
     /// Connection tasks each loop keeps between requests (6–13 KiB each); internal so tests can

@@ -54,18 +54,9 @@ public struct Response: Sendable {
                  body: .bytes(problemBody(status: status, type: type, title: title, detail: detail, extra: extra)))
     }
 
-    /// The body of a problem: encoded by Foundation, so the server keeps no JSON writer of its own;
-    /// members in key order, since the encoder keeps no other.
     static func problemBody(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> [UInt8] {
-        let problem = ProblemDetails(type: type, title: title, status: status, detail: detail, extra: extra)
-        return (try? Array(problemEncoder.encode(problem))) ?? Array(#"{"status":\#(status)}"#.utf8)
+        ProblemDetails.encodedByFoundation(ProblemDetails(type: type, title: title, status: status, detail: detail, extra: extra))
     }
-
-    private static let problemEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// The problem the server itself answers with for a status (refusals, 404, 405, 500): type
     /// `about:blank` (RFC 9457 §4.2.1) until the server gives it the configured one.
@@ -77,13 +68,32 @@ public struct Response: Sendable {
     }
 }
 
-/// RFC 9457 problem details: the four standard members and any extra string members.
-private struct ProblemDetails: Encodable {
-    var type: String
-    var title: String
-    var status: Int
-    var detail: String
-    var extra: [(String, String)]
+/// RFC 9457 problem details as the server writes them: the four standard members, in that order,
+/// and any extra string members.
+public struct ProblemDetails: Encodable, Sendable {
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+    public var extra: [(String, String)]
+
+    public init(type: String, title: String, status: Int, detail: String, extra: [(String, String)] = []) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.extra = extra
+    }
+
+    /// Encoded by Foundation's `JSONEncoder`, so the server keeps no JSON writer of its own. That
+    /// encoder keeps no member order but sorted; an application with an order-keeping writer gives
+    /// it as ``HTTPServerConfiguration/problemEncoder``.
+    public static let encodedByFoundation: @Sendable (ProblemDetails) -> [UInt8] = { problem in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and an integer cannot fail to encode; the status alone is still a valid problem.
+        return (try? Array(encoder.encode(problem))) ?? Array(#"{"status":\#(problem.status)}"#.utf8)
+    }
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -93,7 +103,7 @@ private struct ProblemDetails: Encodable {
         init?(intValue: Int) { nil }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(type, forKey: Key("type"))
         try container.encode(title, forKey: Key("title"))

@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     let fixedHeaders: [UInt8]
     /// `HTTPServerConfiguration.problemTypeBase`.
     let problemTypeBase: String?
+    /// `HTTPServerConfiguration.problemEncoder`.
+    let problemEncoder: @Sendable (ProblemDetails) -> [UInt8]
     private let openConnections = Atomic<Int>(0)
     let maxPendingBodyBytes: Int
     let maxQueuedOutputBytes: Int
@@ -78,6 +80,7 @@ final class ServerCore: Sendable {
         handlersOnEventLoop = configuration.handlersOnEventLoop
         maxParkedTasks = configuration.maxParkedTasksPerLoop
         problemTypeBase = configuration.problemTypeBase
+        problemEncoder = configuration.problemEncoder
         var encoded: [UInt8] = []
         for (name, value) in configuration.headers where !name.isEmpty && Connection.isSafe(name) && Connection.isSafe(value) {
             encoded += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [13, 10]
@@ -171,10 +174,8 @@ final class ServerCore: Sendable {
                 response = problem(for: error, request: request, route: context.routePattern)
             }
         }
-        if problemTypeBase != nil, let detail = response.serverProblemDetail {
-            response.body = .bytes(Response.problemBody(
-                status: response.status, type: problemType(for: response.status),
-                title: HTTPStatus.reason(response.status), detail: detail))
+        if let detail = response.serverProblemDetail {
+            response.body = .bytes(problemBody(status: response.status, detail: detail))
         }
         if let start {
             let elapsed = ContinuousClock.now - start
@@ -183,6 +184,11 @@ final class ServerCore: Sendable {
             }
         }
         return (response, context.routePattern)
+    }
+
+    /// The body of the server's own problem for `status`, with the configured type and writer.
+    func problemBody(status: Int, detail: String) -> [UInt8] {
+        problemEncoder(ProblemDetails(type: problemType(for: status), title: HTTPStatus.reason(status), status: status, detail: detail))
     }
 
     /// The `type` of the server's own problem for `status`.

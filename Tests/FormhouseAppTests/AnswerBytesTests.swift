@@ -19,6 +19,20 @@ import WebhookReceiver
         return text
     }
 
+    /// The HTTP server's own problems (no route, wrong method, a path it cannot decode) are written
+    /// by the application's writer, so they read exactly like the API's.
+    @Test func theServersOwnProblems() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        let missing = try await client.send("GET", "/nowhere/x")
+        #expect(missing.text == #"{"type":"https://formhouse.dev/problems/not-found","title":"Not Found","status":404,"detail":"No resource at /nowhere/x."}"#)
+        let method = try await client.send("DELETE", "/healthz")
+        #expect(method.text == #"{"type":"https://formhouse.dev/problems/method-not-allowed","title":"Method Not Allowed","status":405,"detail":"DELETE is not allowed here."}"#)
+        let encoding = try await client.send("GET", "/v1/forms/%zz")
+        #expect(encoding.text == #"{"type":"https://formhouse.dev/problems/bad-request","title":"Bad Request","status":400,"detail":"Malformed percent-encoding in the path."}"#)
+        await server.finish()
+    }
+
     @Test func formAndSubmissionAnswers() async throws {
         let server = try await InProcessServer()
         let client = server.client
