@@ -18,6 +18,8 @@ struct APIProblem: Error, HTTPResponseError {
 
     var status: Int { type.status }
 
+    func response(context: CoreRequestContext) -> Response { response }
+
     var response: Response {
         let body = ProblemJSON(type: type.uri, title: type.title, status: status, detail: detail, extra: extra)
         var response = Response(status: status, body: .bytes(JSONValueEncoder.serialize(body)))

@@ -7,7 +7,7 @@ import Logging
 // and the rate limiter speak their own errors, and these extensions give each its problem.
 
 extension SubmissionFailure: HTTPResponseError {
-    var response: Response { problem.response }
+    func response(context: CoreRequestContext) -> Response { problem.response }
 
     var problem: APIProblem {
         switch self {
@@ -53,6 +53,8 @@ extension SubmissionFailure: HTTPResponseError {
 }
 
 extension RateLimited: HTTPResponseError {
+    func response(context: CoreRequestContext) -> Response { response }
+
     var response: Response {
         APIProblem(.rateLimited,
                    "This client sent \(what) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
@@ -64,28 +66,35 @@ extension RateLimited: HTTPResponseError {
 /// and the answer for that is 503 with `Retry-After`, not a 500; the store's own detail (SQLite's
 /// message, file paths) goes to the log only.
 extension StoreError: HTTPResponseError {
-    private static let logger = Logger(label: "formhouse.api")
-
-    public var response: Response {
+    public func response(context: CoreRequestContext) -> Response {
         switch self {
         case .unavailable, .leaseLost:
-            Self.logger.error("storage unavailable", metadata: ["error": "\(self)"])
-            return APIProblem.unavailable("Storage cannot be used right now; nothing was changed. Retry the request.").response
+            context.logger.error("storage unavailable", metadata: ["error": "\(self)"])
         case .outcomeUnknown:
-            Self.logger.error("storage failed while committing", metadata: ["error": "\(self)"])
-            return APIProblem.unavailable(
-                "The disk failed while storing the change; it may have been applied. Read it back before retrying.").response
+            context.logger.error("storage failed while committing", metadata: ["error": "\(self)"])
+        case .notFound, .conflict, .limitReached, .invalidCursor, .preconditionFailed:
+            break
+        }
+        return problem.response
+    }
+
+    var problem: APIProblem {
+        switch self {
+        case .unavailable, .leaseLost:
+            return .unavailable("Storage cannot be used right now; nothing was changed. Retry the request.")
+        case .outcomeUnknown:
+            return .unavailable("The disk failed while storing the change; it may have been applied. Read it back before retrying.")
         case .notFound:
-            return APIProblem.notFound("The requested resource does not exist.").response
+            return .notFound("The requested resource does not exist.")
         case .conflict, .limitReached:
-            return APIProblem(.conflict, "The request conflicts with what is stored; read it again and retry.").response
+            return APIProblem(.conflict, "The request conflicts with what is stored; read it again and retry.")
         case .invalidCursor:
-            return APIProblem.invalidCursor.response
+            return .invalidCursor
         case .preconditionFailed(let version):
             var problem = APIProblem(.preconditionFailed, version.map { "The form's current version is \($0) (ETag \"\($0)\"); read it again and retry." }
                     ?? "The form does not exist (or was deleted).")
             if let version { problem.headers.append(("ETag", "\"\(version)\"")) }
-            return problem.response
+            return problem
         }
     }
 }

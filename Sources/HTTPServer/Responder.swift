@@ -11,8 +11,9 @@ public protocol Responder<Context>: Sendable {
     func respond(to request: Request, context: inout Context) async throws -> Response
 }
 
-/// An error that knows its HTTP answer; the server sends `response` instead of a 500.
+/// An error that knows its HTTP answer; the server sends it instead of a 500.
 public protocol HTTPResponseError: Error {
-    /// The response to send for this error.
-    var response: Response { get }
+    /// The response to send for this error. `context` is the failed request's: its logger carries
+    /// the request id, for errors whose cause belongs in the log rather than in the answer.
+    func response(context: CoreRequestContext) -> Response
 }

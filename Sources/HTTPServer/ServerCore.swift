@@ -171,7 +171,7 @@ final class ServerCore: Sendable {
             do {
                 response = try await dispatch(request, &context)
             } catch {
-                response = problem(for: error, request: request, route: context.routePattern)
+                response = problem(for: error, request: request, context: context)
             }
         }
         if let detail = response.serverProblemDetail {
@@ -199,13 +199,13 @@ final class ServerCore: Sendable {
 
     /// A thrown error as a response (the one place that turns them into responses): its own answer
     /// when it has one, else a logged 500 that names only the request id.
-    private func problem(for error: any Error, request: Request, route: String?) -> Response {
+    private func problem(for error: any Error, request: Request, context: CoreRequestContext) -> Response {
         if let answered = error as? any HTTPResponseError {
-            return answered.response
+            return answered.response(context: context)
         }
         logger.error("handler failed", metadata: [
             "request_id": "\(request.requestID)",
-            "route": "\(route ?? "-")",
+            "route": "\(context.routePattern ?? "-")",
             "error": "\(String(reflecting: error))",
         ])
         return .standardProblem(status: 500, detail: "The server failed to answer this request; request id \(request.requestID).")

@@ -62,7 +62,7 @@ struct AdminAuthCoverageTests {
         do {
             response = try await router.respond(to: Request(method: .get, path: path, headers: headers), context: &context)
         } catch let error as any HTTPResponseError {
-            response = error.response
+            response = error.response(context: context.core)
         }
         guard case .bytes(let body) = response.body else { return (response.status, []) }
         return (response.status, body)

@@ -36,7 +36,7 @@ import Testing
     /// not say "nothing was changed": the row may be there after a restart. (Submissions say more:
     /// whether their Idempotency-Key can tell.)
     @Test func anUnknownOutcomeSaysTheRequestMayHaveBeenStored() throws {
-        let response = StoreError.outcomeUnknown("SQLITE_IOERR_FSYNC: disk I/O error").response
+        let response = StoreError.outcomeUnknown("SQLITE_IOERR_FSYNC: disk I/O error").problem.response
         #expect(response.status == 503)
         #expect(response.headers["Retry-After"] != nil)
         guard case .bytes(let bytes) = response.body else { Issue.record("no body"); return }

@@ -134,7 +134,9 @@ import Testing
 
     @Test func usesTheResponseOfAnHTTPResponseError() async throws {
         struct Teapot: HTTPResponseError {
-            var response: Response { .problem(status: 418, type: "urn:teapot", title: "Teapot", detail: "short and stout") }
+            func response(context: CoreRequestContext) -> Response {
+                .problem(status: 418, type: "urn:teapot", title: "Teapot", detail: "short and stout")
+            }
         }
         var router = TestRouter()
         router.on(.get, "/tea") { _, _ in throw Teapot() }
