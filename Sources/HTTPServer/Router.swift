@@ -66,6 +66,10 @@ public struct Router<Context: RequestContext>: Responder {
         var node = 0
         var names: [String] = []
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for entry in middleware {
+            precondition(!Self.reaches(Array(segments), under: entry.prefix) || segments.starts(with: entry.prefix),
+                         "\(pattern) would answer paths under a group's prefix without its middleware")
+        }
         for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
                 names.append(String(segment.dropFirst().dropLast()))
@@ -107,13 +111,23 @@ public struct Router<Context: RequestContext>: Responder {
     ) {
         precondition(prefix.hasPrefix("/") && !prefix.hasSuffix("/") && !prefix.contains("{"),
                      "a group prefix is a literal path without a trailing slash: \(prefix)")
-        let segments = prefix.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        precondition(!table.contains { $0.1 == prefix || $0.1.hasPrefix(prefix + "/") },
-                     "routes under \(prefix) were registered before its middleware")
+        let segments = Array(prefix.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        precondition(!table.contains { Self.reaches(Array($0.1.split(separator: "/", omittingEmptySubsequences: false).dropFirst()), under: segments) },
+                     "routes that answer paths under \(prefix) were registered before its middleware")
         self.middleware.append((Array(segments), middleware))
         var group = RouterGroup(prefix: prefix, router: self)
         build(&group)
         self = group.router
+    }
+
+    /// Whether a route with these pattern segments can answer a path under `prefix`: each of its
+    /// first segments is the prefix's literal or a parameter. Matching backtracks from a literal
+    /// into a parameter, so `/v1/{x}/forms` answers `/v1/admin/forms` when no admin route does.
+    private static func reaches(_ pattern: [Substring], under prefix: [Substring]) -> Bool {
+        guard pattern.count >= prefix.count else { return false }
+        return zip(pattern, prefix).allSatisfy { segment, literal in
+            segment == literal || (segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2)
+        }
     }
 
     @inlinable

@@ -149,6 +149,27 @@ import Testing
         }
     }
 
+    /// Matching backtracks from a literal into a parameter, so a parameter route beside a group's
+    /// prefix would answer paths under it without the middleware; such a route cannot be added.
+    @Test func aParameterRouteThatReachesUnderAGroupsPrefixIsRefused() async throws {
+        var router = TestRouter()
+        router.group("/admin", middleware: Refuse()) { _ in }
+        await #expect(processExitsWith: .failure) {
+            var router = TestRouter()
+            router.group("/admin", middleware: Refuse()) { _ in }
+            router.on(.get, "/{section}/forms") { _, _ in Response(status: 200) }
+        }
+        await #expect(processExitsWith: .failure) {
+            var router = TestRouter()
+            router.on(.get, "/{section}/forms") { _, _ in Response(status: 200) }
+            router.group("/admin", middleware: Refuse()) { _ in }
+        }
+        // Beside the prefix but not reaching under it: fine.
+        router.on(.get, "/public/{x}") { _, _ in Response(status: 200) }
+        #expect(try await Self.respond(Request(method: .get, path: "/public/x"), in: router).status == 200)
+        #expect(try await Self.respond(Request(method: .get, path: "/admin/x"), in: router).status == 404)
+    }
+
     @Test func nestedGroupsRunOutermostFirst() async throws {
         var router = TestRouter()
         router.group("/a", middleware: Tag(name: "outer")) { _ in }
