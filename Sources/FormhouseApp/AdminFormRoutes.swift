@@ -3,7 +3,7 @@ import FormStore
 import Foundation
 import HTTPServer
 
-/// Admin routes for forms, their versions and their submissions (CONTRACT §3).
+/// Admin routes for forms, their versions and their submissions (docs/api.md, "Admin routes").
 struct AdminFormRoutes {
     let catalog: FormCatalog
     let store: any FormStore
@@ -90,7 +90,7 @@ struct AdminFormRoutes {
     }
 
     /// A page of the forms list by id; the cursor is the page's last id, sealed. Without `limit` the
-    /// page is the whole list, as the contract's unpaged list was.
+    /// page is the whole list, so clients written before paging existed still get every form.
     func list(_ request: Request) async throws -> Response {
         let (limit, after) = try pageParameters(request, scope: "forms", defaultLimit: Self.wholeList)
         let forms = try await store.listForms(after: after, limit: limit + 1)
@@ -100,13 +100,13 @@ struct AdminFormRoutes {
     /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose
     /// cursors are sealed for `scope` so that one list's cursor is refused by another.
     private func pageParameters(_ request: Request, scope: String, defaultLimit: Int = 50) throws -> (limit: Int, after: String?) {
-        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"), default: defaultLimit)
-        guard let raw = try APIProblem.query(request, "cursor") else { return (limit, nil) }
+        let limit = try request.pageLimit(default: defaultLimit)
+        guard let raw = try request.queryValue("cursor") else { return (limit, nil) }
         guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
         return (limit, inner)
     }
 
-    /// The page size of a list asked for without `limit` that the contract serves whole (one more is
+    /// The page size of a list asked for without `limit`, which is served whole (one more is
     /// fetched to learn whether there is a next page, so not `Int.max`).
     private static let wholeList = 1 << 30
 
@@ -126,7 +126,7 @@ struct AdminFormRoutes {
     func get(_ request: Request) async throws -> Response {
         let id = try request.formID()
         let form: PublishedForm
-        if let raw = try APIProblem.query(request, "version") {
+        if let raw = try request.queryValue("version") {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem(.invalidParameter, "'version' must be a positive whole number.")
             }
@@ -173,23 +173,21 @@ struct AdminFormRoutes {
         guard try await store.formExists(id: id, includingDeleted: true) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
-        let format = try APIProblem.query(request, "format")
-        if format == "csv" || format == "ndjson" {
+        let format = try SubmissionListFormat(query: request.queryValue("format"))
+        if format != .json {
             // An export is every submission; a page's parameters taken silently would look honoured.
             for name in ["limit", "cursor"] where request.query[name] != nil {
                 throw APIProblem(.invalidParameter, "'\(name)' pages the JSON list; an export always has every submission.")
             }
         }
         switch format {
-        case nil, "json":
+        case .json:
             return try await page(formID: id, request: request)
-        case "csv":
+        case .csv:
             let columns = try await exportColumns(formID: id)
             return SubmissionExport.csv(store: store, formID: id, columns: columns)
-        case "ndjson":
+        case .ndjson:
             return SubmissionExport.ndjson(store: store, formID: id)
-        case let other?:
-            throw APIProblem(.invalidParameter, "Unknown format '\(other)'; use json, csv or ndjson.")
         }
     }
 
@@ -268,5 +266,19 @@ extension Request {
             if let ifNoneMatch, let etag, ETagList.matches(ifNoneMatch, etag) { return false }
             return true
         }
+    }
+}
+
+/// How a form's submissions are listed: a JSON page, or every one as CSV or NDJSON (`?format=`).
+enum SubmissionListFormat: String {
+    case json, csv, ndjson
+
+    /// The format a `format` query parameter names; absent is a JSON page.
+    init(query: String?) throws {
+        guard let query else { self = .json; return }
+        guard let format = Self(rawValue: query) else {
+            throw APIProblem(.invalidParameter, "Unknown format '\(query)'; use json, csv or ndjson.")
+        }
+        self = format
     }
 }

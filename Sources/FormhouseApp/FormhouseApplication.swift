@@ -87,7 +87,7 @@ public final class FormhouseApplication: Sendable {
         // Four times the submission rate: a person typing triggers a validation per pause. (The
         // configuration bounds the burst to 10^9, so four times it fits.)
         let validateRateLimiter = RateLimiter(
-            burst: configuration.rateLimitBurst * 4, perSecond: configuration.rateLimitPerSecond * 4, what: "validations")
+            burst: configuration.rateLimitBurst * 4, perSecond: configuration.rateLimitPerSecond * 4, what: .validations)
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))

@@ -53,11 +53,18 @@ extension SubmissionFailure: HTTPResponseError {
 }
 
 extension RateLimited: HTTPResponseError {
+    private var traffic: String {
+        switch what {
+        case .submissions: "submissions (or asked for old form versions)"
+        case .validations: "validations"
+        }
+    }
+
     func response(context: CoreRequestContext) -> Response { response }
 
     var response: Response {
         APIProblem(.rateLimited,
-                   "This client sent \(what) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
+                   "This client sent \(traffic) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
                    headers: [("Retry-After", String(seconds))]).response
     }
 }

@@ -1,7 +1,7 @@
 import FormEngine
 import HTTPServer
 
-/// The routes mobile and web clients call without a token (CONTRACT §2).
+/// The routes mobile and web clients call without a token (docs/api.md, "Public routes").
 struct PublicRoutes {
     let catalog: FormCatalog
     let submissions: SubmissionService
@@ -24,7 +24,7 @@ struct PublicRoutes {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
         var form = current
-        if let raw = try APIProblem.query(request, "version") {
+        if let raw = try request.queryValue("version") {
             guard let version = Int(raw), version > 0 else {
                 throw APIProblem(.invalidParameter, "'version' must be a positive whole number.")
             }
@@ -36,20 +36,24 @@ struct PublicRoutes {
                 form = old
             }
         }
-        let profile = try APIProblem.query(request, "profile")
-        if let profile, profile != "formworks" {
-            throw APIProblem(.unknownProfile, "Unknown profile '\(profile)'; the only profile is 'formworks'.")
+        var headers = form.headers.full
+        var body = form.body
+        switch try FormProfile(query: request.queryValue("profile")) {
+        case .full:
+            break
+        case .formworks:
+            guard let formworks = form.formworksBody else {
+                throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
+            }
+            headers = form.headers.formworks
+            body = formworks
         }
-        if profile != nil, form.formworksBody == nil {
-            throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
-        }
-        var headers = profile == nil ? form.headers.full : form.headers.formworks
         // Every If-None-Match line: repeated lines are one list (RFC 9110 §5.3).
         if let match = request.headers.list("If-None-Match"), let etag = headers["ETag"], ETagList.matches(match, etag) {
             headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
-        return Response(status: 200, headers: headers, body: .bytes(profile == nil ? form.body : form.formworksBody ?? []))
+        return Response(status: 200, headers: headers, body: .bytes(body))
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -78,6 +82,21 @@ struct PublicRoutes {
         try validateRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
         let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
         return .json(encoding: ValidationJSON(valid: result.isValid, listed: APIProblem.listedErrors(result.errors)))
+    }
+}
+
+/// How a form is served: as defined, or reduced to the five Formworks types (`?profile=formworks`).
+enum FormProfile {
+    case full
+    case formworks
+
+    /// The profile a `profile` query parameter names; nil (absent) is the full form.
+    init(query: String?) throws {
+        switch query {
+        case nil: self = .full
+        case "formworks": self = .formworks
+        case let other?: throw APIProblem(.unknownProfile, "Unknown profile '\(other)'; the only profile is 'formworks'.")
+        }
     }
 }
 

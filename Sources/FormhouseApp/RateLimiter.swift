@@ -15,12 +15,12 @@ final class RateLimiter: Sendable {
     private let burst: Double
     private let perSecond: Double
     private let maxClients: Int
-    /// What the 429's detail says was sent too fast.
-    private let what: String
+    /// What the bucket counts, for the refusal.
+    private let what: RateLimited.Traffic
     private let buckets = Mutex<[String: Bucket]>([:])
 
     init(burst: Int, perSecond: Double, maxClients: Int = 100_000,
-         what: String = "submissions (or asked for old form versions)") {
+         what: RateLimited.Traffic = .submissions) {
         self.burst = Double(burst)
         self.perSecond = perSecond
         self.maxClients = maxClients
@@ -94,7 +94,15 @@ final class RateLimiter: Sendable {
 /// A client over its rate: what it sent too fast, the configured rate, and the whole seconds until
 /// its next request would be admitted.
 struct RateLimited: Error, Sendable {
-    var what: String
+    var what: Traffic
     var perSecond: Double
     var seconds: Int
+
+    /// What a bucket counts.
+    enum Traffic: Sendable {
+        /// Submissions, and asks for old form versions (which cost a compile).
+        case submissions
+        /// `/validate` calls.
+        case validations
+    }
 }
