@@ -32,28 +32,6 @@ struct APIProblem: Error, HTTPResponseError {
     static let invalidCursor = APIProblem(
         .invalidCursor, "'cursor' is not one this server handed out for this list; start again without it.")
 
-    /// The query parameter `name` of `request`; 400 `invalid-parameter` when its value was sent with
-    /// percent-encoding that does not decode, so a filter or a version cannot silently vanish, or
-    /// when it is given twice (`limit=1&limit=500`), since only one of them could be honoured.
-    static func query(_ request: Request, _ name: String) throws -> String? {
-        if request.query.isMalformed(name) {
-            throw APIProblem(.invalidParameter, "'\(name)' has malformed percent-encoding.")
-        }
-        let values = request.query.values(name)
-        if values.count > 1 {
-            throw APIProblem(.invalidParameter, "'\(name)' is given \(values.count) times; give it once.")
-        }
-        return values.first
-    }
-
-    /// `limit` of a paged list: `fallback` (50 unless given) when absent, otherwise a whole number from 1 to 500.
-    static func pageLimit(_ raw: String?, default fallback: Int = 50) throws -> Int {
-        guard let raw else { return fallback }
-        guard let value = Int(raw), (1...500).contains(value) else {
-            throw APIProblem(.invalidParameter, "'limit' must be a whole number from 1 to 500.")
-        }
-        return value
-    }
     static func notFound(_ what: String) -> APIProblem {
         APIProblem(.notFound, what)
     }

@@ -4,7 +4,8 @@ import Foundation
 import HTTPServer
 import Webhooks
 
-/// Admin routes for webhook endpoints and their deliveries (CONTRACT §3, §4).
+/// Admin routes for webhook endpoints and their deliveries (docs/api.md, "Webhooks and deliveries";
+/// the request they send is in docs/webhooks.md).
 struct WebhookRoutes {
     static let rotationOverlap: TimeInterval = 24 * 3600
     static let maxURLLength = 2_048
@@ -96,7 +97,7 @@ struct WebhookRoutes {
 
     func deliveries(_ request: Request) async throws -> Response {
         var statuses: [DeliveryStatus]?
-        if let raw = try APIProblem.query(request, "status") {
+        if let raw = try request.queryValue("status") {
             let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let list = names.compactMap(DeliveryStatus.init(rawValue:))
             guard !list.isEmpty, list.count == names.count else {
@@ -104,12 +105,12 @@ struct WebhookRoutes {
             }
             statuses = list
         }
-        let limit = try APIProblem.pageLimit(try APIProblem.query(request, "limit"))
+        let limit = try request.pageLimit()
         // A cursor belongs to the list it pages: the same filters.
-        let formID = try APIProblem.query(request, "formId")
+        let formID = try request.queryValue("formId")
         let scope = "deliveries:" + (statuses?.map(\.rawValue).joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
         var cursor: String?
-        if let raw = try APIProblem.query(request, "cursor") {
+        if let raw = try request.queryValue("cursor") {
             guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
             cursor = inner
         }
