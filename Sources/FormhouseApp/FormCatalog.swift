@@ -97,7 +97,7 @@ final class FormCatalog: Sendable {
         switch lookup {
         case .ready(let form): return form
         case .loading(let loading): task = loading
-        case .refused: throw APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.")
+        case .refused: throw CatalogFailure.tooManyCompiles
         }
         // Only the compile this request waited on is cleared: a later one for the same key (after an
         // eviction) may be running by the time a slow waiter resumes.
@@ -135,7 +135,7 @@ final class FormCatalog: Sendable {
             precondition: precondition)
         invalidate(id: id)
         guard let form = try await version(id: id, version: saved.version) else {
-            throw APIProblem.unavailable("The form was saved but could not be read back; retry the request.")
+            throw CatalogFailure.savedButUnreadable
         }
         return (form, saved.createdForm)
     }
@@ -169,4 +169,12 @@ final class FormCatalog: Sendable {
             )
         }
     }
+}
+
+/// Why the catalog could not hand out a form; answered as 503s in `ProblemMapping.swift`.
+enum CatalogFailure: Error, Sendable {
+    /// Too many old versions are being compiled at once (each costs like a submission).
+    case tooManyCompiles
+    /// A version was saved but reading it back failed.
+    case savedButUnreadable
 }

@@ -3,8 +3,9 @@ import FormStore
 import HTTPServer
 import Logging
 
-// The one place where the domain's errors become HTTP answers: the submission service, the store
-// and the rate limiter speak their own errors, and these extensions give each its problem.
+// The one place where the domain's errors become HTTP answers: the submission service, the form
+// catalog, the store and the rate limiter speak their own errors, and these extensions give each
+// its problem.
 
 extension SubmissionFailure: HTTPResponseError {
     func response(context: CoreRequestContext) -> Response { problem.response }
@@ -48,6 +49,17 @@ extension SubmissionFailure: HTTPResponseError {
         case .malformedJSON: .malformedSubmission
         case .tooLarge: .submissionTooLarge
         case .invalidShape: .invalidSubmissionShape
+        }
+    }
+}
+
+extension CatalogFailure: HTTPResponseError {
+    func response(context: CoreRequestContext) -> Response {
+        switch self {
+        case .tooManyCompiles:
+            APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.").response
+        case .savedButUnreadable:
+            APIProblem.unavailable("The form was saved but could not be read back; retry the request.").response
         }
     }
 }

@@ -117,7 +117,7 @@ final class SubmissionService: Sendable {
         let id = RandomID.timeOrdered(prefix: "sub_", at: receivedAt)
         let time = Timestamp.rfc3339(receivedAt)
         let values = result.values.serialized()
-        let body = Self.answer(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: values)
+        let body = AcceptedSubmissionJSON.bytes(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: values)
         let record = NewSubmission(
             SubmissionRecord(
                 id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
@@ -145,27 +145,6 @@ final class SubmissionService: Sendable {
         }
     }
 
-    /// The 201 body: `{"id","formId","formVersion","receivedAt","values"}`, with the values spliced in
-    /// as already serialized (they are stored as that same text). Spliced rather than encoded like the
-    /// other answers: this is the benchmarked submission path, and encoding would serialize the values
-    /// a second time on every accepted request (and parse them back from the row on every replay).
-    static func answer(id: String, formID: String, formVersion: Int, receivedAt: String, values: some Collection<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(values.count + id.utf8.count + formID.utf8.count + 96)
-        out.append(contentsOf: #"{"id":"#.utf8)
-        JSONValue.string(id).write(to: &out)
-        out.append(contentsOf: #","formId":"#.utf8)
-        JSONValue.string(formID).write(to: &out)
-        out.append(contentsOf: #","formVersion":"#.utf8)
-        out.append(contentsOf: String(formVersion).utf8)
-        out.append(contentsOf: #","receivedAt":"#.utf8)
-        JSONValue.string(receivedAt).write(to: &out)
-        out.append(contentsOf: #","values":"#.utf8)
-        out.append(contentsOf: values)
-        out.append(UInt8(ascii: "}"))
-        return out
-    }
-
     /// `formhouse_submissions_total` for a form, by outcome, made once per form.
     private func counters(_ formID: String) -> (accepted: Counter, rejected: Counter) {
         counters.withLock { table in
@@ -182,7 +161,7 @@ final class SubmissionService: Sendable {
         guard earlier.bodyHash == bodyHash else {
             throw SubmissionFailure.idempotencyKeyReused
         }
-        return .replayed(body: answer(
+        return .replayed(body: AcceptedSubmissionJSON.bytes(
             id: earlier.id, formID: earlier.formID, formVersion: earlier.formVersion,
             receivedAt: Timestamp.rfc3339(earlier.receivedAt), values: earlier.values.utf8))
     }

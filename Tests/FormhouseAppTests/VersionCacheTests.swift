@@ -67,8 +67,8 @@ extension VersionCacheTests {
         do {
             _ = try await catalog.oldVersion(id: "f", version: 1, charge: {})
             Issue.record("compiled past the cap")
-        } catch let problem as APIProblem {
-            #expect(problem.status == 503)
+        } catch let failure as CatalogFailure {
+            #expect(failure == .tooManyCompiles)
         }
         #expect(try await catalog.version(id: "f", version: 1)?.version == 1)
         #expect(try await catalog.oldVersion(id: "f", version: 1, charge: { Issue.record("charged for a version in memory") })?.version == 1)
