@@ -1,5 +1,6 @@
 import Configuration
 import FormStore
+import HTTPServer
 import Foundation
 import Logging
 
@@ -9,8 +10,8 @@ import Logging
 /// Values are read, lowest priority first, from the built-in defaults, `config/formhouse.json`,
 /// `FORMHOUSE_*` environment variables, and command-line flags (see ``AppConfiguration/load(file:overrides:environment:)``).
 public struct AppConfiguration: Sendable {
-    public var host = "127.0.0.1"
-    public var port = 8080
+    public var host = serverDefaults.host
+    public var port = serverDefaults.port
     public var dataDirectory = "./data"
     public var formsDirectory = "./config/forms"
     public var publicDirectory = "./Public"
@@ -18,26 +19,31 @@ public struct AppConfiguration: Sendable {
     public var adminTokens: [String] = []
     public var corsOrigins: [String] = []
     /// Event loop threads; 0 means one per core.
-    public var eventLoops = 0
-    public var maxBodyBytes = 1 << 20
-    public var maxPendingBodyBytes = 256 << 20
-    public var maxQueuedOutputBytes = 256 << 20
-    public var maxConnectionsPerAddress = 1_024
+    public var eventLoops = serverDefaults.eventLoops
+    public var maxBodyBytes = serverDefaults.maxBodyBytes
+    public var maxPendingBodyBytes = serverDefaults.maxPendingBodyBytes
+    public var maxQueuedOutputBytes = serverDefaults.maxQueuedOutputBytes
+    public var maxConnectionsPerAddress = serverDefaults.maxConnectionsPerAddress
     public var maxValueLength = 10_000
     /// Submissions per client address: bucket size and refill per second.
     public var rateLimitBurst = 60
     public var rateLimitPerSecond = 10.0
-    public var synchronous = SQLiteStoreConfiguration.Synchronous.full
+    public var synchronous = storeDefaults.synchronous
     /// The delivery worker: how many in flight, timeouts, and the retry schedule in seconds.
     public var webhookConcurrency = 256
     public var webhookTimeoutSeconds = 10.0
     public var webhookRetrySchedule: [Double] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000]
     public var webhookLeaseSeconds = 60.0
-    public var storeMaxGroupSize = 256
+    public var storeMaxGroupSize = storeDefaults.maxGroupSize
     public var webhookAllowPrivate = false
     /// Base64 of 32 bytes that encrypt webhook secrets at rest; a key file in the data directory otherwise. Never logged.
     public var secretKey: String?
     public var logLevel = Logger.Level.info
+
+    /// The HTTP server's and the store's own defaults, which the settings they configure take as
+    /// theirs, so that each default is written once.
+    private static let serverDefaults = HTTPServerConfiguration()
+    private static let storeDefaults = SQLiteStoreConfiguration()
 
     public init() {}
 
