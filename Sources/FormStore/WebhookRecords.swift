@@ -188,7 +188,10 @@ public enum DeliveryStatus: String, Sendable, CaseIterable, Codable, DatabaseVal
     /// Given up on (attempts exhausted, endpoint gone); only a redeliver queues it again.
     case dead
 
-    /// Still to be sent: the states a worker claims.
+    /// Still to be sent: the states a worker claims. The SQL spells this set out as
+    /// `status IN ('pending', 'failed')`, literally, because that is the partial index's predicate
+    /// (`deliveries_due`) and SQLite uses a partial index only for a query whose terms match it;
+    /// a test keeps the schema's sets and these cases equal.
     public var isOpen: Bool { self == .pending || self == .failed }
 }
 
