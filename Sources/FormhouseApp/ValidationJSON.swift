@@ -3,6 +3,9 @@ struct ValidationJSON: Encodable {
     var valid: Bool
     var listed: ProblemExtra
 
+    /// The answer for values that pass, encoded once.
+    static let valid = JSONValueEncoder.serialize(ValidationJSON(valid: true, listed: APIProblem.listedErrors([])))
+
     private enum CodingKeys: CodingKey {
         case valid
     }
