@@ -14,6 +14,7 @@ let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", packa
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
+let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 
 let package = Package(
     name: "Formhouse",
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -55,6 +57,12 @@ let package = Package(
         .target(
             name: "FormStore",
             dependencies: ["CSQLiteTuning", grdb, grdbSQLite, logging, metrics],
+            swiftSettings: callerExecutor
+        ),
+        // The same store seam on PostgreSQL, for several nodes on one database (forms only so far).
+        .target(
+            name: "PostgresFormStore",
+            dependencies: ["FormStore", postgresNIO, logging],
             swiftSettings: callerExecutor
         ),
 
@@ -97,13 +105,18 @@ let package = Package(
 
         // Tests.
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        // Temporary directories and a throwaway PostgreSQL cluster for the store tests.
+        .target(name: "StoreTestSupport", dependencies: ["PostgresFormStore"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "FormRegexTests", dependencies: ["FormRegex", "SeededRandom"]),
         .testTarget(name: "FormEngineTests", dependencies: ["FormEngine", "FormRegex", "SeededRandom"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", serviceLifecycle]),
         .testTarget(
             name: "FormStoreTests",
-            dependencies: ["FormStore", "StoreCrashWriter", grdb, grdbSQLite, metrics, metricsTestKit]
+            dependencies: ["FormStore", "StoreCrashWriter", "StoreTestSupport", grdb, grdbSQLite, metrics, metricsTestKit]
         ),
+        .testTarget(name: "PostgresFormStoreTests", dependencies: ["PostgresFormStore", "FormStore", "StoreTestSupport"]),
+        // The suites every store must pass, run against each store.
+        .testTarget(name: "StoreConformanceTests", dependencies: ["FormStore", "PostgresFormStore", "StoreTestSupport"]),
         .testTarget(
             name: "WebhooksTests",
             dependencies: ["Webhooks", "WebhookReceiver", crypto, logging, metrics, metricsTestKit, serviceLifecycle]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and running Formhouse needs on a fresh Debian machine with Swift 6.3.
-# `--test` adds what the full test suite needs (browser, Python driver).
+# `--test` adds what the full test suite needs (browser, Python driver, PostgreSQL's binaries for the
+# PostgreSQL store's tests, which start their own throwaway server).
 set -euo pipefail
 packages=(libcurl4-openssl-dev libsqlite3-dev)
-if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver openssl); fi
+if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver openssl postgresql); fi
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
