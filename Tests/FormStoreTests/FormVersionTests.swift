@@ -1,53 +1,13 @@
 import Foundation
 import GRDBSQLite
+import StoreTestSupport
 import Testing
 
 @testable import FormStore
 
+/// The forms checks that only the SQLite store has (its files, its pragmas, submission counts); the
+/// forms semantics every store shares are in StoreConformanceTests.
 @Suite struct FormVersionTests {
-    @Test func identicalUploadKeepsVersionAndChangedOneAddsOne() async throws {
-        try await withStore { store, _ in
-            let first = try await store.saveFormVersion(formID: "f", definition: "{\"v\":1}", title: "One", contentHash: "h1")
-            #expect(first == SavedVersion(version: 1, createdForm: true, createdVersion: true))
-
-            let same = try await store.saveFormVersion(formID: "f", definition: "{\"v\":1}", title: "One", contentHash: "h1")
-            #expect(same == SavedVersion(version: 1, createdForm: false, createdVersion: false))
-
-            let second = try await store.saveFormVersion(formID: "f", definition: "{\"v\":2}", title: "Two", contentHash: "h2")
-            #expect(second == SavedVersion(version: 2, createdForm: false, createdVersion: true))
-
-            let current = try #require(try await store.currentForm(id: "f"))
-            #expect(current.version == 2 && current.definition == "{\"v\":2}" && current.title == "Two")
-            let old = try #require(try await store.formVersion(id: "f", version: 1))
-            #expect(old.definition == "{\"v\":1}" && old.currentVersion == 2 && old.formDeletedAt == nil)
-            #expect(try await store.formVersion(id: "f", version: 3) == nil)
-            #expect(try await store.formVersions(id: "f").map(\.version) == [1, 2])
-            #expect(try await store.formVersions(id: "f").map(\.contentHash) == ["h1", "h2"])
-        }
-    }
-
-    @Test func deleteHidesTheFormAndSavingAgainUndeletesWithANewVersion() async throws {
-        try await withStore { store, _ in
-            _ = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1")
-            _ = try await store.saveFormVersion(formID: "g", definition: "{}", title: "G", contentHash: "g1")
-            #expect(try await store.deleteForm(id: "f"))
-            #expect(try await store.deleteForm(id: "f") == false)
-            #expect(try await store.deleteForm(id: "unknown") == false)
-
-            #expect(try await store.currentForm(id: "f") == nil)
-            #expect(try await store.formExists(id: "f", includingDeleted: false) == false)
-            #expect(try await store.formExists(id: "f", includingDeleted: true))
-            #expect(try await store.listForms().map(\.id) == ["g"])
-            let kept = try #require(try await store.formVersion(id: "f", version: 1))
-            #expect(kept.formDeletedAt != nil)
-
-            let again = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1")
-            #expect(again == SavedVersion(version: 2, createdForm: true, createdVersion: true))
-            #expect(try await store.currentForm(id: "f")?.version == 2)
-            #expect(try await store.listForms().map(\.id) == ["f", "g"])
-        }
-    }
-
     @Test func listCountsSubmissionsPerForm() async throws {
         try await withStore { store, _ in
             try await makeForm(store, id: "a")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Metrics
 import MetricsTestKit
+import StoreTestSupport
 import Testing
 
 @testable import FormStore

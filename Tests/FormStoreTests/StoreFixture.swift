@@ -1,24 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import StoreTestSupport
 import Testing
 
 @testable import FormStore
-
-/// A data directory under the system's temp directory, removed when the fixture goes away.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("formstore-tests-\(UUID().uuidString)")
-            .appendingPathComponent("data")
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
-    }
-}
 
 /// Opens a store in a fresh temporary directory, runs `body`, closes the store and removes the files.
 func withStore<T>(
