@@ -105,9 +105,9 @@ extension PostgresFormStore: FormVersionStore {
     public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool {
         try await transaction { connection in
             let now = Date().storedMilliseconds
-            if precondition != nil {
-                try Self.check(precondition, form: try await self.lockedFormState(id, on: connection))
-            }
+            // Locked even without a precondition: a save of this form running meanwhile must not decide on
+            // the state from before this delete.
+            try Self.check(precondition, form: try await self.lockedFormState(id, on: connection))
             let deleted = try await connection.query("""
                 UPDATE forms SET deleted_at = \(now), updated_at = \(now) WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING 1
