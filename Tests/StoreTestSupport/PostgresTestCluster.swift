@@ -55,7 +55,9 @@ public final class PostgresTestCluster: Sendable {
     /// the cluster's Unix socket.
     public func freshDatabase() throws -> PostgresConnectionSettings {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try run("createdb", ["-h", socketDirectory, "-p", "\(port)", "-U", username, name])
+        // An ICU collation, under which "B" sorts after "a": the store must not lean on the cluster's C locale.
+        try run("createdb", ["-h", socketDirectory, "-p", "\(port)", "-U", username, "-T", "template0",
+                             "--locale-provider=icu", "--icu-locale=en-US", name])
         return PostgresConnectionSettings(
             endpoint: .unixSocket(directory: socketDirectory, port: port), username: username, password: nil,
             database: name, sslMode: .disable)
