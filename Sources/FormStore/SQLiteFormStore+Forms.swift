@@ -9,7 +9,7 @@ extension SQLiteFormStore {
         try await write { db in
             let now = Date().storedMilliseconds
             let form = try Self.formState(formID, in: db)
-            try Self.check(precondition, form: form)
+            try FormRowState.check(precondition, form: form)
             guard let form else {
                 try db.execute(sql: """
                     INSERT INTO forms (id, created_at, updated_at, deleted_at, current_version) VALUES (?, ?, ?, NULL, 1)
@@ -87,7 +87,7 @@ extension SQLiteFormStore {
         try await write { db in
             let now = Date().storedMilliseconds
             if precondition != nil {
-                try Self.check(precondition, form: try Self.formState(id, in: db))
+                try FormRowState.check(precondition, form: try Self.formState(id, in: db))
             }
             try db.execute(
                 sql: "UPDATE forms SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
@@ -106,16 +106,8 @@ extension SQLiteFormStore {
     }
 
     /// The form's state, nil when there is no such form.
-    private static func formState(_ id: String, in db: Database) throws -> FormState? {
-        try FormState.fetchOne(db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id])
-    }
-
-    /// Throws ``StoreError/preconditionFailed(currentVersion:)`` when `precondition` refuses the
-    /// live version of `form` (nil when there is no such form).
-    private static func check(_ precondition: (@Sendable (Int?) -> Bool)?, form: FormState?) throws {
-        guard let precondition else { return }
-        let live = form?.liveVersion
-        if !precondition(live) { throw StoreError.preconditionFailed(currentVersion: live) }
+    private static func formState(_ id: String, in db: Database) throws -> FormRowState? {
+        try FormRowState.fetchOne(db, sql: "SELECT current_version, deleted_at FROM forms WHERE id = ?", arguments: [id])
     }
 
     private static func insertVersion(
@@ -129,15 +121,4 @@ extension SQLiteFormStore {
     }
 }
 
-/// What saving and deleting a form check of its row in `forms`.
-private struct FormState: Decodable, FetchableRecord {
-    enum CodingKeys: String, CodingKey {
-        case currentVersion = "current_version", deletedAt = "deleted_at"
-    }
-
-    var currentVersion: Int
-    var deletedAt: Int64?
-
-    /// The version the form serves: none once it is deleted.
-    var liveVersion: Int? { deletedAt == nil ? currentVersion : nil }
-}
+extension FormRowState: FetchableRecord {}

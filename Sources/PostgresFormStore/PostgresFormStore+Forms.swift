@@ -10,7 +10,7 @@ extension PostgresFormStore: FormVersionStore {
         try await transaction { connection in
             let now = Date().storedMilliseconds
             let form = try await self.lockedFormState(formID, on: connection)
-            try Self.check(precondition, form: form)
+            try FormRowState.check(precondition, form: form)
             guard let form else {
                 try await connection.execute("""
                     INSERT INTO forms (id, created_at, updated_at, deleted_at, current_version)
@@ -46,8 +46,7 @@ extension PostgresFormStore: FormVersionStore {
     public func currentForm(id: String) async throws -> FormVersionRecord? {
         try await read { connection in
             try await connection.query("""
-                SELECT v.form_id, v.version, v.definition, v.content_hash, v.title, v.created_at,
-                       f.current_version, f.deleted_at
+                SELECT \(unescaped: Self.formVersionColumns)
                 FROM forms f JOIN form_versions v ON v.form_id = f.id AND v.version = f.current_version
                 WHERE f.id = \(id) AND f.deleted_at IS NULL
                 """, logger: self.logger).formVersionRecords().first
@@ -57,8 +56,7 @@ extension PostgresFormStore: FormVersionStore {
     public func formVersion(id: String, version: Int) async throws -> FormVersionRecord? {
         try await read { connection in
             try await connection.query("""
-                SELECT v.form_id, v.version, v.definition, v.content_hash, v.title, v.created_at,
-                       f.current_version, f.deleted_at
+                SELECT \(unescaped: Self.formVersionColumns)
                 FROM forms f JOIN form_versions v ON v.form_id = f.id
                 WHERE f.id = \(id) AND v.version = \(version)
                 """, logger: self.logger).formVersionRecords().first
@@ -107,7 +105,7 @@ extension PostgresFormStore: FormVersionStore {
             let now = Date().storedMilliseconds
             // Locked even without a precondition: a save of this form running meanwhile must not decide on
             // the state from before this delete.
-            try Self.check(precondition, form: try await self.lockedFormState(id, on: connection))
+            try FormRowState.check(precondition, form: try await self.lockedFormState(id, on: connection))
             let deleted = try await connection.query("""
                 UPDATE forms SET deleted_at = \(now), updated_at = \(now) WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING 1
@@ -127,28 +125,25 @@ extension PostgresFormStore: FormVersionStore {
 
     /// The form's state, nil when there is no such form, after taking the form's transaction lock: two
     /// nodes saving the same form (even one that does not exist yet) then decide one after the other.
-    private func lockedFormState(_ id: String, on connection: PostgresConnection) async throws -> FormState? {
+    private func lockedFormState(_ id: String, on connection: PostgresConnection) async throws -> FormRowState? {
         try await connection.execute(
             "SELECT pg_advisory_xact_lock(\(Self.formLockClass), hashtext(\(id)))", logger: logger)
         let rows = try await connection.query(
             "SELECT current_version, deleted_at FROM forms WHERE id = \(id)", logger: logger)
         for try await (currentVersion, deletedAt) in rows.decode((Int, Int64?).self) {
-            return FormState(currentVersion: currentVersion, deletedAt: deletedAt)
+            return FormRowState(currentVersion: currentVersion, deletedAt: deletedAt)
         }
         return nil
     }
 
+    /// The columns `formVersionRecords()` reads, by position, from `forms f` joined with `form_versions v`.
+    private static let formVersionColumns = """
+        v.form_id, v.version, v.definition, v.content_hash, v.title, v.created_at, f.current_version, f.deleted_at
+        """
+
     /// The first key of the per-form transaction locks (the second is the id's hash); advisory locks
     /// taken with two keys never collide with the single-key migration lock.
     private static let formLockClass: Int32 = 0x466F_726D  // "Form"
-
-    /// Throws ``FormStore/StoreError/preconditionFailed(currentVersion:)`` when `precondition` refuses
-    /// the live version of `form` (nil when there is no such form).
-    private static func check(_ precondition: (@Sendable (Int?) -> Bool)?, form: FormState?) throws {
-        guard let precondition else { return }
-        let live = form?.liveVersion
-        if !precondition(live) { throw StoreError.preconditionFailed(currentVersion: live) }
-    }
 
     private func insertVersion(
         formID: String, version: Int, definition: String, title: String, contentHash: String, now: Int64,
@@ -159,15 +154,6 @@ extension PostgresFormStore: FormVersionStore {
             VALUES (\(formID), \(version), \(definition), \(contentHash), \(title), \(now))
             """, logger: logger)
     }
-}
-
-/// What saving and deleting a form check of its row in `forms`.
-private struct FormState {
-    var currentVersion: Int
-    var deletedAt: Int64?
-
-    /// The version the form serves: none once it is deleted.
-    var liveVersion: Int? { deletedAt == nil ? currentVersion : nil }
 }
 
 extension PostgresRowSequence {
