@@ -29,8 +29,8 @@ public struct Response: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: ResponseBody
-    /// Set on the server's own problems (`standardProblem`): their detail, so the server can give them
-    /// the configured problem type (`HTTPServerConfiguration.problemTypeBase`) before sending.
+    /// Set on the server's own problems (`standardProblem`): their detail, from which the server
+    /// writes the body with the configured type and writer (`problemTypeBase`, `problemEncoder`).
     var serverProblemDetail: String?
 
     /// A response with the given status, headers and body.
@@ -50,19 +50,17 @@ public struct Response: Sendable {
 
     /// An RFC 9457 problem details response (`application/problem+json`); `extra` adds string members.
     public static func problem(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> Response {
-        Response(status: status, headers: ["Content-Type": "application/problem+json"],
-                 body: .bytes(problemBody(status: status, type: type, title: title, detail: detail, extra: extra)))
+        Response(status: status, headers: problemHeaders, body: .bytes(ProblemDetails.encodedByFoundation(
+            ProblemDetails(type: type, title: title, status: status, detail: detail, extra: extra))))
     }
 
-    static func problemBody(status: Int, type: String, title: String, detail: String, extra: [(String, String)] = []) -> [UInt8] {
-        ProblemDetails.encodedByFoundation(ProblemDetails(type: type, title: title, status: status, detail: detail, extra: extra))
-    }
+    private static let problemHeaders: HTTPHeaders = ["Content-Type": "application/problem+json"]
 
-    /// The problem the server itself answers with for a status (refusals, 404, 405, 500): type
-    /// `about:blank` (RFC 9457 §4.2.1) until the server gives it the configured one.
+    /// The problem the server itself answers with for a status (refusals, 404, 405, 500). Only its
+    /// detail is kept: `ServerCore` writes the body, with the configured type and writer, once.
     @usableFromInline
     static func standardProblem(status: Int, detail: String) -> Response {
-        var response = problem(status: status, type: "about:blank", title: HTTPStatus.reason(status), detail: detail)
+        var response = Response(status: status, headers: problemHeaders)
         response.serverProblemDetail = detail
         return response
     }
