@@ -65,13 +65,13 @@ public struct Router<Context: RequestContext>: Responder {
         precondition(pattern.hasPrefix("/"), "route patterns start with /: \(pattern)")
         var node = 0
         var names: [String] = []
-        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = Self.segments(of: pattern)
         for entry in middleware {
             precondition(!Self.reaches(Array(segments), under: entry.prefix) || segments.starts(with: entry.prefix),
                          "\(pattern) would answer paths under a group's prefix without its middleware")
         }
         for segment in segments {
-            if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
+            if Self.isParameter(segment) {
                 names.append(String(segment.dropFirst().dropLast()))
                 if let next = nodes[node].parameter {
                     node = next
@@ -111,8 +111,8 @@ public struct Router<Context: RequestContext>: Responder {
     ) {
         precondition(prefix.hasPrefix("/") && !prefix.hasSuffix("/") && !prefix.contains("{"),
                      "a group prefix is a literal path without a trailing slash: \(prefix)")
-        let segments = Array(prefix.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        precondition(!table.contains { Self.reaches(Array($0.1.split(separator: "/", omittingEmptySubsequences: false).dropFirst()), under: segments) },
+        let segments = Self.segments(of: prefix)
+        precondition(!table.contains { Self.reaches(Self.segments(of: $0.1), under: segments) },
                      "routes that answer paths under \(prefix) were registered before its middleware")
         self.middleware.append((Array(segments), middleware))
         var group = RouterGroup(prefix: prefix, router: self)
@@ -126,8 +126,18 @@ public struct Router<Context: RequestContext>: Responder {
     private static func reaches(_ pattern: [Substring], under prefix: [Substring]) -> Bool {
         guard pattern.count >= prefix.count else { return false }
         return zip(pattern, prefix).allSatisfy { segment, literal in
-            segment == literal || (segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2)
+            segment == literal || isParameter(segment)
         }
+    }
+
+    /// The segments of a pattern or prefix after its leading slash.
+    private static func segments(of pattern: String) -> [Substring] {
+        Array(pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    }
+
+    /// Whether a pattern segment captures a parameter (`{name}`).
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2
     }
 
     @inlinable
