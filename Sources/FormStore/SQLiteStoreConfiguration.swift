@@ -3,7 +3,7 @@ import Foundation
 /// Settings of ``SQLiteFormStore``; the defaults are the production ones.
 public struct SQLiteStoreConfiguration: Sendable {
     /// SQLite's `synchronous` setting for the writing connection.
-    public enum Synchronous: String, Sendable {
+    public enum Synchronous: String, Sendable, CaseIterable {
         /// Every commit is fsync'd before it returns: an acknowledged write survives power loss. The default.
         case full = "FULL"
         /// Commits may be lost on power loss (not on a process crash). For benchmarks only.

@@ -26,8 +26,8 @@ extension AppConfiguration {
                      "Bytes all bodies still arriving may hold together; past it a new one gets 503."),
         .wholeNumber("maxQueuedOutputBytes", \.maxQueuedOutputBytes, range: (1 << 20)...(1 << 40), unit: .bytes,
                      "Bytes all answers not yet read by their clients may hold together; past it, stalled ones close."),
-        // Above the server's 10,000 connections in all it would mean nothing.
-        .wholeNumber("maxConnectionsPerAddress", \.maxConnectionsPerAddress, range: 1...10_000,
+        // Above the server's connections in all it would mean nothing.
+        .wholeNumber("maxConnectionsPerAddress", \.maxConnectionsPerAddress, range: 1...serverDefaults.maxConnections,
                      "Open connections one client address may have (raise it behind a proxy, where all share one)."),
         .wholeNumber("maxValueLength", \.maxValueLength, range: 1...(64 << 20),
                      "Longest value, in characters, a submission may hold."),
@@ -35,7 +35,7 @@ extension AppConfiguration {
                      "Submissions a client may send at once."),
         .number("rateLimit.perSecond", \.rateLimitPerSecond, flag: "rate-limit-per-second", range: 0.001...1_000_000_000,
                 "Submissions per second a client is refilled."),
-        .choice("synchronous", \.synchronous, [("FULL", .full), ("NORMAL", .normal)],
+        .choice("synchronous", \.synchronous, SQLiteStoreConfiguration.Synchronous.allCases.map { ($0.rawValue, $0) },
                 "FULL keeps every acknowledged submission through power loss; NORMAL only for benchmarks."),
         .wholeNumber("store.maxGroupSize", \.storeMaxGroupSize, range: 1...100_000,
                      "Submissions committed together at most (1 turns group commit off: a baseline for benchmarks)."),

@@ -42,7 +42,7 @@ public struct AppConfiguration: Sendable {
 
     /// The HTTP server's and the store's own defaults, which the settings they configure take as
     /// theirs, so that each default is written once.
-    private static let serverDefaults = HTTPServerConfiguration()
+    static let serverDefaults = HTTPServerConfiguration()
     private static let storeDefaults = SQLiteStoreConfiguration()
 
     public init() {}
