@@ -51,6 +51,15 @@ struct AdminAuthCoverageTests {
         #expect(try await Self.answer(router, path: "/v1/admin/whoami-probe", token: InProcessServer.token).body == Array("token-2".utf8))
         #expect(try await Self.answer(router, path: "/v1/admin/whoami-probe", token: "first-token-aaaaaaaaaaab").status == 401)
         await server.finish()
+
+        // A token listed twice names one position, not a mix of both.
+        let twice = try await InProcessServer { $0.adminTokens = [InProcessServer.token, InProcessServer.token] }
+        var again = twice.app.router
+        again.on(.get, "/v1/admin/whoami-probe") { _, context in
+            Response(status: 200, body: .bytes(Array((context.caller?.name ?? "nobody").utf8)))
+        }
+        #expect(try await Self.answer(again, path: "/v1/admin/whoami-probe", token: InProcessServer.token).body == Array("token-2".utf8))
+        await twice.finish()
     }
 
     /// `router` answering a GET of `path` in process, with `token` as the bearer token.
