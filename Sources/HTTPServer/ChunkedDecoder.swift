@@ -64,23 +64,26 @@ struct ChunkedDecoder: Sendable {
                     return (i, .failure(.init(status: 400, reason: "bad chunk size")))
                 }
                 i += 1
-            case .sizeSpace(let size), .extension_(let size):
+            case .sizeSpace(let size):
                 // RFC 9112 §7.1.1: chunk-size [ BWS ";" ext ]. Between the size and the `;` only
                 // whitespace may stand: "d junk" is not an extension, and a proxy in front may read
                 // it otherwise, so it is refused.
-                if byte == cr {
-                    state = .sizeLF(size: size)
-                } else if case .extension_ = state {
-                    if HTTPParser.isControl(byte) { return (i, .failure(.init(status: 400, reason: "bad chunk extension"))) }
-                } else if byte == UInt8(ascii: ";") {
+                if byte == UInt8(ascii: ";") {
                     state = .extension_(size: size)
+                } else if byte == cr {
+                    state = .sizeLF(size: size)
                 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
                     return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
                 }
-                extensionBytes += 1
-                if extensionBytes > 4096 {
-                    return (i, .failure(.init(status: 400, reason: "chunk extensions too long")))
+                if let refused = countExtensionByte() { return (i, .failure(refused)) }
+                i += 1
+            case .extension_(let size):
+                if byte == cr {
+                    state = .sizeLF(size: size)
+                } else if HTTPParser.isControl(byte) {
+                    return (i, .failure(.init(status: 400, reason: "bad chunk extension")))
                 }
+                if let refused = countExtensionByte() { return (i, .failure(refused)) }
                 i += 1
             case .sizeLF(let size):
                 guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR in chunk size line"))) }
@@ -117,23 +120,22 @@ struct ChunkedDecoder: Sendable {
                 }
                 i += 1
                 trailerBytes += 1
-            case .trailerName, .trailerLine:
-                if case .trailerName = state {
-                    if byte == UInt8(ascii: ":") {
-                        state = .trailerLine
-                    } else if !HTTPParser.tokenTable[Int(byte)] {
-                        return (i, .failure(.init(status: 400, reason: "bad trailer")))
-                    }
-                } else if byte == cr {
+            case .trailerName:
+                if byte == UInt8(ascii: ":") {
+                    state = .trailerLine
+                } else if !HTTPParser.tokenTable[Int(byte)] {
+                    return (i, .failure(.init(status: 400, reason: "bad trailer")))
+                }
+                i += 1
+                if let refused = countTrailerByte() { return (i, .failure(refused)) }
+            case .trailerLine:
+                if byte == cr {
                     state = .trailerLineLF
                 } else if HTTPParser.isControl(byte) {
                     return (i, .failure(.init(status: 400, reason: "bad trailer")))
                 }
                 i += 1
-                trailerBytes += 1
-                if trailerBytes > maxTrailerBytes {
-                    return (i, .failure(.init(status: 431, reason: "trailers over \(maxTrailerBytes) bytes")))
-                }
+                if let refused = countTrailerByte() { return (i, .failure(refused)) }
             case .trailerLineLF:
                 guard byte == lf else { return (i, .failure(.init(status: 400, reason: "bare CR in trailer"))) }
                 state = .trailerLineStart
@@ -148,6 +150,18 @@ struct ChunkedDecoder: Sendable {
         }
         if case .done = state { return (i, .done) }
         return (i, .needMore)
+    }
+
+    /// Counts a byte of a chunk-size line's extensions; the refusal once they are too long.
+    private mutating func countExtensionByte() -> ParseError? {
+        extensionBytes += 1
+        return extensionBytes > 4096 ? ParseError(status: 400, reason: "chunk extensions too long") : nil
+    }
+
+    /// Counts a byte of the trailers; the refusal once they pass their limit.
+    private mutating func countTrailerByte() -> ParseError? {
+        trailerBytes += 1
+        return trailerBytes > maxTrailerBytes ? ParseError(status: 431, reason: "trailers over \(maxTrailerBytes) bytes") : nil
     }
 }
 
