@@ -101,9 +101,7 @@ struct AdminFormRoutes {
     /// cursors are sealed for `scope` so that one list's cursor is refused by another.
     private func pageParameters(_ request: Request, scope: String, defaultLimit: Int = 50) throws -> (limit: Int, after: String?) {
         let limit = try request.pageLimit(default: defaultLimit)
-        guard let raw = try request.queryValue("cursor") else { return (limit, nil) }
-        guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
-        return (limit, inner)
+        return (limit, try request.pageCursor(openedBy: cursors, scope: scope))
     }
 
     /// The page size of a list asked for without `limit`, which is served whole (one more is

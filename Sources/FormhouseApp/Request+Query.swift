@@ -15,6 +15,15 @@ extension Request {
         return values.first
     }
 
+    /// The opened `cursor` of a paged list, whose cursors are sealed for `scope` so that one list's
+    /// cursor is refused by another; nil for the first page, 400 `invalid-cursor` for a cursor this
+    /// server did not hand out for this list.
+    func pageCursor(openedBy seal: CursorSeal, scope: String) throws -> String? {
+        guard let raw = try queryValue("cursor") else { return nil }
+        guard let inner = seal.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
+        return inner
+    }
+
     /// `limit` of a paged list: `fallback` when absent, otherwise a whole number from 1 to 500.
     func pageLimit(default fallback: Int = 50) throws -> Int {
         guard let raw = try queryValue("limit") else { return fallback }

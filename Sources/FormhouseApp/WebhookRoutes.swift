@@ -109,11 +109,7 @@ struct WebhookRoutes {
         // A cursor belongs to the list it pages: the same filters.
         let formID = try request.queryValue("formId")
         let scope = "deliveries:" + (statuses?.map(\.rawValue).joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
-        var cursor: String?
-        if let raw = try request.queryValue("cursor") {
-            guard let inner = cursors.open(raw, scope: scope) else { throw APIProblem.invalidCursor }
-            cursor = inner
-        }
+        let cursor = try request.pageCursor(openedBy: cursors, scope: scope)
         let page = try await store.deliveries(status: statuses, formID: formID, limit: limit, cursor: cursor)
         let next = page.nextCursor.map { cursors.seal($0, scope: scope) }
         return .json(encoding: PageJSON(items: page.items.map { DeliveryJSON($0) }, nextCursor: next))
