@@ -7,9 +7,16 @@ import Logging
 // catalog, the store and the rate limiter speak their own errors, and these extensions give each
 // its problem.
 
-extension SubmissionFailure: HTTPResponseError {
-    func response(context: CoreRequestContext) -> Response { problem.response }
+/// A domain error with its problem; answered with it, unless it also logs (as `StoreError` does).
+protocol ProblemConvertible: HTTPResponseError {
+    var problem: APIProblem { get }
+}
 
+extension ProblemConvertible {
+    func response(context: CoreRequestContext) -> Response { problem.response }
+}
+
+extension SubmissionFailure: ProblemConvertible {
     var problem: APIProblem {
         switch self {
         case .formNotFound(let formID):
@@ -53,18 +60,16 @@ extension SubmissionFailure: HTTPResponseError {
     }
 }
 
-extension CatalogFailure: HTTPResponseError {
-    func response(context: CoreRequestContext) -> Response {
+extension CatalogFailure: ProblemConvertible {
+    var problem: APIProblem {
         switch self {
-        case .tooManyCompiles:
-            APIProblem.unavailable("Too many old form versions are being prepared at once; retry shortly.").response
-        case .savedButUnreadable:
-            APIProblem.unavailable("The form was saved but could not be read back; retry the request.").response
+        case .tooManyCompiles: .unavailable("Too many old form versions are being prepared at once; retry shortly.")
+        case .savedButUnreadable: .unavailable("The form was saved but could not be read back; retry the request.")
         }
     }
 }
 
-extension RateLimited: HTTPResponseError {
+extension RateLimited: ProblemConvertible {
     private var traffic: String {
         switch what {
         case .submissions: "submissions (or asked for old form versions)"
@@ -72,19 +77,17 @@ extension RateLimited: HTTPResponseError {
         }
     }
 
-    func response(context: CoreRequestContext) -> Response { response }
-
-    var response: Response {
+    var problem: APIProblem {
         APIProblem(.rateLimited,
                    "This client sent \(traffic) faster than \(perSecond) per second (large bodies count more); retry after \(seconds) s.",
-                   headers: [("Retry-After", String(seconds))]).response
+                   headers: [("Retry-After", String(seconds))])
     }
 }
 
 /// A store error that no handler answered itself. Any read or write can meet an unusable database,
 /// and the answer for that is 503 with `Retry-After`, not a 500; the store's own detail (SQLite's
 /// message, file paths) goes to the log only.
-extension StoreError: HTTPResponseError {
+extension StoreError: ProblemConvertible {
     public func response(context: CoreRequestContext) -> Response {
         switch self {
         case .unavailable, .leaseLost:

@@ -11,8 +11,8 @@ struct RateLimiterTests {
             Issue.record("the second submission was admitted")
         } catch let limited as RateLimited {
             #expect(limited.seconds == 86_400)
-            #expect(limited.response.status == 429)
-            #expect(limited.response.headers["Retry-After"] == "86400")
+            #expect(limited.problem.response.status == 429)
+            #expect(limited.problem.response.headers["Retry-After"] == "86400")
         }
     }
 
