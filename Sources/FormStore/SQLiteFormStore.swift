@@ -143,6 +143,9 @@ public final class SQLiteFormStore: FormStore {
         deliveryObserver.set(handler)
     }
 
+    /// Never called: the database file is held by this process alone (the data directory is locked).
+    public func onFormChanged(_ handler: @escaping @Sendable (String) -> Void) {}
+
     /// Ready when the files are the ones opened, nothing has found the file corrupt nor a write's I/O
     /// failing, and the schema and the first page of each table read back.
     public func ping() async throws {

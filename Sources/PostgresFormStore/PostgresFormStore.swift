@@ -19,7 +19,9 @@ public final class PostgresFormStore: Sendable {
     ) async throws {
         let milliseconds = statementTimeout.components.seconds * 1000
             + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-        let startupParameters = [("statement_timeout", "\(milliseconds)")]
+        // A 201 means committed: `synchronous_commit` is forced on whatever the server's default, as
+        // a database set to `off` would acknowledge commits that a crash then loses.
+        let startupParameters = [("statement_timeout", "\(milliseconds)"), ("synchronous_commit", "on")]
         var configuration = settings.clientConfiguration()
         configuration.options.additionalStartupParameters = startupParameters
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
