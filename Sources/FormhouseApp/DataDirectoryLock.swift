@@ -6,11 +6,14 @@ import Glibc
 /// One server per data directory: the form catalog and the version cache trust that this process
 /// is the only writer, so a second server on the same directory would serve forms the first had
 /// replaced or deleted. An advisory `flock` on `formhouse.lock` is held for the process's life;
-/// the kernel drops it when the process ends, however it ends.
-final class DataDirectoryLock: Sendable {
+/// the kernel drops it when the process ends, however it ends. Other commands that must not run
+/// beside a server (`formhouse migrate`) take it too.
+public final class DataDirectoryLock: Sendable {
     private let fd: Int32
 
-    init(directory: URL) throws {
+    /// Takes the lock, creating the directory when missing; throws a ``ConfigurationError`` that
+    /// names the holder's pid, followed by `whenHeld`, when another process holds it.
+    public init(directory: URL, whenHeld: String = "one server per data directory") throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -31,7 +34,7 @@ final class DataDirectoryLock: Sendable {
             guard error == EWOULDBLOCK else {
                 throw ConfigurationError(key: "dataDirectory", message: "cannot lock \(path): \(String(cString: strerror(error)))")
             }
-            throw ConfigurationError(key: "dataDirectory", message: "\(directory.path) is in use by \(Self.holder(fd)); one server per data directory")
+            throw ConfigurationError(key: "dataDirectory", message: "\(directory.path) is in use by \(Self.holder(fd)); \(whenHeld)")
         }
         // The holder's pid, for the message another start gets.
         let pid = Array("\(getpid())\n".utf8)
