@@ -59,10 +59,11 @@ let package = Package(
             dependencies: ["CSQLiteTuning", grdb, grdbSQLite, logging, metrics],
             swiftSettings: callerExecutor
         ),
-        // The same store seam on PostgreSQL, for several nodes on one database (forms only so far).
+        // The same store seam on PostgreSQL, for several nodes on one database (forms only so far), and
+        // the copy of a SQLite database into it (which reads SQLite through GRDB).
         .target(
             name: "PostgresFormStore",
-            dependencies: ["FormStore", postgresNIO, logging],
+            dependencies: ["FormStore", grdb, postgresNIO, logging],
             swiftSettings: callerExecutor
         ),
 
@@ -88,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "formhouse",
             dependencies: [
-                "FormhouseApp", "FormEngine", "HTTPServer", logging,
+                "FormhouseApp", "FormEngine", "HTTPServer", "PostgresFormStore", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -115,6 +116,11 @@ let package = Package(
             dependencies: ["FormStore", "StoreCrashWriter", "StoreTestSupport", grdb, grdbSQLite, metrics, metricsTestKit]
         ),
         .testTarget(name: "PostgresFormStoreTests", dependencies: ["PostgresFormStore", "FormStore", "StoreTestSupport"]),
+        // `formhouse migrate` and the copy under it, from SQLite data directories into PostgreSQL.
+        .testTarget(
+            name: "StoreCopyTests",
+            dependencies: ["PostgresFormStore", "FormStore", "FormhouseApp", "StoreTestSupport", "formhouse", grdb, logging]
+        ),
         // The suites every store must pass, run against each store.
         .testTarget(name: "StoreConformanceTests", dependencies: ["FormStore", "PostgresFormStore", "StoreTestSupport"]),
         .testTarget(

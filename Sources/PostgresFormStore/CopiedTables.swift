@@ -1,0 +1,44 @@
+extension SQLiteToPostgresCopy {
+    /// The migrations of the SQLite schema (`grdb_migrations`) whose tables ``tables`` copies: a
+    /// database with another one was made by a formhouse whose tables this copy may not know.
+    static let knownSQLiteMigrations = [
+        "001 forms, versions and submissions",
+        "002 webhook endpoints and deliveries",
+        "003 leaner submission rows",
+        "004 due deliveries by endpoint",
+        "005 submission counts",
+    ]
+
+    /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
+    /// default, the next number of the `form_changes` sequence; leases are not copied, as no worker
+    /// of the SQLite server runs on once it is moved.
+    static let tables: [CopiedTable] = [
+        CopiedTable("forms", key: ["id"], columns: [
+            .text("id"), .bigint("created_at"), .bigint("updated_at"), .bigint("deleted_at"),
+            .bigint("current_version"), .bigint("submission_count"),
+        ]),
+        CopiedTable("form_versions", key: ["form_id", "version"], columns: [
+            .text("form_id"), .bigint("version"), .text("definition"), .text("content_hash"), .text("title"),
+            .bigint("created_at"),
+        ]),
+        CopiedTable("submissions", key: ["id"], columns: [
+            .text("id"), .text("form_id"), .bigint("form_version"), .bigint("received_at"), .text("values"),
+            .bytea("raw_body"), .text("idempotency_key"), .text("body_hash"), .text("client_address"),
+        ]),
+        CopiedTable("webhook_endpoints", key: ["id"], columns: [
+            .text("id"), .text("form_id"), .text("url"), .bytea("secret_ciphertext"),
+            .bytea("previous_secret_ciphertext"), .bigint("previous_secret_expires_at"), .bigint("disabled_at"),
+            .text("disabled_reason"), .bigint("created_at"), .bigint("deleted_at"),
+        ]),
+        CopiedTable("deliveries", key: ["id"], columns: [
+            .text("id"), .text("endpoint_id"), .text("submission_id"), .text("form_id"), .bytea("payload"),
+            .text("status"), .integer("attempts"), .bigint("next_attempt_at"), .cleared(.text("lease_owner")),
+            .cleared(.bigint("lease_expires_at")), .bigint("created_at"), .bigint("updated_at"),
+            .integer("last_status_code"), .text("last_error"),
+        ]),
+        CopiedTable("delivery_attempts", key: ["id"], identity: "id", columns: [
+            .bigint("id"), .text("delivery_id"), .bigint("attempted_at"), .integer("status_code"),
+            .bigint("duration_ms"), .text("error"), .text("response_excerpt"),
+        ]),
+    ]
+}

@@ -1,0 +1,73 @@
+import FormStore
+import Foundation
+
+/// A data directory filled through the SQLite store's public API with every kind of row the copy
+/// moves: forms with several versions and a deleted one, submissions with and without idempotency
+/// keys (one body not UTF-8, one over 1 MiB), two endpoints (one with a rotated secret), and
+/// deliveries that were attempted, left leased, or never claimed.
+struct DataDirectoryFixture {
+    /// Rows per table, as the fixture made them.
+    static let counts: [String: Int] = [
+        "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
+        "delivery_attempts": 4,
+    ]
+    static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
+    /// Over 1 MiB, and over the test's batch byte limit.
+    static let largeBody: [UInt8] = (0..<(1_200_000)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    static let secret: [UInt8] = [0x00, 0xFF, 0x10, 0x80, 0xC0, 0x01, 0x02, 0xFE]
+
+    /// The submission ids whose bodies are ``nonUTF8Body`` and ``largeBody``.
+    static let nonUTF8ID = "sub_00"
+    static let largeID = "sub_01"
+
+    static func make(in directory: URL) async throws {
+        let store = try SQLiteFormStore(directory: directory)
+        defer { store.close() }
+        for version in 1...3 {
+            _ = try await store.saveFormVersion(
+                formID: "alpha", definition: #"{"id":"alpha","v":\#(version),"title":"Ä \#(version)"}"#,
+                title: "Alpha \(version)", contentHash: "alpha-\(version)")
+        }
+        _ = try await store.saveFormVersion(formID: "beta", definition: #"{"id":"beta"}"#, title: "Beta", contentHash: "beta")
+        for version in 1...2 {
+            _ = try await store.saveFormVersion(
+                formID: "gone", definition: #"{"id":"gone","v":\#(version)}"#, title: "Gone", contentHash: "gone-\(version)")
+        }
+        _ = try await store.deleteForm(id: "gone")
+
+        let first = try await store.createEndpoint(NewEndpoint(
+            formID: "alpha", url: "https://hooks.example/a", secretCiphertext: secret))
+        _ = try await store.createEndpoint(NewEndpoint(
+            formID: "alpha", url: "https://hooks.example/b", secretCiphertext: secret.reversed()))
+        _ = try await store.rotateEndpointSecret(
+            id: first.id, newSecretCiphertext: secret + [0x99], previousValidUntil: Date().addingTimeInterval(3600))
+
+        for index in 0..<40 {
+            let body: [UInt8] = switch index {
+            case 0: nonUTF8Body
+            case 1: largeBody
+            default: Array(#"{"n":\#(index)}"#.utf8)
+            }
+            let formID = index % 4 == 3 ? "beta" : "alpha"
+            let record = SubmissionRecord(
+                id: String(format: "sub_%02d", index), formID: formID, formVersion: formID == "alpha" ? 3 : 1,
+                receivedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 1.5),
+                values: #"{"n":\#(index)}"#, rawBody: body, idempotencyKey: index % 3 == 0 ? "key-\(index)" : nil,
+                bodyHash: index % 3 == 0 ? "hash-\(index)" : nil, clientAddress: index % 2 == 0 ? "192.0.2.\(index)" : nil)
+            let payload = Array(#"{"submission":"sub_\#(index)","bytes":"\#(body.count)"}"#.utf8) + [0xFF]
+            _ = try await store.insertSubmission(NewSubmission(record, webhookPayload: { payload }))
+        }
+
+        let claimed = try await store.claimDueDeliveries(owner: "worker-1", limit: 6, now: Date(), lease: 600)
+        let outcomes: [DeliveryOutcome] = [.succeeded, .retry(at: Date().addingTimeInterval(60)), .dead, .succeeded]
+        for (delivery, outcome) in zip(claimed, outcomes) {
+            let succeeded = outcome == .succeeded
+            try await store.recordAttempt(
+                deliveryID: delivery.id, owner: "worker-1",
+                attempt: AttemptRecord(
+                    attemptedAt: Date(), statusCode: succeeded ? 200 : 500, durationMilliseconds: 42,
+                    error: succeeded ? nil : "HTTP 500", responseExcerpt: succeeded ? "ok" : "Ü boom"),
+                outcome: outcome)
+        }
+    }
+}
