@@ -37,7 +37,7 @@ struct Migrate: AsyncParsableCommand {
         do {
             postgres = try PostgresConnectionSettings(url: target)
         } catch {
-            throw ValidationError("--to: \(error)")
+            throw ConfigurationError(key: "--to", message: "\(error)")
         }
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in

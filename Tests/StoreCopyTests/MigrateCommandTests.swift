@@ -57,6 +57,16 @@ import Testing
         #expect(try await Self.scalar("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", settings) == 0)
     }
 
+    @Test func refusesAURLItCannotUseWithoutShowingThePassword() throws {
+        let directory = TemporaryDirectory()
+        let result = try Self.run(["migrate", "--to", "postgres://ana:\(Self.password)@db.example/forms?port=5433",
+                                   "--data-dir", directory.url.path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("configuration '--to': the PostgreSQL URL's parameter port is not supported"),
+                "\(result.output)")
+        #expect(!result.output.contains(Self.password))
+    }
+
     @Test func helpExplainsTheCommand() throws {
         let help = try Self.run(["migrate", "--help"])
         #expect(help.status == 0)
