@@ -24,8 +24,12 @@ import Testing
         let target = try await PostgresFormStore(settings: try PostgresTestCluster.shared().freshDatabase())
         defer { target.close() }
 
+        let file = directory.url.appendingPathComponent("formhouse.sqlite")
+        let original = try Data(contentsOf: file)
         let reports = Reports()
         let counts = try await Self.copy(of: directory.url).run(into: target) { reports.append($0) }
+        let unchanged = try Data(contentsOf: file) == original
+        #expect(unchanged, "the copy wrote to the SQLite file")
         #expect(Dictionary(uniqueKeysWithValues: counts.map { ($0.table, $0.rows) }) == DataDirectoryFixture.counts)
         #expect(counts.map(\.table) == SQLiteToPostgresCopy.tables.map(\.name))
         let finished = reports.all.filter(\.finished)
@@ -34,7 +38,7 @@ import Testing
         // The batch holding the large body ends after it, short of four rows.
         #expect(reports.all.filter { $0.table == "submissions" && !$0.finished }.map(\.copied).prefix(3) == [0, 2, 6])
 
-        let sqlite = try DatabaseQueue(path: directory.url.appendingPathComponent("formhouse.sqlite").path)
+        let sqlite = try DatabaseQueue(path: file.path)
         let before = try await compareTables(sqlite: sqlite, target: target)
 
         // The bytes as the fixture gave them, not only as SQLite holds them.
