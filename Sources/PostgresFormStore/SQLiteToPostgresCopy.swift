@@ -28,7 +28,8 @@ public struct SQLiteToPostgresCopy: Sendable {
     }
 
     /// Copies every table into `target`, whose schema is up to date (opening it migrated it), and
-    /// returns each table's row count, the same on both sides. `progress` is called after each batch.
+    /// returns each table's row count, the same on both sides. `progress` is called as each table
+    /// starts, after each of its batches, and once it is done.
     public func run(
         into target: PostgresFormStore, progress: @Sendable (StoreCopyProgress) -> Void = { _ in }
     ) async throws -> [CopiedTableCount] {
