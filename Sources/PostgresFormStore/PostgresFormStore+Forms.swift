@@ -158,7 +158,7 @@ extension PostgresFormStore: FormVersionStore {
 
 extension PostgresRowSequence {
     /// The first row's only column, nil when there is no row.
-    fileprivate func first<T: PostgresDecodable & Sendable>(as type: T.Type) async throws -> T? {
+    func first<T: PostgresDecodable & Sendable>(as type: T.Type) async throws -> T? {
         for try await value in decode(T.self) { return value }
         return nil
     }

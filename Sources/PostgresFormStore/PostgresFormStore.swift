@@ -3,8 +3,8 @@ import Logging
 import PostgresNIO
 
 /// The store on a PostgreSQL database that several nodes share. So far it holds forms and their
-/// versions only (``FormStore/FormVersionStore``); the server cannot select it until it holds
-/// submissions, webhooks and the store operations too.
+/// versions (``FormStore/FormVersionStore``) and webhooks (``FormStore/WebhookStore``); the server
+/// cannot select it until it holds submissions and the store operations too.
 public final class PostgresFormStore: Sendable {
     let client: PostgresClient
     let logger: Logger

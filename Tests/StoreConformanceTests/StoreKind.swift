@@ -14,6 +14,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Opens a fresh store of this kind, runs `body` and closes it.
     func withFormVersionStore<T>(_ body: (any FormVersionStore) async throws -> T) async throws -> T {
+        try await withWebhookStore(body)
+    }
+
+    /// Opens a fresh store of this kind, runs `body` and closes it.
+    func withWebhookStore<T>(_ body: (any FormVersionStore & WebhookStore) async throws -> T) async throws -> T {
         switch self {
         case .sqlite:
             let directory = TemporaryDirectory()

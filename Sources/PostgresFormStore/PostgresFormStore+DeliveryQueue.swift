@@ -1,0 +1,132 @@
+import FormStore
+import Foundation
+import PostgresNIO
+
+/// The delivery queue, shared by the workers of every node: a claim locks the rows it leases with
+/// `SKIP LOCKED`, so nodes claiming at once never get the same delivery nor wait for each other.
+extension PostgresFormStore {
+    /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in flight
+    /// and a row whose node died becomes due again exactly when its lease expires.
+    ///
+    /// One statement: the oldest due rows of usable, not excluded endpoints are locked (rows another
+    /// claim holds are skipped), then those past their endpoint's room are left out, in order, and the
+    /// first `limit` of the rest are leased. With partial rooms, twice `limit` rows are read so that
+    /// skipping some still fills the claim; rows read and not leased are unlocked when the statement
+    /// ends, and the claim may come back short.
+    public func claimDueDeliveries(
+        owner: String, limit: Int, now: Date, lease: TimeInterval, excludingEndpoints: Set<String>, roomByEndpoint: [String: Int]
+    ) async throws -> [ClaimedDelivery] {
+        guard limit > 0 else { return [] }
+        let leaseEnd = now.addingTimeInterval(lease).storedMilliseconds
+        let now = now.storedMilliseconds
+        let excluded = excludingEndpoints.union(roomByEndpoint.filter { $0.value <= 0 }.keys).sorted()
+        let rooms = roomByEndpoint.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        let roomIDs = rooms.map(\.key)
+        let roomSizes = rooms.map(\.value)
+        let readLimit = roomByEndpoint.isEmpty ? limit : limit * 2
+        return try await read { connection in
+            var claimed: [ClaimedDelivery] = []
+            let rows = try await connection.query("""
+                WITH candidate AS (
+                    SELECT d.id, d.endpoint_id, d.next_attempt_at
+                    FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                    WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= \(now)
+                        AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(now))
+                        AND e.deleted_at IS NULL AND e.disabled_at IS NULL
+                        AND d.endpoint_id <> ALL (\(excluded))
+                    ORDER BY d.next_attempt_at, d.id
+                    LIMIT \(readLimit)
+                    FOR UPDATE OF d SKIP LOCKED
+                ), placed AS (
+                    SELECT c.id, c.endpoint_id, c.next_attempt_at,
+                        row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS place
+                    FROM candidate c
+                ), chosen AS (
+                    SELECT p.id, p.next_attempt_at
+                    FROM placed p LEFT JOIN unnest(\(roomIDs)::text[], \(roomSizes)::bigint[]) AS room(endpoint_id, size)
+                        ON room.endpoint_id = p.endpoint_id
+                    WHERE room.size IS NULL OR p.place <= room.size
+                    ORDER BY p.next_attempt_at, p.id
+                    LIMIT \(limit)
+                ), leased AS (
+                    UPDATE deliveries d
+                    SET lease_owner = \(owner), lease_expires_at = \(leaseEnd), next_attempt_at = \(leaseEnd), updated_at = \(now)
+                    FROM chosen, webhook_endpoints e
+                    WHERE d.id = chosen.id AND e.id = d.endpoint_id
+                    RETURNING chosen.next_attempt_at AS due, d.id, d.endpoint_id, d.submission_id, d.form_id, d.payload,
+                        d.attempts, d.created_at, e.url, e.secret_ciphertext, e.previous_secret_ciphertext,
+                        e.previous_secret_expires_at
+                )
+                SELECT id, endpoint_id, submission_id, form_id, payload, attempts, created_at, url, secret_ciphertext,
+                    previous_secret_ciphertext, previous_secret_expires_at
+                FROM leased ORDER BY due, id
+                """, logger: self.logger)
+            for try await (id, endpointID, submissionID, formID, payload, attempts, createdAt, url, secret, previousSecret, previousExpiresAt)
+                in rows.decode((String, String, String, String, Data, Int, Int64, String, Data, Data?, Int64?).self) {
+                // The previous secret comes along only while it is still valid.
+                let previousExpiry = previousExpiresAt.flatMap { $0 > now ? $0 : nil }
+                claimed.append(ClaimedDelivery(
+                    id: id, endpointID: endpointID, submissionID: submissionID, formID: formID, url: url,
+                    secretCiphertext: [UInt8](secret),
+                    previousSecretCiphertext: previousExpiry == nil ? nil : previousSecret.map { [UInt8]($0) },
+                    previousSecretExpiresAt: previousExpiry.map(Date.init(storedMilliseconds:)), payload: [UInt8](payload),
+                    attempts: attempts, createdAt: Date(storedMilliseconds: createdAt),
+                    leaseExpiresAt: Date(storedMilliseconds: leaseEnd)))
+            }
+            return claimed
+        }
+    }
+
+    /// One transaction per attempt: the delivery's row is locked first, so a claim by another node
+    /// meanwhile either happened before (the lease is then lost) or waits for this outcome.
+    public func recordAttempt(deliveryID: String, owner: String, attempt: AttemptRecord, outcome: DeliveryOutcome) async throws {
+        // The attempt is kept even when the lease was lost (it did happen), so that error is thrown
+        // after the commit.
+        let lostTo: String? = try await transaction { connection in
+            let now = Date().storedMilliseconds
+            let rows = try await connection.query(
+                "SELECT lease_owner, status FROM deliveries WHERE id = \(deliveryID) FOR UPDATE", logger: self.logger)
+            var found: (holder: String?, status: String)?
+            for try await row in rows.decode((String?, String).self) { found = row }
+            guard let found else { throw StoreError.notFound("delivery \(deliveryID)") }
+            guard let current = DeliveryStatus(rawValue: found.status) else {
+                throw StoreError.unavailable("delivery \(deliveryID) has an unknown status")
+            }
+            try await connection.execute("""
+                INSERT INTO delivery_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_excerpt)
+                VALUES (\(deliveryID), \(attempt.attemptedAt.storedMilliseconds), \(attempt.statusCode),
+                    \(attempt.durationMilliseconds), \(attempt.error), \(attempt.responseExcerpt))
+                """, logger: self.logger)
+            // A lease released meanwhile (by `releaseLeases`, or by ending the endpoint's deliveries)
+            // belongs to no one, so the outcome applies, within what `status(after:)` allows.
+            guard found.holder == nil || found.holder == owner, let status = outcome.status(after: current) else {
+                try await connection.execute(
+                    "UPDATE deliveries SET attempts = attempts + 1, updated_at = \(now) WHERE id = \(deliveryID)",
+                    logger: self.logger)
+                return found.holder == owner ? nil : found.holder
+            }
+            try await connection.execute("""
+                UPDATE deliveries
+                SET status = \(status.rawValue), attempts = attempts + 1,
+                    next_attempt_at = COALESCE(\(outcome.retryAt?.storedMilliseconds), next_attempt_at),
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = \(now),
+                    last_status_code = \(attempt.statusCode), last_error = \(attempt.error)
+                WHERE id = \(deliveryID)
+                """, logger: self.logger)
+            return nil
+        }
+        if let lostTo { throw StoreError.leaseLost("delivery \(deliveryID) is leased to \(lostTo)") }
+    }
+
+    public func releaseLeases(owner: String) async throws {
+        try await read { connection in
+            try await connection.execute("""
+                UPDATE deliveries
+                SET lease_owner = NULL, lease_expires_at = NULL,
+                    next_attempt_at = CASE WHEN status IN ('pending', 'failed') THEN \(Date().storedMilliseconds)
+                        ELSE next_attempt_at END
+                WHERE lease_owner = \(owner)
+                """, logger: self.logger)
+        }
+    }
+}
