@@ -4,6 +4,8 @@ import PostgresNIO
 
 /// The delivery queue, shared by the workers of every node: a claim locks the rows it leases with
 /// `SKIP LOCKED`, so nodes claiming at once never get the same delivery nor wait for each other.
+/// Rows are locked `FOR NO KEY UPDATE`, the lock their update takes anyway: an attempt being inserted,
+/// whose foreign key only shares the delivery's key, does not hold them up.
 extension PostgresFormStore {
     /// Claiming also moves `next_attempt_at` to the lease's end, so the due index skips rows in flight
     /// and a row whose node died becomes due again exactly when its lease expires.
@@ -36,7 +38,7 @@ extension PostgresFormStore {
                         AND d.endpoint_id <> ALL (\(excluded))
                     ORDER BY d.next_attempt_at, d.id
                     LIMIT \(readLimit)
-                    FOR UPDATE OF d SKIP LOCKED
+                    FOR NO KEY UPDATE OF d SKIP LOCKED
                 ), placed AS (
                     SELECT c.id, c.endpoint_id, c.next_attempt_at,
                         row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS place
@@ -85,7 +87,7 @@ extension PostgresFormStore {
         let lostTo: String? = try await transaction { connection in
             let now = Date().storedMilliseconds
             let rows = try await connection.query(
-                "SELECT lease_owner, status FROM deliveries WHERE id = \(deliveryID) FOR UPDATE", logger: self.logger)
+                "SELECT lease_owner, status FROM deliveries WHERE id = \(deliveryID) FOR NO KEY UPDATE", logger: self.logger)
             var found: (holder: String?, status: String)?
             for try await row in rows.decode((String?, String).self) { found = row }
             guard let found else { throw StoreError.notFound("delivery \(deliveryID)") }

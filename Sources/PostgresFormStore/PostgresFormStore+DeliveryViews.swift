@@ -55,7 +55,7 @@ extension PostgresFormStore {
                 SELECT d.endpoint_id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
                 FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.id = \(id)
-                FOR UPDATE OF d
+                FOR NO KEY UPDATE OF d
                 """, logger: self.logger)
             var found: (endpointID: String, deletedAt: Int64?, disabledAt: Int64?, leaseOwner: String?, leaseExpiresAt: Int64?)?
             for try await row in rows.decode((String, Int64?, Int64?, String?, Int64?).self) { found = row }
