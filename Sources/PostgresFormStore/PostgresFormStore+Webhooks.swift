@@ -8,8 +8,9 @@ extension PostgresFormStore: WebhookStore {
     /// The form's row is locked first, so that nodes adding endpoints to one form at once count them
     /// one after the other, and a delete of the form running meanwhile is seen.
     public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
-        var record = endpoint.record
-        record.createdAt = Date(storedMilliseconds: record.createdAt.storedMilliseconds)
+        var rounded = endpoint.record
+        rounded.createdAt = Date(storedMilliseconds: rounded.createdAt.storedMilliseconds)
+        let record = rounded
         let formID = record.formID
         return try await transaction { connection in
             let form = try await connection.query(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreTestSupport
 import Testing
 
 @testable import FormStore

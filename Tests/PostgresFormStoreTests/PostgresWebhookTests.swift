@@ -1,9 +1,8 @@
 import FormStore
 import Foundation
+import PostgresFormStore
 import StoreTestSupport
 import Testing
-
-@testable import PostgresFormStore
 
 /// Webhook endpoints and deliveries with several nodes on one database.
 @Suite struct PostgresWebhookTests {
@@ -82,25 +81,12 @@ import Testing
         #expect(taken.allSatisfy { $0.attempts == 0 && $0.leaseExpiresAt == Date(storedMilliseconds: now.addingTimeInterval(120).storedMilliseconds) })
     }
 
-    /// A form "f" with one endpoint and `count` submissions, each with its pending delivery.
+    /// A form "signup" with one endpoint and `count` submissions, so `count` pending deliveries.
     private func queueDeliveries(_ store: PostgresFormStore, count: Int) async throws {
-        _ = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h")
-        let endpoint = try await store.createEndpoint(NewEndpoint(formID: "f", url: "https://a.test/", secretCiphertext: [1]))
-        let now = Date().storedMilliseconds
-        try await store.transaction { connection in
-            for index in 0..<count {
-                let submission = "sub_\(index)"
-                try await connection.execute("""
-                    INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body)
-                    VALUES (\(submission), 'f', 1, \(now), '{}', '\\x7b7d')
-                    """, logger: store.logger)
-                try await connection.execute("""
-                    INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, next_attempt_at,
-                        created_at, updated_at)
-                    VALUES (\(RandomID.timeOrdered(prefix: "msg_")), \(endpoint.id), \(submission), 'f', '\\x7b7d', 'pending',
-                        \(now + Int64(index)), \(now), \(now))
-                    """, logger: store.logger)
-            }
+        try await makeForm(store)
+        _ = try await store.createEndpoint(NewEndpoint(formID: "signup", url: "https://a.test/", secretCiphertext: [1]))
+        for index in 0..<count {
+            #expect(try await store.insertSubmission(newSubmission(id: "sub_\(index)")) == .inserted)
         }
     }
 }

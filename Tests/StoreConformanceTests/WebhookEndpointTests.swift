@@ -1,5 +1,6 @@
 import FormStore
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// What ``WebhookStore`` promises of endpoints, checked on every store.
@@ -114,8 +115,3 @@ import Testing
     }
 }
 
-/// Saves a form `id` with one version.
-func makeForm(_ store: any FormVersionStore, id: String) async throws {
-    _ = try await store.saveFormVersion(
-        formID: id, definition: #"{"id":"\#(id)","components":[]}"#, title: "Form \(id)", contentHash: "hash-\(id)-1")
-}
