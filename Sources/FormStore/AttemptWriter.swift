@@ -41,18 +41,8 @@ enum AttemptWriter {
                 attempt.error, attempt.responseExcerpt,
             ])
         let holder = row["lease_owner"] as String?
-        let open = (row["status"] as DeliveryStatus).isOpen
-        let status: DeliveryStatus?
-        var nextAttempt: Int64?
-        switch item.outcome {
-        case .succeeded:
-            status = .succeeded
-        case .retry(let at):
-            status = open ? .failed : nil
-            nextAttempt = at.storedMilliseconds
-        case .dead:
-            status = open ? .dead : nil
-        }
+        let status = item.outcome.status(after: row["status"])
+        let nextAttempt = item.outcome.retryAt?.storedMilliseconds
         guard holder == nil || holder == item.owner, let status else {
             try db.cachedStatement(sql: "UPDATE deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?")
                 .execute(arguments: [now, item.deliveryID])

@@ -1,14 +1,16 @@
 import Synchronization
 
 /// Holds the callback that wakes the delivery worker when a commit queued deliveries.
-final class DeliveryObserver: Sendable {
+package final class DeliveryObserver: Sendable {
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
 
-    func set(_ newHandler: @escaping @Sendable () -> Void) {
+    package init() {}
+
+    package func set(_ newHandler: @escaping @Sendable () -> Void) {
         handler.withLock { $0 = newHandler }
     }
 
-    func notify() {
+    package func notify() {
         handler.withLock { $0 }?()
     }
 }

@@ -5,8 +5,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// group commit). Nothing of the failed operation is stored; the caller may retry later.
     case unavailable(String)
     /// A write failed in a way that leaves unknown whether it was stored (an I/O error at COMMIT: the
-    /// log may hold it after a restart). The store takes no more writes until a restart; a caller
-    /// that retries with its idempotency key then learns which it was.
+    /// log may hold it after a restart; a connection to the database server lost during COMMIT). The
+    /// SQLite store takes no more writes until a restart, the PostgreSQL store goes on (the server
+    /// keeps its log whole); a caller that retries with its idempotency key then learns which it was.
     case outcomeUnknown(String)
     /// A referenced row does not exist (for example an unknown form or form version).
     case notFound(String)

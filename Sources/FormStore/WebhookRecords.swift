@@ -162,6 +162,21 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case retry(at: Date)
     /// Give up: status `dead` (a manual redeliver can queue it again).
     case dead
+
+    /// The status a delivery in `current` takes after an attempt with this outcome; nil when it keeps
+    /// `current`, as a retry or dead outcome does not reopen a delivery that was ended meanwhile.
+    public func status(after current: DeliveryStatus) -> DeliveryStatus? {
+        switch self {
+        case .succeeded: .succeeded
+        case .retry: current.isOpen ? .failed : nil
+        case .dead: current.isOpen ? .dead : nil
+        }
+    }
+
+    /// When the next attempt is due after a retry; nil for the other outcomes, which keep the delivery's time.
+    public var retryAt: Date? {
+        if case .retry(let at) = self { at } else { nil }
+    }
 }
 
 /// What asking for a delivery to be sent again came to.

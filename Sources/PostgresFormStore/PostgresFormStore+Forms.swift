@@ -18,6 +18,7 @@ extension PostgresFormStore: FormVersionStore {
                     """, logger: self.logger)
                 try await self.insertVersion(formID: formID, version: 1, definition: definition, title: title,
                                              contentHash: contentHash, now: now, on: connection)
+                try await self.recordFormChange(formID, on: connection)
                 return SavedVersion(version: 1, createdForm: true, createdVersion: true)
             }
             let deleted = form.deletedAt != nil
@@ -39,6 +40,7 @@ extension PostgresFormStore: FormVersionStore {
             try await connection.execute("""
                 UPDATE forms SET current_version = \(version), updated_at = \(now), deleted_at = NULL WHERE id = \(formID)
                 """, logger: self.logger)
+            try await self.recordFormChange(formID, on: connection)
             return SavedVersion(version: version, createdForm: deleted, createdVersion: true)
         }
     }
@@ -110,6 +112,7 @@ extension PostgresFormStore: FormVersionStore {
                 UPDATE forms SET deleted_at = \(now), updated_at = \(now) WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING 1
                 """, logger: self.logger).first(as: Int.self)
+            if deleted != nil { try await self.recordFormChange(id, on: connection) }
             return deleted != nil
         }
     }
@@ -136,6 +139,20 @@ extension PostgresFormStore: FormVersionStore {
         return nil
     }
 
+    /// Numbers the form's change in the change feed and notifies the other nodes on commit. The
+    /// number is taken under one lock held until COMMIT, so numbers become visible in order: a node
+    /// reading the feed past the last number it saw cannot pass over a change committed later.
+    private func recordFormChange(_ id: String, on connection: PostgresConnection) async throws {
+        try await connection.execute("SELECT pg_advisory_xact_lock(\(Self.formChangeLockKey))", logger: logger)
+        try await connection.execute(
+            "UPDATE forms SET changed = nextval('form_changes') WHERE id = \(id)", logger: logger)
+        try await connection.execute("SELECT pg_notify(\(ChangeListener.formsChannel), \(id))", logger: logger)
+    }
+
+    /// The single-key advisory lock that orders the form change feed (single keys never collide with
+    /// the two-key form locks).
+    private static let formChangeLockKey: Int64 = 0x466F_726D_4368_6E67  // "FormChng"
+
     /// The columns `formVersionRecords()` reads, by position, from `forms f` joined with `form_versions v`.
     private static let formVersionColumns = """
         v.form_id, v.version, v.definition, v.content_hash, v.title, v.created_at, f.current_version, f.deleted_at
@@ -158,7 +175,7 @@ extension PostgresFormStore: FormVersionStore {
 
 extension PostgresRowSequence {
     /// The first row's only column, nil when there is no row.
-    fileprivate func first<T: PostgresDecodable & Sendable>(as type: T.Type) async throws -> T? {
+    func first<T: PostgresDecodable & Sendable>(as type: T.Type) async throws -> T? {
         for try await value in decode(T.self) { return value }
         return nil
     }

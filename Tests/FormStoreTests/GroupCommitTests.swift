@@ -116,29 +116,6 @@ import Testing
         }
     }
 
-    @Test func concurrentRepeatsOfAKeyStoreExactlyOneSubmission() async throws {
-        try await withStore { store, _ in
-            try await makeForm(store)
-            let outcomes = try await withThrowingTaskGroup(of: (String, String, InsertOutcome).self) { group in
-                for index in 0..<200 {
-                    let key = "key-\(index % 50)"
-                    group.addTask { (key, "s\(index)", try await store.insertSubmission(newSubmission(id: "s\(index)", idempotencyKey: key))) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            var inserted: [String: String] = [:]
-            for case let (key, id, .inserted) in outcomes {
-                #expect(inserted[key] == nil, "two submissions stored for \(key)")
-                inserted[key] = id
-            }
-            #expect(inserted.count == 50)
-            for case let (key, _, .duplicate(existing)) in outcomes {
-                #expect(existing.id == inserted[key])
-            }
-            #expect(try await store.listForms().first?.submissionCount == 50)
-        }
-    }
-
     @Test func aRepeatedKeyWithinOneGroupAnswersTheFirstOfTheGroup() async throws {
         try await withStore { store, _ in
             try await makeForm(store)

@@ -17,27 +17,6 @@ func withStore<T>(
     return try await body(store, directory)
 }
 
-/// Saves a form `id` with one version.
-@discardableResult
-func makeForm(_ store: SQLiteFormStore, id: String = "signup") async throws -> SavedVersion {
-    try await store.saveFormVersion(
-        formID: id, definition: #"{"id":"\#(id)","components":[]}"#, title: "Form \(id)", contentHash: "hash-\(id)-1")
-}
-
-func newSubmission(
-    id: String = RandomID.make(prefix: "sub_"), formID: String = "signup", version: Int = 1,
-    receivedAt: Date = Date(), idempotencyKey: String? = nil, rawBody: [UInt8] = Array(#"{"values":{}}"#.utf8),
-    values: String = #"{"name":"Ana"}"#
-) -> NewSubmission {
-    let payload = Array(#"{"type":"submission.accepted","data":{"id":"\#(id)"}}"#.utf8)
-    return NewSubmission(
-        SubmissionRecord(
-            id: id, formID: formID, formVersion: version, receivedAt: receivedAt, values: values,
-            rawBody: rawBody, idempotencyKey: idempotencyKey, bodyHash: idempotencyKey.map { "hash-\($0)" },
-            clientAddress: "127.0.0.1"),
-        webhookPayload: { payload })
-}
-
 /// Keeps the store's single writer connection busy until ``open()``, so that submissions made
 /// meanwhile queue up and are written as one group once it opens.
 final class WriterGate: Sendable {

@@ -1,12 +1,13 @@
+import FormStore
 import Foundation
+import StoreTestSupport
 import Synchronization
 import Testing
 
-@testable import FormStore
-
-@Suite struct SubmissionReadTests {
+/// What ``SubmissionStore`` promises, checked on every store.
+@Suite struct SubmissionStoreTests {
     /// 250 submissions over 50 distinct milliseconds, so ties on received time are the common case.
-    private func fill(_ store: SQLiteFormStore) async throws -> [String] {
+    private func fill(_ store: any GroupCommittingStore) async throws -> [String] {
         try await makeForm(store)
         try await makeForm(store, id: "other")
         let base = Date(timeIntervalSince1970: 1_700_000_000)
@@ -21,8 +22,9 @@ import Testing
         return ids
     }
 
-    @Test func cursorPagingVisitsEveryRowOnceNewestFirst() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func cursorPagingVisitsEveryRowOnceNewestFirst(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
             let ids = try await fill(store)
             var seen: [SubmissionRecord] = []
             var cursor: SubmissionCursor?
@@ -43,8 +45,9 @@ import Testing
         }
     }
 
-    @Test func aFullLastPageHasNoNextCursor() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func aFullLastPageHasNoNextCursor(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
             _ = try await fill(store)
             let page = try await store.submissions(formID: "signup", after: nil, limit: 250)
             #expect(page.items.count == 250)
@@ -55,8 +58,9 @@ import Testing
 
     /// A page is answered whole, so large submissions end it early (with a cursor) once its values
     /// reach the budget; a page never reads raw bodies, which it does not show.
-    @Test func pagesAreBoundedByBytes() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func pagesAreBoundedByBytes(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
             try await makeForm(store)
             let big = #"{"name":""# + String(repeating: "x", count: 1_500_000) + #""}"#
             let base = Date(timeIntervalSince1970: 1_700_000_000)
@@ -89,8 +93,9 @@ import Testing
         }
     }
 
-    @Test func exportStreamsEveryRowOldestFirstInBatches() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func exportStreamsEveryRowOldestFirstInBatches(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
             let ids = try await fill(store)
             let batches = Mutex<[[SubmissionRecord]]>([])
             try await store.forEachSubmission(formID: "signup", batchSize: 40, maxBatchBytes: 1 << 20) { batch in
@@ -109,8 +114,9 @@ import Testing
 
     /// Large submissions make small batches: the byte budget ends a batch before its row count does,
     /// and a row larger than the whole budget still comes, alone.
-    @Test func exportBatchesAreBoundedByBytes() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func exportBatchesAreBoundedByBytes(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
             _ = try await fill(store)
             let one = try #require(try await store.submissions(formID: "signup", after: nil, limit: 1).items.first)
             let rowBytes = one.values.utf8.count
@@ -129,9 +135,10 @@ import Testing
         }
     }
 
-    @Test func exportStopsWhenTheConsumerThrows() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func exportStopsWhenTheConsumerThrows(_ kind: StoreKind) async throws {
         struct Stop: Error {}
-        try await withStore { store, _ in
+        try await kind.withSubmissionStore { store in
             _ = try await fill(store)
             let calls = Mutex(0)
             await #expect(throws: Stop.self) {
@@ -144,9 +151,10 @@ import Testing
         }
     }
 
-    @Test func storedRowMirrorsTheNewSubmission() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func storedRowMirrorsTheNewSubmission(_ kind: StoreKind) async throws {
         // A window reaching back to the fixed date, so the lookup by key finds the row.
-        try await withStore(SQLiteStoreConfiguration(idempotencyWindow: 100 * 365 * 86_400)) { store, _ in
+        try await kind.withSubmissionStore(idempotencyWindow: 100 * 365 * 86_400) { store in
             try await makeForm(store)
             let new = newSubmission(id: "s1", receivedAt: Date(timeIntervalSince1970: 1_700_000_000.1239), idempotencyKey: "k")
             #expect(try await store.insertSubmission(new) == .inserted)
@@ -164,8 +172,9 @@ import Testing
         }
     }
 
-    @Test func aKeyRepeatedAfterItsWindowStoresANewSubmission() async throws {
-        try await withStore(SQLiteStoreConfiguration(idempotencyWindow: 3600)) { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func aKeyRepeatedAfterItsWindowStoresANewSubmission(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore(idempotencyWindow: 3600) { store in
             try await makeForm(store)
             let start = Date().addingTimeInterval(-3_611)
             _ = try await store.insertSubmission(newSubmission(id: "old", receivedAt: start, idempotencyKey: "k"))
@@ -182,6 +191,125 @@ import Testing
             #expect(try await store.submission(formID: "signup", idempotencyKey: "k")?.id == "new")
             #expect(try await store.submission(id: "old")?.idempotencyKey == nil)
             #expect(try await store.listForms().first?.submissionCount == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentSubmissionsShareGroupCommits(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            let outcomes = try await withThrowingTaskGroup(of: InsertOutcome.self) { group in
+                for index in 0..<300 {
+                    group.addTask { try await store.insertSubmission(newSubmission(id: "sub_\(index)")) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.count == 300 && outcomes.allSatisfy { $0 == .inserted })
+            let statistics = store.commitStatistics
+            #expect(statistics.items == 300 && statistics.failedGroups == 0)
+            #expect(statistics.largestGroup > 1, "concurrent submissions should share transactions")
+            #expect(statistics.groups < 300)
+            #expect(try await store.listForms().first?.submissionCount == 300)
+            let page = try await store.submissions(formID: "signup", after: nil, limit: 1000)
+            #expect(Set(page.items.map(\.id)) == Set((0..<300).map { "sub_\($0)" }))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentRepeatsOfAKeyStoreExactlyOneSubmission(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            let outcomes = try await withThrowingTaskGroup(of: (String, String, InsertOutcome).self) { group in
+                for index in 0..<200 {
+                    let key = "key-\(index % 50)"
+                    group.addTask { (key, "s\(index)", try await store.insertSubmission(newSubmission(id: "s\(index)", idempotencyKey: key))) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var inserted: [String: String] = [:]
+            for case let (key, id, .inserted) in outcomes {
+                #expect(inserted[key] == nil, "two submissions stored for \(key)")
+                inserted[key] = id
+            }
+            #expect(inserted.count == 50)
+            for case let (key, _, .duplicate(existing)) in outcomes {
+                #expect(existing.id == inserted[key])
+            }
+            #expect(try await store.listForms().first?.submissionCount == 50)
+            #expect(store.commitStatistics.largestGroup > 1)
+        }
+    }
+
+    /// A repeated key, an unknown form or version and a repeated id each fail alone, among
+    /// submissions sent at the same time that are stored.
+    @Test(arguments: StoreKind.allCases)
+    func aClashingSubmissionFailsAloneAmongOthersThatAreStored(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            #expect(try await store.insertSubmission(newSubmission(id: "original", idempotencyKey: "key-1")) == .inserted)
+            let first = try #require(try await store.submission(id: "original"))
+            let submissions = [
+                ("repeat", newSubmission(id: "repeat", idempotencyKey: "key-1")),
+                ("unknown-form", newSubmission(id: "unknown-form", formID: "missing")),
+                ("unknown-version", newSubmission(id: "unknown-version", version: 9)),
+                ("id-again", newSubmission(id: "original")),
+            ] + (0..<20).map { ("member-\($0)", newSubmission(id: "member-\($0)", idempotencyKey: "k\($0)")) }
+            let results = await withTaskGroup(of: (String, Result<InsertOutcome, StoreError>).self) { group in
+                for (name, submission) in submissions {
+                    group.addTask {
+                        do { return (name, .success(try await store.insertSubmission(submission))) } catch {
+                            return (name, .failure(error as? StoreError ?? .unavailable("\(error)")))
+                        }
+                    }
+                }
+                return await group.reduce(into: [String: Result<InsertOutcome, StoreError>]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(results["repeat"] == .success(.duplicate(existing: first)))
+            #expect(results["unknown-form"] == .failure(.notFound("form missing has no version 1")))
+            #expect(results["unknown-version"] == .failure(.notFound("form signup has no version 9")))
+            if case .failure(let error) = results["id-again"] { #expect(error.code == "conflict") } else {
+                Issue.record("a repeated id was accepted")
+            }
+            for index in 0..<20 {
+                #expect(results["member-\(index)"] == .success(.inserted))
+                #expect(try await store.submission(id: "member-\(index)")?.idempotencyKey == "k\(index)")
+            }
+            #expect(try await store.submission(id: "repeat") == nil)
+            #expect(try await store.submission(id: "unknown-version") == nil)
+            #expect(try await store.listForms().first?.submissionCount == 21)
+        }
+    }
+
+    /// Rows keep their own bytes and their missing fields, whatever their sizes.
+    @Test(arguments: StoreKind.allCases)
+    func storedRowsKeepTheirBytesAndMissingFields(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            var generator = SystemRandomNumberGenerator()
+            let binary: [UInt8] = [0x00, 0xFF, 0xFE, 0x80, 0x0D, 0x0A, 0xC3, 0x28]
+                + (0..<70_000).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            func row(_ id: String, body: [UInt8], values: String, key: String?, address: String?) -> NewSubmission {
+                NewSubmission(
+                    SubmissionRecord(
+                        id: id, formID: "signup", formVersion: 1, receivedAt: Date(), values: values, rawBody: body,
+                        idempotencyKey: key, bodyHash: key.map { "hash-\($0)" }, clientAddress: address),
+                    webhookPayload: { [] })
+            }
+            let rows = [
+                row("binary", body: binary, values: String(repeating: "é", count: 3_000), key: "k-long", address: "::1"),
+                row("empty", body: [], values: "", key: nil, address: nil),
+                row("short", body: [0x7B, 0x7D], values: #"{"a":"ü"}"#, key: "k", address: "10.0.0.1"),
+            ]
+            try await withThrowingTaskGroup(of: InsertOutcome.self) { group in
+                for submission in rows { group.addTask { try await store.insertSubmission(submission) } }
+                for try await outcome in group { #expect(outcome == .inserted) }
+            }
+            for expected in rows {
+                let stored = try #require(try await store.submission(id: expected.record.id))
+                #expect(stored.rawBody == expected.record.rawBody && stored.values == expected.record.values)
+                #expect(stored.idempotencyKey == expected.record.idempotencyKey && stored.bodyHash == expected.record.bodyHash)
+                #expect(stored.clientAddress == expected.record.clientAddress && stored.formID == "signup")
+            }
         }
     }
 }
