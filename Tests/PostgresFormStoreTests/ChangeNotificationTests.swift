@@ -11,64 +11,43 @@ import Testing
 /// new deliveries (to wake its worker).
 @Suite struct ChangeNotificationTests {
     @Test func aFormSavedOrDeletedOnOneNodeIsReportedOnAnotherWithinASecond() async throws {
-        let settings = try PostgresTestCluster.shared().freshDatabase()
-        let writer = try await PostgresFormStore(settings: settings)
-        defer { writer.close() }
-        let reader = try await PostgresFormStore(settings: settings)
-        defer { reader.close() }
-        let seen = Seen<String>()
-        reader.onFormChanged { seen.add($0) }
-        try await waitForListeners(1, in: writer)
-
-        try await makeForm(writer, id: "f")
-        try await seen.expect(["f"], within: .seconds(1))
-        // An identical upload changes nothing and is not reported.
-        try await makeForm(writer, id: "f")
-        _ = try await writer.saveFormVersion(formID: "g", definition: "{}", title: "G", contentHash: "g1")
-        try await seen.expect(["f", "g"], within: .seconds(1))
-        #expect(try await writer.deleteForm(id: "f"))
-        try await seen.expect(["f", "g", "f"], within: .seconds(1))
+        try await withWriterAndReader { writer, seen in
+            try await makeForm(writer, id: "f")
+            try await seen.expect(["f"], within: .seconds(1))
+            // An identical upload changes nothing and is not reported.
+            try await makeForm(writer, id: "f")
+            _ = try await writer.saveFormVersion(formID: "g", definition: "{}", title: "G", contentHash: "g1")
+            try await seen.expect(["f", "g"], within: .seconds(1))
+            #expect(try await writer.deleteForm(id: "f"))
+            try await seen.expect(["f", "g", "f"], within: .seconds(1))
+        }
     }
 
     /// The listener's connection is cut and stays down (its retry is far off): the change feed alone
     /// reports the save, within a second.
     @Test func aChangeWhoseNotificationIsLostIsReportedFromTheFeed() async throws {
-        let settings = try PostgresTestCluster.shared().freshDatabase()
-        let writer = try await PostgresFormStore(settings: settings)
-        defer { writer.close() }
         var configuration = PostgresStoreConfiguration()
         configuration.listenerRetryDelay = .seconds(60)
-        let reader = try await PostgresFormStore(settings: settings, configuration: configuration)
-        defer { reader.close() }
-        let seen = Seen<String>()
-        reader.onFormChanged { seen.add($0) }
-        try await waitForListeners(1, in: writer)
-        try await terminateListeners(in: writer)
-
-        try await makeForm(writer, id: "f")
-        try await seen.expect(["f"], within: .seconds(1))
-        #expect(try await listenerCount(in: writer) == 0)
+        try await withWriterAndReader(readerConfiguration: configuration) { writer, seen in
+            try await terminateListeners(in: writer)
+            try await makeForm(writer, id: "f")
+            try await seen.expect(["f"], within: .seconds(1))
+            #expect(try await listenerCount(in: writer) == 0)
+        }
     }
 
     /// With the feed read only once an hour, a save is reported only by a notification: the listener
     /// has reconnected after its connection was cut.
     @Test func theListenerReconnectsAfterItsConnectionIsCut() async throws {
-        let settings = try PostgresTestCluster.shared().freshDatabase()
-        let writer = try await PostgresFormStore(settings: settings)
-        defer { writer.close() }
         var configuration = PostgresStoreConfiguration()
         configuration.changePollInterval = .seconds(3600)
         configuration.listenerRetryDelay = .milliseconds(50)
-        let reader = try await PostgresFormStore(settings: settings, configuration: configuration)
-        defer { reader.close() }
-        let seen = Seen<String>()
-        reader.onFormChanged { seen.add($0) }
-        try await waitForListeners(1, in: writer)
-        try await terminateListeners(in: writer)
-        try await waitForListeners(1, in: writer)
-
-        try await makeForm(writer, id: "f")
-        try await seen.expect(["f"], within: .seconds(1))
+        try await withWriterAndReader(readerConfiguration: configuration) { writer, seen in
+            try await terminateListeners(in: writer)
+            try await waitForListeners(1, in: writer)
+            try await makeForm(writer, id: "f")
+            try await seen.expect(["f"], within: .seconds(1))
+        }
     }
 
     @Test func deliveriesQueuedOnOneNodeWakeAnother() async throws {
@@ -90,6 +69,23 @@ import Testing
         _ = try await writer.insertSubmission(newSubmission())
         try await wakeUps.expect(["reader"], within: .seconds(1))
     }
+}
+
+/// Opens two stores on a fresh database, the reader with `readerConfiguration` and listening for form
+/// changes, and runs `body` with the writer and what the reader saw once its listener is up.
+private func withWriterAndReader(
+    readerConfiguration: PostgresStoreConfiguration = .init(),
+    _ body: (PostgresFormStore, Seen<String>) async throws -> Void
+) async throws {
+    let settings = try PostgresTestCluster.shared().freshDatabase()
+    let writer = try await PostgresFormStore(settings: settings)
+    defer { writer.close() }
+    let reader = try await PostgresFormStore(settings: settings, configuration: readerConfiguration)
+    defer { reader.close() }
+    let seen = Seen<String>()
+    reader.onFormChanged { seen.add($0) }
+    try await waitForListeners(1, in: writer)
+    try await body(writer, seen)
 }
 
 /// The listening connections on the store's database (by their application name).
