@@ -102,7 +102,7 @@ final class ChangeListener: Sendable {
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("listening for other nodes' changes failed; retrying",
-                               metadata: ["error": "\(error)", "delay": "\(delay)"])
+                               metadata: ["error": "\(String(reflecting: error))", "delay": "\(delay)"])
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, configuration.maxListenerRetryDelay)
@@ -135,7 +135,7 @@ final class ChangeListener: Sendable {
             do {
                 try await reportChanges()
             } catch {
-                logger.debug("reading the form change feed failed", metadata: ["error": "\(error)"])
+                logger.debug("reading the form change feed failed", metadata: ["error": "\(String(reflecting: error))"])
             }
         }
     }
