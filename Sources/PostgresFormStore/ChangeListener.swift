@@ -63,6 +63,11 @@ final class ChangeListener: Sendable {
         start()
     }
 
+    /// Reports no change numbered `change` or lower (those made before the store became ready).
+    func skip(through change: Int64) {
+        state.withLock { $0.lastChange = max($0.lastChange, change) }
+    }
+
     /// Starts listening (and polling), once.
     func start() {
         state.withLock { state in
@@ -145,7 +150,7 @@ final class ChangeListener: Sendable {
     private func reportChanges() async throws {
         guard let handler = formHandler.withLock({ $0 }) else { return }
         let last = state.withLock { $0.lastChange }
-        let changes = try await client.withConnection(waitingAtMost: configuration.connectionWait) { connection in
+        let changes = try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait) { connection in
             var changes: [(String, Int64)] = []
             let rows = try await connection.query(
                 "SELECT id, changed FROM forms WHERE changed > \(last) ORDER BY changed", logger: self.logger)

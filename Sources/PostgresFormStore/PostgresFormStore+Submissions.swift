@@ -8,7 +8,9 @@ extension PostgresFormStore: SubmissionStore {
     /// when nothing of it is stored, ``FormStore/StoreError/outcomeUnknown(_:)`` when the connection
     /// was lost during COMMIT.
     public func insertSubmission(_ submission: consuming NewSubmission) async throws -> InsertOutcome {
-        try await submissionCommitter.submit(submission)
+        // Refused before it joins a group: a group would wait for a connection the pool cannot make.
+        try checkReady()
+        return try await submissionCommitter.submit(submission)
     }
 
     public func submission(id: String) async throws -> SubmissionRecord? {

@@ -17,55 +17,58 @@ public final class PostgresFormStore: Sendable {
     let deliveryObserver: DeliveryObserver
     let changeListener: ChangeListener
 
-    /// Connects to the database, starts the connection pool and brings the schema up to date.
+    /// Connects to the database, starts the connection pool and brings the schema up to date; with
+    /// ``PostgresStoreConfiguration/Startup/keepTrying`` a database that cannot be reached yet is
+    /// waited for in the background instead (see ``isReady``).
     ///
-    /// - Parameter statementTimeout: How long one statement may run before the server cancels it.
-    /// - Parameter configuration: Group sizes, the idempotency window and the waits.
+    /// - Parameter configuration: Pool size, statement timeout, group sizes, the idempotency window and the waits.
     public init(
-        settings: PostgresConnectionSettings, statementTimeout: Duration = .seconds(30),
-        configuration: PostgresStoreConfiguration = .init(),
+        settings: PostgresConnectionSettings, configuration: PostgresStoreConfiguration = .init(),
         logger: Logger = Logger(label: "formhouse.store.postgres")
     ) async throws {
-        let milliseconds = statementTimeout.components.seconds * 1000
-            + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        let timeout = configuration.statementTimeout.components
+        let milliseconds = max(1, timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
         // A 201 means committed: `synchronous_commit` is forced on whatever the server's default, as
         // a database set to `off` would acknowledge commits that a crash then loses.
         let startupParameters = [("statement_timeout", "\(milliseconds)"), ("synchronous_commit", "on")]
         var clientConfiguration = settings.clientConfiguration()
         clientConfiguration.options.additionalStartupParameters = startupParameters
+        clientConfiguration.options.maximumConnections = max(1, configuration.maxConnections)
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
         self.configuration = configuration
         runTask = Task { await client.run() }
-        // Migrations run on a connection of their own: it fails at once with the server's reason when
-        // the database cannot be reached (the pool would keep retrying), and closing it releases the
-        // migration lock whatever happened.
         var single: PostgresConnection.Configuration
-        // Form changes are reported from here on: what is cached after the store opens is reported stale.
-        var lastChange: Int64 = 0
         do {
             single = try settings.connectionConfiguration()
-            single.options.additionalStartupParameters = startupParameters
-            let connection = try await PostgresConnection.connect(configuration: single, id: 0, logger: logger)
-            do {
-                try await PostgresSchema.migrate(on: connection, logger: logger)
-                lastChange = try await ChangeListener.lastChange(on: connection, logger: logger)
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-            try await connection.close()
         } catch {
             runTask.cancel()
             throw Self.storeError(error)
         }
+        single.options.additionalStartupParameters = startupParameters
+        // Migrations run on a connection of their own: it fails at once with the server's reason when
+        // the database cannot be reached (the pool would keep retrying), and closing it releases the
+        // migration lock whatever happened.
+        let prepared: Result<Int64, StoreError>
+        do {
+            prepared = .success(try await Self.prepare(single, logger: logger))
+        } catch {
+            if configuration.startup == .failFast {
+                runTask.cancel()
+                throw Self.storeError(error)
+            }
+            prepared = .failure(Self.storeError(error))
+        }
+        // Form changes are reported from here on: what is cached after the store opens is reported stale.
+        let lastChange = (try? prepared.get()) ?? 0
         // The listener's own connection is named, so that an operator (or a test) can tell it apart.
-        single.options.additionalStartupParameters.append(("application_name", ChangeListener.applicationName))
+        var listening = single
+        listening.options.additionalStartupParameters.append(("application_name", ChangeListener.applicationName))
         let observer = DeliveryObserver()
         deliveryObserver = observer
         changeListener = ChangeListener(
-            connection: single, client: client, lastChange: lastChange, configuration: configuration,
+            connection: listening, client: client, lastChange: lastChange, configuration: configuration,
             deliveryObserver: observer, logger: logger)
         let writer = SubmissionGroupWriter(
             client: client, configuration: configuration, logger: logger, deliveryObserver: observer)
@@ -74,6 +77,76 @@ public final class PostgresFormStore: Sendable {
             // The webhook payload is built only if needed; it wraps the values, so count them twice.
             weight: { $0.record.rawBody.count + 2 * $0.record.values.utf8.count },
             logger: logger, asyncWrite: { try await writer.write($0) })
+        startupTask = Mutex(nil)
+        switch prepared {
+        case .success:
+            startup = Mutex(.ready)
+        case .failure(let error):
+            startup = Mutex(.waiting(reason: error.description))
+            logger.error("the database cannot be reached; retrying until it answers", metadata: ["error": "\(error)"])
+            let connection = single
+            startupTask.withLock { $0 = Task { [weak self] in await self?.keepTrying(connection) } }
+        }
+    }
+
+    /// Migrates the schema on a connection of its own and returns the latest number of the form change feed.
+    private static func prepare(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> Int64 {
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        do {
+            try await PostgresSchema.migrate(on: connection, logger: logger)
+            let lastChange = try await ChangeListener.lastChange(on: connection, logger: logger)
+            try await connection.close()
+            return lastChange
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Where opening the store stands.
+    private enum Startup {
+        case ready
+        /// The database has not answered since the store opened; the last reason why.
+        case waiting(reason: String)
+    }
+
+    private let startup: Mutex<Startup>
+    /// Retries preparing the database while it cannot be reached; cancelled by ``close()``.
+    private let startupTask: Mutex<Task<Void, Never>?>
+
+    /// Whether the database has answered and its schema is up to date; until then every operation
+    /// fails with ``FormStore/StoreError/unavailable(_:)``.
+    public var isReady: Bool {
+        if case .ready = startup.withLock({ $0 }) { return true }
+        return false
+    }
+
+    /// Throws while the database has not answered since the store opened.
+    func checkReady() throws {
+        if case .waiting(let reason) = startup.withLock({ $0 }) {
+            throw StoreError.unavailable("the database has not answered since the start: \(reason)")
+        }
+    }
+
+    /// Prepares the database again and again, with a pause growing to 10 s, until it works or the
+    /// store closes; every failure is logged, as the operator needs to see why the node is not ready.
+    private func keepTrying(_ connection: PostgresConnection.Configuration) async {
+        var pause = Duration.milliseconds(250)
+        while !Task.isCancelled, !isClosed {
+            try? await Task.sleep(for: pause)
+            do {
+                let lastChange = try await Self.prepare(connection, logger: logger)
+                changeListener.skip(through: lastChange)
+                startup.withLock { $0 = .ready }
+                logger.notice("the database answers; the store is ready")
+                return
+            } catch {
+                let reason = Self.storeError(error).description
+                startup.withLock { $0 = .waiting(reason: reason) }
+                logger.error("the database cannot be reached; retrying", metadata: ["error": "\(reason)", "pause": "\(pause)"])
+            }
+            pause = min(pause * 2, .seconds(10))
+        }
     }
 
     /// Whether ``close()`` was called: operations then fail at once, without waiting for the pool.
@@ -89,6 +162,7 @@ public final class PostgresFormStore: Sendable {
             return closed
         }
         if wasClosed { return }
+        startupTask.withLock { $0 }?.cancel()
         changeListener.stop()
         let committer = submissionCommitter
         let runTask = runTask
@@ -108,8 +182,9 @@ public final class PostgresFormStore: Sendable {
     /// Runs `body` on a pooled connection outside a transaction, its errors as ``FormStore/StoreError``.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         if isClosed { throw StoreError.unavailable("the store is closed") }
+        try checkReady()
         do {
-            return try await client.withConnection(waitingAtMost: configuration.connectionWait, body)
+            return try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, body)
         } catch {
             throw Self.storeError(error)
         }
@@ -140,3 +215,6 @@ public final class PostgresFormStore: Sendable {
         return .unavailable("PostgreSQL: \(error)")
     }
 }
+
+/// All four concerns: the store a server selects with `database.url`.
+extension PostgresFormStore: FormStore {}

@@ -133,7 +133,7 @@ public struct SQLiteToPostgresCopy: Sendable {
 
     /// One transaction on the target, its failure as ``StoreCopyError/writeFailed(table:reason:)``.
     private func write(
-        _ table: CopiedTable, into target: PostgresFormStore, _ body: (PostgresConnection) async throws -> Void
+        _ table: CopiedTable, into target: PostgresFormStore, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
         do {
             try await target.transaction(body)

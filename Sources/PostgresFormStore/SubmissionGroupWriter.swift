@@ -19,7 +19,7 @@ struct SubmissionGroupWriter: Sendable {
 
     /// Runs the group's transaction and returns one result per submission, in order.
     func write(_ group: [NewSubmission]) async throws -> [Result<InsertOutcome, StoreError>] {
-        let (results, deliveries) = try await client.withConnection(waitingAtMost: configuration.connectionWait) { connection in
+        let (results, deliveries) = try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait) { connection in
             do {
                 return try await connection.withTransaction(logger: logger) { connection in
                     let written = try await self.writeRows(group, on: connection)

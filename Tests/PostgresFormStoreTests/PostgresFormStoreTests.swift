@@ -52,7 +52,8 @@ import Testing
 
     @Test func eachConnectionHasTheStatementTimeout() async throws {
         let store = try await PostgresFormStore(
-            settings: try PostgresTestCluster.shared().freshDatabase(), statementTimeout: .milliseconds(1500))
+            settings: try PostgresTestCluster.shared().freshDatabase(),
+            configuration: { var options = PostgresStoreConfiguration(); options.statementTimeout = .milliseconds(1500); return options }())
         defer { store.close() }
         let timeout = try await store.client.query("SHOW statement_timeout").decode(String.self)
             .reduce(into: []) { $0.append($1) }
