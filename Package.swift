@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "FormhouseApp",
             dependencies: [
-                "FormEngine", "HTTPServer", "FormStore", "Webhooks", crypto, logging, metrics, serviceLifecycle,
+                "FormEngine", "HTTPServer", "FormStore", "PostgresFormStore", "Webhooks", crypto, logging, metrics, serviceLifecycle,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FormhouseAppTests",
-            dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", grdb]
+            dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", grdb]
         ),
     ]
 )

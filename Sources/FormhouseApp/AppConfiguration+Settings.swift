@@ -1,4 +1,5 @@
 import FormStore
+import PostgresFormStore
 import Logging
 import Webhooks
 
@@ -53,8 +54,19 @@ extension AppConfiguration {
         .boolean("webhooks.allowPrivate", \.webhookAllowPrivate, flag: "allow-private-webhooks",
                  "Allow http and private/loopback webhook destinations (tests, intranets)."),
         .secret("secretKey", \.secretKey, bounds: "the base64 of exactly 32 bytes",
-                valid: { (try? SecretBox(base64Key: $0)) != nil },
-                "Key that encrypts webhook secrets at rest and seals paging cursors; without it, secret.key in the data directory."),
+                problem: { (try? SecretBox(base64Key: $0)) == nil ? "" : nil },
+                "Key that encrypts webhook secrets at rest and seals paging cursors; without it, secret.key in the data directory (required with database.url)."),
+        // The flag refuses a URL with a password (`formhouse serve` checks it): a command line is readable by every user.
+        .secret("database.url", \.databaseURL, flag: "database-url",
+                bounds: "a postgres:// or postgresql:// URL",
+                problem: { url in
+                    do throws(PostgresSettingsError) { _ = try PostgresConnectionSettings(url: url); return nil } catch { return error.description }
+                },
+                "PostgreSQL database shared by every node (postgres://user:password@host:port/db?sslmode=require); none keeps the SQLite database in the data directory."),
+        .wholeNumber("database.maxConnections", \.databaseMaxConnections, range: 1...1_000,
+                     "Connections to PostgreSQL this node may open at most (its pool)."),
+        .number("database.statementTimeoutSeconds", \.databaseStatementTimeoutSeconds, range: 0.1...3_600, unit: .seconds,
+                "How long one PostgreSQL statement may run before the server cancels it."),
         .choice("logLevel", \.logLevel, flag: "log-level", Logger.Level.allCases.map { ($0.rawValue, $0) },
                 "Least severe log messages written."),
     ]

@@ -38,6 +38,11 @@ public struct AppConfiguration: Sendable {
     public var webhookAllowPrivate = false
     /// Base64 of 32 bytes that encrypt webhook secrets at rest; a key file in the data directory otherwise. Never logged.
     public var secretKey: String?
+    /// The PostgreSQL database every node shares; nil keeps the embedded SQLite store. Never logged
+    /// (it may hold a password).
+    public var databaseURL: String?
+    public var databaseMaxConnections = 20
+    public var databaseStatementTimeoutSeconds = 30.0
     public var logLevel = Logger.Level.info
 
     /// The HTTP server's and the store's own defaults, which the settings they configure take as

@@ -3,8 +3,9 @@ import FormStore
 import Synchronization
 
 /// Reads forms through an in-memory cache so the hot paths (fetching a form, validating a submission)
-/// do not parse a definition or touch the database per request. This process is the only writer, so
-/// every admin write invalidates the entry it changes.
+/// do not parse a definition or touch the database per request. Every admin write of this process
+/// invalidates the entry it changes; a store that other nodes write too reports their changes
+/// (`onFormChanged`), which invalidate the same way.
 final class FormCatalog: Sendable {
     private let store: any FormStore
     /// The current versions, and a count of invalidations: a read that started before a write must

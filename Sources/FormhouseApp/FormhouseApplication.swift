@@ -21,37 +21,18 @@ public final class FormhouseApplication: Sendable {
     private let logger: Logger
     /// Held from before the database opens until the process ends or ``shutdown()``.
     private let directoryLock: Mutex<DataDirectoryLock?>
+    /// Loads the sample forms into a shared database once it answers; cancelled at shutdown.
+    private let sampleLoading: Mutex<Task<Void, Never>?>
 
-    /// Opens (or creates) the database under the data directory, loads sample forms that are not
-    /// there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
+    /// Opens the store (PostgreSQL when `database.url` is set, else the SQLite database under the data
+    /// directory), loads sample forms that are not there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
     public init(configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry) async throws {
         self.configuration = configuration
         self.logger = logger
-        let dataURL = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
-        directoryLock = Mutex(try DataDirectoryLock(directory: dataURL))
-        // The key before the database: a bad FORMHOUSE_SECRET_KEY stops the start before the database is made.
-        let secretBox: SecretBox
-        if let key = configuration.secretKey {
-            do {
-                secretBox = try SecretBox(base64Key: key)
-            } catch {
-                throw ConfigurationError(key: "secretKey", message: "must be the base64 of exactly 32 bytes")
-            }
-        } else {
-            try FileManager.default.createDirectory(at: dataURL, withIntermediateDirectories: true)
-            let keyFile = dataURL.appendingPathComponent("secret.key")
-            secretBox = try SecretBox.loadOrCreateKey(at: keyFile)
-            // It is made 0600; one copied or restored with wider rights exposes every webhook secret.
-            if let mode = (try? FileManager.default.attributesOfItem(atPath: keyFile.path))?[.posixPermissions] as? Int,
-               mode & 0o077 != 0 {
-                logger.warning("the secret-encryption key file is readable by other users; chmod 600 it",
-                               metadata: ["file": "\(keyFile.path)", "mode": "\(String(mode, radix: 8))"])
-            }
-        }
-        var storeConfiguration = SQLiteStoreConfiguration()
-        storeConfiguration.synchronous = configuration.synchronous
-        storeConfiguration.maxGroupSize = configuration.storeMaxGroupSize
-        let store = try SQLiteFormStore(directory: dataURL, configuration: storeConfiguration)
+        let opened = try await StoreSelection.open(configuration, logger: logger)
+        directoryLock = Mutex(opened.directoryLock)
+        let store = opened.store
+        let secretBox = opened.secrets
         self.store = store
 
         let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
@@ -127,7 +108,19 @@ public final class FormhouseApplication: Sendable {
             configuration: http, responder: router,
             hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))
 
-        try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
+        // Another node may change a form: its cached current version goes.
+        store.onFormChanged { [catalog] id in catalog.invalidate(id: id) }
+        if opened.isShared {
+            // A node may start before its database answers (it retries meanwhile, and /readyz says
+            // 503): the samples are loaded once it does, without holding up the listener.
+            let task = Task { [configuration, logger] in
+                await SampleForms.loadWhenReachable(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
+            }
+            sampleLoading = Mutex(task)
+        } else {
+            sampleLoading = Mutex(nil)
+            try await SampleForms.load(from: configuration.formsDirectory, into: catalog, store: store, logger: logger)
+        }
     }
 
     /// Starts listening; returns the bound port (useful with port 0). ``run()`` then serves and
@@ -167,6 +160,7 @@ public final class FormhouseApplication: Sendable {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        sampleLoading.withLock { $0 }?.cancel()
         client.shutdown()
         store.close()
         directoryLock.withLock { $0 = nil }
@@ -179,6 +173,7 @@ public final class FormhouseApplication: Sendable {
             task.cancel()
             await task.value
         }
+        sampleLoading.withLock { $0 }?.cancel()
         client.shutdown()
         store.close()
         directoryLock.withLock { $0 = nil }

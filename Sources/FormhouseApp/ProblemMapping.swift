@@ -46,8 +46,8 @@ extension SubmissionFailure: ProblemConvertible {
             return .unavailable("The submission could not be stored; nothing was kept. Retry the request.")
         case .outcomeUnknown(let keyed):
             return .unavailable(keyed
-                ? "The disk failed while storing the submission; it may have been stored. Retry with the same Idempotency-Key to learn which."
-                : "The disk failed while storing the submission; it may have been stored. Sending it again may store it twice (an Idempotency-Key would prevent that).")
+                ? "Storage failed while committing the submission; it may have been stored. Retry with the same Idempotency-Key to learn which."
+                : "Storage failed while committing the submission; it may have been stored. Sending it again may store it twice (an Idempotency-Key would prevent that).")
         }
     }
 
@@ -105,7 +105,7 @@ extension StoreError: ProblemConvertible {
         case .unavailable, .leaseLost:
             return .unavailable("Storage cannot be used right now; nothing was changed. Retry the request.")
         case .outcomeUnknown:
-            return .unavailable("The disk failed while storing the change; it may have been applied. Read it back before retrying.")
+            return .unavailable("Storage failed while committing the change; it may have been applied. Read it back before retrying.")
         case .notFound:
             return .notFound("The requested resource does not exist.")
         case .conflict, .limitReached:

@@ -6,6 +6,29 @@ import Logging
 /// Loads `config/forms/*.json` into an empty or new database: each file whose form id has never
 /// existed is stored, so sample forms appear at first start and a deleted one stays deleted.
 enum SampleForms {
+    /// Loads the samples into a store that may not answer yet (a shared database starting after this
+    /// node), trying again with a growing pause while it is unavailable, until done or cancelled.
+    static func loadWhenReachable(from directory: String, into catalog: FormCatalog, store: any FormStore, logger: Logger) async {
+        var pause = Duration.milliseconds(250)
+        var told = false
+        while !Task.isCancelled {
+            do {
+                try await load(from: directory, into: catalog, store: store, logger: logger)
+                return
+            } catch StoreError.unavailable(let reason) {
+                if !told {
+                    logger.notice("sample forms wait for the database", metadata: ["reason": "\(reason)"])
+                    told = true
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(10))
+            } catch {
+                logger.error("sample forms could not be loaded", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+    }
+
     static func load(from directory: String, into catalog: FormCatalog, store: any FormStore, logger: Logger) async throws {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else {

@@ -250,16 +250,20 @@ extension Setting {
             show: { $0.isEmpty ? "none" : "(secret)" })
     }
 
-    /// A secret with no default; `valid` says whether a value can be used.
+    /// A secret with no default; `problem` says what is wrong with a value that cannot be used, in
+    /// words that never repeat the value (nil when it can). A flag, when given, is a command line's,
+    /// which other users of the machine can read: its value is checked further by the command.
     static func secret(
-        _ key: String, _ property: WritableKeyPath<AppConfiguration, String?> & Sendable, bounds: String,
-        valid: @escaping @Sendable (String) -> Bool, _ summary: String
+        _ key: String, _ property: WritableKeyPath<AppConfiguration, String?> & Sendable, flag: String? = nil,
+        bounds: String, problem: @escaping @Sendable (String) -> String?, _ summary: String
     ) -> Setting {
         Setting(
-            key, property, flag: nil, kind: .string, isSecret: true, bounds: bounds, summary: summary,
+            key, property, flag: flag, kind: .string, isSecret: true, bounds: bounds, summary: summary,
             read: { config, current, _ in
                 guard let value = config.string(forKey: ConfigKey(key), isSecret: true) else { return current }
-                guard valid(value) else { throw ConfigurationError(key: key, message: "must be " + bounds) }
+                if let problem = problem(value) {
+                    throw ConfigurationError(key: key, message: problem.isEmpty ? "must be \(bounds)" : "must be \(bounds) (\(problem))")
+                }
                 return value
             },
             show: { $0 == nil ? "none" : "(secret)" })

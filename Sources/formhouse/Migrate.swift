@@ -23,9 +23,10 @@ struct Migrate: AsyncParsableCommand {
 
     @Option(name: .customLong("to"), help: ArgumentHelp(
         "The empty PostgreSQL database: postgres://user:password@host:port/database (sslmode=disable, prefer, "
-            + "require or verify-full may follow as ?sslmode=…), or postgres://user@/database?host=/socket/directory.",
+            + "require or verify-full may follow as ?sslmode=…), or postgres://user@/database?host=/socket/directory. "
+            + "Default: the database.url setting (FORMHOUSE_DATABASE_URL), where a password is not on the command line.",
         valueName: "postgres-url"))
-    var target: String
+    var target: String?
     @Option(help: "JSON configuration file, read for the data directory (missing is fine; default: \(Serve.defaultConfig)).")
     var config: String?
     @Option(name: .setting("dataDirectory"), help: .setting("dataDirectory")) var dataDirectory: String?
@@ -33,11 +34,19 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let settings = try await AppConfiguration.load(
             file: config ?? Serve.defaultConfig, overrides: dataDirectory.map { ["dataDirectory": $0] } ?? [:])
+        guard let url = target ?? settings.databaseURL else {
+            throw ValidationError("name the PostgreSQL database with --to or FORMHOUSE_DATABASE_URL")
+        }
         let postgres: PostgresConnectionSettings
         do {
-            postgres = try PostgresConnectionSettings(url: target)
+            postgres = try PostgresConnectionSettings(url: url)
         } catch {
-            throw ConfigurationError(key: "--to", message: "\(error)")
+            throw ConfigurationError(key: target == nil ? "database.url" : "--to", message: "\(error)")
+        }
+        if target != nil, postgres.password != nil {
+            // A one-off command, so a warning rather than the refusal `serve --database-url` gives.
+            FileHandle.standardError.write(Data(
+                "warning: --to holds a password, which other users of this machine can read while the copy runs; FORMHOUSE_DATABASE_URL keeps it private\n".utf8))
         }
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in

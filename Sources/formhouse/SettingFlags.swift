@@ -1,5 +1,6 @@
 import ArgumentParser
 import FormhouseApp
+import PostgresFormStore
 
 /// The `serve` flags that each set one of ``AppConfiguration/settings``: named and explained by that
 /// declaration, and handed to the configuration reader by key, so they take precedence over the
@@ -19,8 +20,19 @@ struct SettingFlags: ParsableArguments {
     var rateLimitBurst: Int?
     @Option(name: .setting("rateLimit.perSecond"), parsing: .unconditional, help: .setting("rateLimit.perSecond"))
     var rateLimitPerSecond: Double?
+    @Option(name: .setting("database.url"), help: .setting("database.url")) var databaseURL: String?
     @Option(name: .setting("logLevel"), help: .setting("logLevel")) var logLevel: String?
     @Flag(name: .setting("webhooks.allowPrivate"), help: .setting("webhooks.allowPrivate")) var allowPrivateWebhooks = false
+
+    /// Every user of the machine can read a process's arguments (`ps`), so a password goes in the
+    /// environment or the configuration file, never in a flag.
+    func validate() throws {
+        if let databaseURL, let settings = try? PostgresConnectionSettings(url: databaseURL), settings.password != nil {
+            throw ValidationError(
+                "--database-url must not hold a password: other users of the machine can read a command line; "
+                    + "give the URL in FORMHOUSE_DATABASE_URL or the configuration file")
+        }
+    }
 
     /// The flags given, keyed like the JSON file, as text for the reader to parse as it parses a variable.
     var overrides: [String: String] {
@@ -35,6 +47,7 @@ struct SettingFlags: ParsableArguments {
         values["maxBodyBytes"] = maxBodyBytes.map(String.init)
         values["rateLimit.burst"] = rateLimitBurst.map(String.init)
         values["rateLimit.perSecond"] = rateLimitPerSecond.map { String($0) }
+        values["database.url"] = databaseURL
         values["logLevel"] = logLevel
         if allowPrivateWebhooks { values["webhooks.allowPrivate"] = "true" }
         return values
