@@ -28,6 +28,16 @@ public final class PostgresTestCluster: Sendable {
 
     private static let started = Result { try PostgresTestCluster() }
 
+    /// A cluster of the caller's own, for tests that stop and start the server (which would break
+    /// every other test on the shared one). Stopped and removed by ``remove()``, or at exit.
+    public static func dedicated() throws -> PostgresTestCluster {
+        try PostgresTestCluster()
+    }
+
+    private let data: String
+    private let options: String
+    private let log: String
+
     private init() throws {
         binaries = try Self.findBinaries()
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
@@ -36,19 +46,47 @@ public final class PostgresTestCluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         if Self.runsAsRoot { try Self.giveToPostgresUser(directory.path) }
         port = try Self.freePort()
-        let data = directory.appendingPathComponent("data").path
+        data = directory.appendingPathComponent("data").path
+        options = "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c fsync=off "
+            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=600"
+        log = directory.appendingPathComponent("server.log").path
         try run("initdb", ["-D", data, "-U", username, "--auth=trust", "--no-sync", "-E", "UTF8"])
-        let options = "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c fsync=off "
-            + "-c synchronous_commit=off -c full_page_writes=off"
-        let log = directory.appendingPathComponent("server.log").path
-        try run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"])
-        Self.stopAtExit.withLock { $0 = (binaries, data, directory) }
-        atexit {
-            guard let (binaries, data, directory) = PostgresTestCluster.stopAtExit.withLock({ $0 }) else { return }
-            _ = try? PostgresTestCluster.execute(binaries.appendingPathComponent("pg_ctl").path,
-                                                 ["-D", data, "-m", "immediate", "-w", "stop"])
-            try? FileManager.default.removeItem(at: directory)
+        let entry = (binaries, data, directory)
+        Self.stopAtExit.withLock { clusters in
+            if clusters.isEmpty {
+                atexit {
+                    for (binaries, data, directory) in PostgresTestCluster.stopAtExit.withLock({ $0 }) {
+                        _ = try? PostgresTestCluster.execute(binaries.appendingPathComponent("pg_ctl").path,
+                                                             ["-D", data, "-m", "immediate", "-w", "stop"])
+                        try? FileManager.default.removeItem(at: directory)
+                    }
+                }
+            }
+            clusters.append(entry)
         }
+        try start()
+    }
+
+    /// Starts the server (after ``stop()``); returns once it accepts connections.
+    public func start() throws {
+        try run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"])
+    }
+
+    /// Stops the server at once, cutting every connection, as a crash or a failover would.
+    public func stop() throws {
+        try run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Stops a dedicated cluster and removes its files.
+    public func remove() {
+        try? stop()
+        try? FileManager.default.removeItem(at: directory)
+        Self.stopAtExit.withLock { $0.removeAll { $0.2 == directory } }
+    }
+
+    /// A URL that reaches `database` over TCP, as an operator would write it.
+    public func url(database: String) -> String {
+        "postgres://\(username)@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
     /// Creates an empty database with a random name and returns the settings that reach it through
@@ -63,8 +101,8 @@ public final class PostgresTestCluster: Sendable {
             database: name, sslMode: .disable)
     }
 
-    /// What the atexit handler stops and removes: the binaries, the data directory and the whole directory.
-    private static let stopAtExit = Mutex<(URL, String, URL)?>(nil)
+    /// What the atexit handler stops and removes, per cluster: the binaries, the data directory and the whole directory.
+    private static let stopAtExit = Mutex<[(URL, String, URL)]>([])
 
     private func run(_ tool: String, _ arguments: [String]) throws {
         try Self.execute(binaries.appendingPathComponent(tool).path, arguments)
