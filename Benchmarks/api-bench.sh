@@ -69,13 +69,6 @@ measure() {
     echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
 }
 
-# Mean group size since the server started, from its Prometheus histogram.
-group_size() {
-    curl -s "http://127.0.0.1:$port/metrics" | awk '
-        /^formhouse_store_group_size_sum/ {s=$2} /^formhouse_store_group_size_count/ {c=$2}
-        END { if (c > 0) printf "%.1f", s / c; else print "n/a" }'
-}
-
 {
 echo "# API benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
@@ -114,7 +107,7 @@ for round in $(seq 1 "$rounds"); do
         if [[ $side == grouped ]]; then
             start_server
             read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")
-            size="$(group_size)"
+            size="$(group_size "$port")"
             echo "| Formhouse POST submissions (group commit, mean group $size), $submit_conns conns | $round | $r | $p | $b |" | tee -a "$report"
             grouped=$r
         else

@@ -27,10 +27,11 @@ start_formhouse() {
     echo "formhouse did not start" >&2; cat "$work/server.log" >&2; exit 1
 }
 
-# start_nginx WORK PORT LOCATIONS: one worker, no access log, unlimited keep-alive, listening on
-# 127.0.0.1:PORT with the given `location` lines; its pid lands in WORK/nginx.pid.
+# start_nginx WORK PORT LOCATIONS [HTTP]: one worker, no access log, unlimited keep-alive, listening on
+# 127.0.0.1:PORT with the given `location` lines, and HTTP's lines in the http block (an upstream);
+# its pid lands in WORK/nginx.pid.
 start_nginx() {
-    local work="$1" port="$2" locations="$3"
+    local work="$1" port="$2" locations="$3" http="${4:-}"
     cat >"$work/nginx.conf" <<NGINX
 worker_processes 1;
 daemon on;
@@ -40,6 +41,7 @@ events { worker_connections 8192; }
 http {
     access_log off;
     keepalive_requests 10000000;
+    $http
     server {
         listen 127.0.0.1:$port backlog=1024;
         $locations
@@ -84,4 +86,12 @@ wrk.path = "$2"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$bench_body'
 LUA
+}
+
+# group_size PORT: the mean group size of the Formhouse on PORT since it started, from its
+# Prometheus histogram.
+group_size() {
+    curl -s "http://127.0.0.1:$1/metrics" | awk '
+        /^formhouse_store_group_size_sum/ {s=$2} /^formhouse_store_group_size_count/ {c=$2}
+        END { if (c > 0) printf "%.1f", s / c; else print "n/a" }'
 }

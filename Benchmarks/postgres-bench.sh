@@ -92,25 +92,9 @@ proxy() {
     sleep 0.2
     local servers="server 127.0.0.1:$port_a;"
     [[ $1 == 2 ]] && servers+=" server 127.0.0.1:$port_b;"
-    cat >"$work/proxy.conf" <<NGINX
-worker_processes 1;
-daemon on;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    keepalive_requests 10000000;
-    upstream formhouse { $servers keepalive 64; }
-    server {
-        listen 127.0.0.1:$nginx_port backlog=1024;
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        location / { proxy_pass http://formhouse; }
-    }
-}
-NGINX
-    nginx -c "$work/proxy.conf" -p "$work"
+    start_nginx "$work" "$nginx_port" \
+        'proxy_http_version 1.1; proxy_set_header Connection ""; location / { proxy_pass http://formhouse; }' \
+        "upstream formhouse { $servers keepalive 64; }"
     for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$nginx_port/healthz" >/dev/null && return; sleep 0.1; done
     echo "nginx did not start" >&2; exit 1
 }
@@ -123,12 +107,6 @@ measure() {
     local bad
     bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
     echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
-}
-
-group_size() {
-    curl -s "http://127.0.0.1:$port_a/metrics" | awk '
-        /^formhouse_store_group_size_sum/ {s=$2} /^formhouse_store_group_size_count/ {c=$2}
-        END { if (c > 0) printf "%.1f", s / c; else print "n/a" }'
 }
 
 {
@@ -149,7 +127,7 @@ for round in $(seq 1 "$rounds"); do
         if [[ $side == grouped ]]; then
             start_nodes 1
             read -r r p b < <(measure "$port_a")
-            echo "| PostgreSQL, one node, group commit (mean group $(group_size)) | $round | $r | $p | $b |" | tee -a "$report"
+            echo "| PostgreSQL, one node, group commit (mean group $(group_size "$port_a")) | $round | $r | $p | $b |" | tee -a "$report"
             grouped=$r
         else
             start_nodes 1 FORMHOUSE_STORE_MAX_GROUP_SIZE=1

@@ -56,3 +56,23 @@ extension Array: ArrayParameterElement where Element == UInt8 {
         buffer.writeBytes(self)
     }
 }
+
+extension Int64: ArrayParameterElement {
+    static var elementType: PostgresDataType { .int8 }
+    static var arrayType: PostgresDataType { .int8Array }
+
+    func writeWithLength(into buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(8))
+        buffer.writeInteger(self)
+    }
+}
+
+extension Int32: ArrayParameterElement {
+    static var elementType: PostgresDataType { .int4 }
+    static var arrayType: PostgresDataType { .int4Array }
+
+    func writeWithLength(into buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(4))
+        buffer.writeInteger(self)
+    }
+}

@@ -16,7 +16,7 @@ struct ColumnValues: Sendable {
     let kind: CopiedColumn.Kind
     private var texts: [String?] = []
     private var integers: [Int64?] = []
-    private var blobs: [ByteBuffer?] = []
+    private var blobs: [[UInt8]?] = []
 
     init(kind: CopiedColumn.Kind) {
         self.kind = kind
@@ -37,7 +37,7 @@ struct ColumnValues: Sendable {
             integers.append(integer)
         case (.bytea, .null): blobs.append(nil)
         case (.bytea, .blob(let data)):
-            blobs.append(ByteBuffer(bytes: data))
+            blobs.append([UInt8](data))
             return data.count
         default: return nil
         }
@@ -46,10 +46,10 @@ struct ColumnValues: Sendable {
 
     func bind(into bindings: inout PostgresBindings) {
         switch kind {
-        case .text: bindings.append(NullableArray(elements: texts))
-        case .bigint: bindings.append(NullableArray(elements: integers))
-        case .integer: bindings.append(NullableArray(elements: integers.map { $0.map { Int32($0) } }))
-        case .bytea: bindings.append(NullableArray(elements: blobs))
+        case .text: bindings.append(ArrayParameter(texts))
+        case .bigint: bindings.append(ArrayParameter(integers))
+        case .integer: bindings.append(ArrayParameter(integers.map { $0.map { Int32($0) } }))
+        case .bytea: bindings.append(ArrayParameter(blobs))
         }
     }
 }

@@ -86,8 +86,31 @@ import WebhookReceiver
 
         let page = try await b.client.admin("GET", "/v1/admin/forms/signup/submissions?limit=100")
         #expect((page.object["items"] as? [Any])?.count == 2)
+
+        // A page's cursor, sealed with the shared key by A, is opened by B.
+        let pageOnA = try await a.client.admin("GET", "/v1/admin/forms/signup/submissions?limit=1")
+        let cursor = try #require(pageOnA.object["nextCursor"] as? String)
+        let encoded = try #require(cursor.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics))
+        let pageOnB = try await b.client.admin("GET", "/v1/admin/forms/signup/submissions?limit=1&cursor=\(encoded)")
+        #expect(pageOnB.status == 200)
+        let ids = [pageOnA, pageOnB].compactMap { ($0.object["items"] as? [[String: Any]])?.first?["id"] as? String }
+        #expect(Set(ids).count == 2)
         #expect(a.terminate() == 0)
         #expect(b.terminate() == 0)
+    }
+
+    /// Every node must open what the others sealed, so a node on PostgreSQL without `secretKey`
+    /// refuses to start and names the setting.
+    @Test func aNodeWithoutASecretKeyRefusesToStart() throws {
+        let url = try Self.freshDatabaseURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path + "/node.log"
+        #expect(throws: TestClientError.self) {
+            _ = try ServerProcess(dataDirectory: directory.path, environment: ["FORMHOUSE_DATABASE_URL": url], logFile: log)
+        }
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("secretKey") && text.contains("database.url"), "\(text)")
     }
 
     /// Submissions to both nodes while the receiver is slow, A killed with SIGKILL with deliveries in
