@@ -14,16 +14,28 @@ import WebhookReceiver
 @Suite(.serialized) struct MultiNodeTests {
     static let secretKey = Data(repeating: 7, count: 32).base64EncodedString()
 
-    /// A node on the database at `url`, with its own directory for its port and config files.
-    static func node(_ url: String, environment: [String: String] = [:], logFile: String? = nil) throws -> (ServerProcess, TemporaryDirectory) {
-        let directory = try TemporaryDirectory()
-        var settings = [
-            "FORMHOUSE_DATABASE_URL": url, "FORMHOUSE_SECRET_KEY": secretKey,
-            "FORMHOUSE_RATE_LIMIT_BURST": "100000", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "100000",
-        ]
-        settings.merge(environment) { $1 }
-        return (try ServerProcess(dataDirectory: directory.path, environment: settings, logFile: logFile,
-                                  logLevel: logFile == nil ? "error" : "info"), directory)
+    /// A node on the database at `url`, with its own directory for its port and config files, which
+    /// goes with it.
+    final class Node {
+        let process: ServerProcess
+        private let directory: TemporaryDirectory
+
+        init(_ url: String, environment: [String: String] = [:], logFile: String? = nil) throws {
+            directory = try TemporaryDirectory()
+            var settings = [
+                "FORMHOUSE_DATABASE_URL": url, "FORMHOUSE_SECRET_KEY": MultiNodeTests.secretKey,
+                "FORMHOUSE_RATE_LIMIT_BURST": "100000", "FORMHOUSE_RATE_LIMIT_PER_SECOND": "100000",
+            ]
+            settings.merge(environment) { $1 }
+            process = try ServerProcess(dataDirectory: directory.path, environment: settings, logFile: logFile,
+                                        logLevel: logFile == nil ? "error" : "info")
+        }
+
+        deinit { directory.remove() }
+
+        var client: TestHTTPClient { process.client }
+        var port: Int { process.port }
+        func terminate() -> Int32 { process.terminate() }
     }
 
     static func freshDatabaseURL() throws -> String {
@@ -33,10 +45,8 @@ import WebhookReceiver
 
     @Test func aFormSavedOnOneNodeIsServedByTheOtherWithinASecond() async throws {
         let url = try Self.freshDatabaseURL()
-        let (a, aDirectory) = try Self.node(url)
-        defer { aDirectory.remove() }
-        let (b, bDirectory) = try Self.node(url)
-        defer { bDirectory.remove() }
+        let a = try Node(url)
+        let b = try Node(url)
 
         #expect(try await a.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         // B reads it once, so it holds version 1 in its cache when A saves version 2.
@@ -61,10 +71,8 @@ import WebhookReceiver
 
     @Test func anIdempotencyKeySentToBothNodesStoresOneSubmission() async throws {
         let url = try Self.freshDatabaseURL()
-        let (a, aDirectory) = try Self.node(url)
-        defer { aDirectory.remove() }
-        let (b, bDirectory) = try Self.node(url)
-        defer { bDirectory.remove() }
+        let a = try Node(url)
+        let b = try Node(url)
         #expect(try await a.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
 
         let key = [("Idempotency-Key", "key-\(UUID().uuidString)")]
@@ -132,15 +140,13 @@ import WebhookReceiver
             "FORMHOUSE_WEBHOOKS_LEASE_SECONDS": "4", "FORMHOUSE_WEBHOOKS_TIMEOUT_SECONDS": "3",
             "FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE": "0.2,0.5,1,1,1,1,1,1",
         ]
-        let (a, aDirectory) = try Self.node(url, environment: webhookSettings)
-        defer { aDirectory.remove() }
-        let (b, bDirectory) = try Self.node(url, environment: webhookSettings)
-        defer { bDirectory.remove() }
+        let a = try Node(url, environment: webhookSettings)
+        let b = try Node(url, environment: webhookSettings)
         #expect(try await a.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
         #expect(try await a.client.admin("POST", "/v1/admin/forms/signup/webhooks", json: #"{"url": "\#(receiver.url)"}"#).status == 201)
 
         let total = 300
-        let (aPort, bPort, aProcess) = (a.port, b.port, a.process.processIdentifier)
+        let (aPort, bPort, aProcess) = (a.port, b.port, a.process.process.processIdentifier)
         let killed = Flag()
         let acknowledged = try await Offload.blocking {
             Self.submitToBoth(total: total, ports: (aPort, bPort), aKilled: killed) { sent in
@@ -180,8 +186,7 @@ import WebhookReceiver
         defer { try? FileManager.default.removeItem(atPath: log) }
         // A short statement timeout bounds how long a request waits on a connection the stop cut
         // (twice it): the test's outage is seconds long.
-        let (node, directory) = try Self.node(url, environment: ["FORMHOUSE_DATABASE_STATEMENT_TIMEOUT_SECONDS": "2"], logFile: log)
-        defer { directory.remove() }
+        let node = try Node(url, environment: ["FORMHOUSE_DATABASE_STATEMENT_TIMEOUT_SECONDS": "2"], logFile: log)
         #expect(try await node.client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).status == 201)
 
         let port = node.port
@@ -241,8 +246,7 @@ import WebhookReceiver
         defer { cluster.remove() }
         let url = cluster.url(database: try cluster.freshDatabase().database)
         try cluster.stop()
-        let (node, directory) = try Self.node(url)
-        defer { directory.remove() }
+        let node = try Node(url)
         #expect(try await node.client.get("/readyz").status == 503)
         #expect(try await node.client.get("/v1/forms/household").status == 503)
         try cluster.start()
