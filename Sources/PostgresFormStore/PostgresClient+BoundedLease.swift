@@ -30,6 +30,12 @@ extension PostgresClient {
                             race.finish(.success(try await body(connection)))
                         } catch {
                             race.finish(.failure(error))
+                            // A session the server ended (FATAL) can go back to the pool looking alive,
+                            // and the next statement on it hangs: closed here, the pool replaces it.
+                            if let error = PostgresFormStore.sessionError(in: error) {
+                                connection.logger.debug("closing a connection whose session ended", metadata: ["error": "\(error)"])
+                                try? await connection.close()
+                            }
                         }
                     }
                 } catch {

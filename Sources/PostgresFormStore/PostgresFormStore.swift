@@ -19,7 +19,7 @@ public final class PostgresFormStore: Sendable {
 
     /// Connects to the database, starts the connection pool and brings the schema up to date; with
     /// ``PostgresStoreConfiguration/Startup/keepTrying`` a database that cannot be reached yet is
-    /// waited for in the background instead (see ``isReady``).
+    /// waited for in the background instead, every operation failing meanwhile (see ``checkReady()``).
     ///
     /// - Parameter configuration: Pool size, statement timeout, group sizes, the idempotency window and the waits.
     public init(
@@ -114,14 +114,8 @@ public final class PostgresFormStore: Sendable {
     /// Retries preparing the database while it cannot be reached; cancelled by ``close()``.
     private let startupTask: Mutex<Task<Void, Never>?>
 
-    /// Whether the database has answered and its schema is up to date; until then every operation
-    /// fails with ``FormStore/StoreError/unavailable(_:)``.
-    public var isReady: Bool {
-        if case .ready = startup.withLock({ $0 }) { return true }
-        return false
-    }
-
-    /// Throws while the database has not answered since the store opened.
+    /// Throws while the database has not answered since the store opened: until it has and its schema
+    /// is up to date, every operation fails with ``FormStore/StoreError/unavailable(_:)``.
     func checkReady() throws {
         if case .waiting(let reason) = startup.withLock({ $0 }) {
             throw StoreError.unavailable("the database has not answered since the start: \(reason)")
@@ -188,6 +182,21 @@ public final class PostgresFormStore: Sendable {
         } catch {
             throw Self.storeError(error)
         }
+    }
+
+    /// The error that ended the connection's session, if `error` is or holds one: the connection
+    /// closed, or the server ended the session (FATAL, as `pg_terminate_backend` does).
+    static func sessionError(in error: any Error) -> PSQLError? {
+        if let transactionError = error as? PostgresTransactionError {
+            for inner in [transactionError.closureError, transactionError.beginError, transactionError.commitError,
+                          transactionError.rollbackError].compactMap({ $0 }) {
+                if let found = sessionError(in: inner) { return found }
+            }
+            return nil
+        }
+        guard let error = error as? PSQLError else { return nil }
+        if error.code == .serverClosedConnection || error.code == .uncleanShutdown { return error }
+        return error.serverInfo?[.severity] == "FATAL" ? error : nil
     }
 
     /// A store error for any failure: the store's own pass through, and every database or connection
