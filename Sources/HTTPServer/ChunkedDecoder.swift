@@ -27,6 +27,8 @@ struct ChunkedDecoder: Sendable {
 
     private var state = State.size(value: 0, digits: 0)
     private var extensionBytes = 0
+    /// Chunk data announced so far (a streamed body is handed on in parts, so its buffer cannot tell).
+    private var decodedBytes = 0
     private var trailerBytes = 0
     let maxBodyBytes: Int
     let maxTrailerBytes: Int
@@ -91,9 +93,10 @@ struct ChunkedDecoder: Sendable {
                 if size == 0 {
                     state = .trailerLineStart
                 } else {
-                    guard size <= maxBodyBytes - body.count else {
+                    guard size <= maxBodyBytes - decodedBytes else {
                         return (i, .failure(.init(status: 413, reason: "body over \(maxBodyBytes) bytes")))
                     }
+                    decodedBytes += size
                     state = .data(remaining: size)
                 }
             case .data(let remaining):

@@ -54,6 +54,10 @@ final class Connection: @unchecked Sendable {
     private var drainWaiter: CheckedContinuation<Void, any Error>?
     /// Body bytes a streaming response has written so far, for the access log.
     var streamedBytes = 0
+    /// The streamed request body still arriving (its handler already runs); nil once it ended.
+    private var feeding: RequestBody?
+    /// When the client must have sent more of `feeding` (monotonic nanoseconds).
+    private var bodyDeadline: UInt64 = 0
 
     init(fd: Int32, loop: EventLoop, remoteAddress: String) {
         self.fd = fd
@@ -64,7 +68,16 @@ final class Connection: @unchecked Sendable {
     }
 
     /// When the connection's current state times out (monotonic nanoseconds); 0 means never.
-    var deadline: UInt64 { machine.deadline }
+    var deadline: UInt64 {
+        // A streamed body the handler waits for bounds the client too; a full one waits for the handler.
+        guard let feeding, feeding.awaitsClient else { return machine.deadline }
+        return machine.deadline == 0 ? bodyDeadline : min(machine.deadline, bodyDeadline)
+    }
+
+    /// Whether the socket is read now: for the machine, or for a streamed body with room.
+    private var acceptsInput: Bool {
+        machine.acceptsInput || feeding?.wantsInput == true
+    }
     var isClosed: Bool { machine.isClosed }
 
     // MARK: Readiness
@@ -85,7 +98,7 @@ final class Connection: @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while readable, machine.acceptsInput {
+        while readable, acceptsInput {
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count > 0 {
                 // Edge-triggered: a short read drained the socket, and new data raises a new edge.
@@ -131,11 +144,21 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Decodes requests from `bytes` until one is dispatched or more input is needed; returns bytes consumed.
+    /// Decodes requests from `bytes` until one is dispatched or more input is needed, and hands a
+    /// streamed body's bytes to its handler; returns bytes consumed.
     private func decode(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        while machine.expectsRequest {
-            let (used, event) = decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        while true {
+            if feeding != nil {
+                if offset < bytes.count { offset += feedBody(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+                // What follows the body is the next request, read once this one is answered.
+                return offset
+            }
+            guard machine.expectsRequest else { return offset }
+            let server = loop.server
+            let (used, event) = decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+                server.bodyMode($0.method, $0.path)
+            }
             offset += used
             switch event {
             case .needMore:
@@ -158,6 +181,11 @@ final class Connection: @unchecked Sendable {
                 releaseBodyReservation()
                 dispatch(head, body: body)
                 return offset
+            case .streamHead(let head, let bodyEnded):
+                startStreamedRequest(head, bodyEnded: bodyEnded)
+            case .bodyPart:
+                assertionFailure("body parts come only while a streamed body is fed")
+                return offset
             case .failure(let error):
                 releaseBodyReservation()
                 machine.refuse(now: loop.now)
@@ -166,7 +194,63 @@ final class Connection: @unchecked Sendable {
                 return offset
             }
         }
-        return offset
+    }
+
+    /// Dispatches a request whose route streams its body; the body's bytes follow through ``feedBody(_:)``.
+    private func startStreamedRequest(_ head: RequestHead, bodyEnded: Bool) {
+        // Its handler decides whether the body is wanted, so the client is asked for it at once.
+        if head.expectsContinue { write(Self.continueLine) }
+        let length: Int? = switch head.framing {
+        case .none: 0
+        case .length(let length): length
+        case .chunked: nil
+        }
+        let body = RequestBody(expectedLength: length, loop: loop, connection: self)
+        if bodyEnded {
+            body.end()
+        } else {
+            feeding = body
+            bodyDeadline = loop.now + loop.server.timeouts.body
+        }
+        dispatch(head, body: [], stream: body)
+    }
+
+    /// Hands `bytes` of the streamed body to its handler; returns the bytes that were the body's.
+    private func feedBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let body = feeding else { return 0 }
+        let (used, event) = decoder.decode(bytes)
+        switch event {
+        case .bodyPart(let part, let end):
+            body.deliver(part)
+            if end {
+                feeding = nil
+                body.end()
+            } else {
+                bodyDeadline = loop.now + loop.server.timeouts.body
+            }
+            return used
+        case .failure(let error):
+            // The handler hears of it and answers; the rest of the input is of no use.
+            abandonBody(RequestBodyError.refused(status: error.status, reason: error.reason))
+            return bytes.count
+        case .needMore, .head, .request, .streamHead:
+            return used
+        }
+    }
+
+    /// Stops feeding a streamed body that will not end well: its handler gets `error` (if it still
+    /// reads), and the connection closes after the answer, as the body's end is unknown.
+    private func abandonBody(_ error: RequestBodyError) {
+        guard let body = feeding else { return }
+        feeding = nil
+        body.fail(error)
+        decoder = RequestDecoder(limits: loop.server.limits)
+        machine.bodyEndsConnection()
+    }
+
+    /// The handler took enough of a streamed body for the connection to read the client again.
+    func bodyDrained() {
+        if readable, feeding?.wantsInput == true { readAvailable() }
     }
 
     /// Whether `head` asks for `100 Continue`, and whether its body (by its declared length, or the
@@ -181,12 +265,12 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Requests
 
-    private func dispatch(_ head: RequestHead, body: [UInt8]) {
+    private func dispatch(_ head: RequestHead, body: [UInt8], stream: RequestBody? = nil) {
         machine.requestReceived(keepAlive: head.keepAlive)
         let requestID = Self.acceptableRequestID(head.headers["X-Request-Id"]) ?? loop.makeRequestID()
         let request = Request(
             method: head.method, path: head.path, query: head.query.map { QueryParameters(query: $0) } ?? QueryParameters(),
-            headers: head.headers, body: body, parameters: Parameters(), remoteAddress: remoteAddress,
+            headers: head.headers, body: body, bodyStream: stream, parameters: Parameters(), remoteAddress: remoteAddress,
             requestID: requestID, minorVersion: head.minorVersion
         )
         exchange = Exchange(method: head.method, minorVersion: head.minorVersion, requestID: requestID, start: loop.now)
@@ -311,6 +395,8 @@ final class Connection: @unchecked Sendable {
     /// whether a streamed body follows (and is chunked), or nil when the connection is no longer answering.
     private func writeHead(_ response: Response) -> (bodyBytes: Int, streamsBody: Bool, chunked: Bool)? {
         guard machine.isProcessing, let exchange else { return nil }
+        // Answered before its streamed body ended (a refusal): the rest is not read.
+        abandonBody(.refused(status: response.status, reason: "answered before the body ended"))
         let isHead = exchange.method == .head
         let hasNoBody = response.status < 200 || response.status == 204 || response.status == 304
         var chunked = false
@@ -602,6 +688,11 @@ final class Connection: @unchecked Sendable {
     // MARK: Lifecycle
 
     func timedOut() {
+        if let feeding, feeding.awaitsClient, bodyDeadline <= loop.now {
+            loop.server.logger.debug("request body timed out", metadata: ["peer": "\(remoteAddress)"])
+            abandonBody(.timedOut)
+            return
+        }
         switch machine.timedOut(now: loop.now) {
         case .none:
             break
@@ -632,6 +723,10 @@ final class Connection: @unchecked Sendable {
         loop.remove(fd)
         loop.server.releaseConnection(from: remoteAddress)
         releaseBodyReservation()
+        if let body = feeding {
+            feeding = nil
+            body.fail(.disconnected)
+        }
         input = []
         output = []
         outputSent = 0

@@ -292,9 +292,7 @@ enum HTTPParser {
             }
             framing = .chunked
         } else if let contentLength {
-            guard contentLength <= limits.maxBodyBytes else {
-                return .failure(.init(status: 413, reason: "body over \(limits.maxBodyBytes) bytes", headers: headers))
-            }
+            // Its limit depends on the route (a streamed upload takes more): the decoder checks it.
             framing = contentLength > 0 ? .length(contentLength) : .none
         }
         let keepAlive = line.minor == 1 ? !connectionClose : (connectionKeepAlive && !connectionClose)

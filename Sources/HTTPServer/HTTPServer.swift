@@ -28,13 +28,18 @@ public final class HTTPServer: Service, Sendable {
     public convenience init<R: Responder>(
         configuration: HTTPServerConfiguration, responder: R, hooks: [any RequestHook] = [], logger: Logger
     ) {
-        self.init(configuration: configuration, dispatch: ServerCore.dispatch(to: responder), hooks: hooks, logger: logger)
+        self.init(
+            configuration: configuration, dispatch: ServerCore.dispatch(to: responder),
+            bodyMode: { responder.bodyMode(method: $0, path: $1) }, hooks: hooks, logger: logger)
     }
 
     @usableFromInline
-    init(configuration: HTTPServerConfiguration, dispatch: @escaping ServerCore.Dispatch, hooks: [any RequestHook], logger: Logger) {
+    init(
+        configuration: HTTPServerConfiguration, dispatch: @escaping ServerCore.Dispatch,
+        bodyMode: @escaping @Sendable (HTTPMethod, String) -> BodyMode, hooks: [any RequestHook], logger: Logger
+    ) {
         self.configuration = configuration
-        core = ServerCore(configuration: configuration, dispatch: dispatch, hooks: hooks, logger: logger)
+        core = ServerCore(configuration: configuration, dispatch: dispatch, bodyMode: bodyMode, hooks: hooks, logger: logger)
     }
 
     /// Binds and starts serving; returns the bound port (useful with port 0). Calling it again returns the same port.

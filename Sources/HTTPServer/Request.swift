@@ -1,4 +1,4 @@
-/// An HTTP request as a handler sees it: head, whole body, route parameters and connection facts.
+/// An HTTP request as a handler sees it: head, body (whole, or arriving), route parameters and connection facts.
 public struct Request: Sendable {
     /// The request method.
     public var method: HTTPMethod
@@ -8,8 +8,10 @@ public struct Request: Sendable {
     public var query: QueryParameters
     /// The header fields in the order sent.
     public var headers: HTTPHeaders
-    /// The whole body (at most the configured limit).
+    /// The whole body (at most the configured limit); empty on routes that stream their body.
     public var body: [UInt8]
+    /// The body as it arrives, on routes registered with ``BodyMode/streamed(maxBytes:)``; nil otherwise.
+    public var bodyStream: RequestBody?
     /// Route parameters, percent-decoded, filled in by `Router`.
     public var parameters: Parameters
     /// The peer's IP address.
@@ -22,14 +24,15 @@ public struct Request: Sendable {
     /// A request built by hand, for tests and in-process calls.
     public init(
         method: HTTPMethod, path: String, query: QueryParameters = .init(), headers: HTTPHeaders = .init(),
-        body: [UInt8] = [], parameters: Parameters = .init(), remoteAddress: String = "127.0.0.1",
-        requestID: String = "local", minorVersion: Int = 1
+        body: [UInt8] = [], bodyStream: RequestBody? = nil, parameters: Parameters = .init(),
+        remoteAddress: String = "127.0.0.1", requestID: String = "local", minorVersion: Int = 1
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.parameters = parameters
         self.remoteAddress = remoteAddress
         self.requestID = requestID

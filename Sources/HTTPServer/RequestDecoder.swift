@@ -10,6 +10,11 @@ struct RequestDecoder: Sendable {
         case head(RequestHead)
         /// A complete request.
         case request(RequestHead, body: [UInt8])
+        /// The head of a request whose route streams its body: the body follows as `bodyPart`s
+        /// (none when `bodyEnded`).
+        case streamHead(RequestHead, bodyEnded: Bool)
+        /// The next bytes of a streamed body; `end` with its last.
+        case bodyPart([UInt8], end: Bool)
         /// The input is refused; answer the status and close.
         case failure(ParseError)
     }
@@ -18,6 +23,8 @@ struct RequestDecoder: Sendable {
         case head(scanned: Int)
         case fixed(RequestHead, remaining: Int, body: [UInt8])
         case chunked(RequestHead, ChunkedDecoder, body: [UInt8])
+        case streamFixed(RequestHead, remaining: Int)
+        case streamChunked(RequestHead, ChunkedDecoder)
         case failed
     }
 
@@ -31,7 +38,7 @@ struct RequestDecoder: Sendable {
     /// The head of the request whose body is still arriving.
     var pendingHead: RequestHead? {
         switch state {
-        case .fixed(let head, _, _), .chunked(let head, _, _): head
+        case .fixed(let head, _, _), .chunked(let head, _, _), .streamFixed(let head, _), .streamChunked(let head, _): head
         case .head, .failed: nil
         }
     }
@@ -40,7 +47,7 @@ struct RequestDecoder: Sendable {
     var pendingBodyBytes: Int {
         switch state {
         case .fixed(_, _, let body), .chunked(_, _, let body): body.capacity
-        case .head, .failed: 0
+        case .head, .streamFixed, .streamChunked, .failed: 0
         }
     }
 
@@ -50,8 +57,19 @@ struct RequestDecoder: Sendable {
         return false
     }
 
+    /// Whether a streamed body is being decoded.
+    var isStreamingBody: Bool {
+        switch state {
+        case .streamFixed, .streamChunked: true
+        case .head, .fixed, .chunked, .failed: false
+        }
+    }
+
     /// Decodes from `input` (bytes not consumed by earlier calls); returns how many bytes it consumed.
-    mutating func decode(_ input: UnsafeRawBufferPointer) -> (consumed: Int, event: Event) {
+    /// `bodyMode` says, once a head has arrived, whether its body is read whole or streamed.
+    mutating func decode(
+        _ input: UnsafeRawBufferPointer, bodyMode: (RequestHead) -> BodyMode = { _ in .buffered }
+    ) -> (consumed: Int, event: Event) {
         switch state {
         case .failed:
             return (0, .failure(.init(status: 400, reason: "connection already failed")))
@@ -76,6 +94,17 @@ struct RequestDecoder: Sendable {
                 state = .failed
                 return (0, .failure(error))
             case .complete(let head, let consumed):
+                let maxBodyBytes: Int
+                switch head.framing == .none ? .buffered : bodyMode(head) {
+                case .buffered:
+                    maxBodyBytes = limits.maxBodyBytes
+                case .streamed(let maxBytes):
+                    return startStream(head, consumed: consumed, maxBodyBytes: maxBytes)
+                }
+                if case .length(let length) = head.framing, length > maxBodyBytes {
+                    state = .failed
+                    return (0, .failure(.init(status: 413, reason: "body over \(maxBodyBytes) bytes", headers: head.headers)))
+                }
                 switch head.framing {
                 case .none:
                     state = .head(scanned: 0)
@@ -106,6 +135,26 @@ struct RequestDecoder: Sendable {
             }
             state = .fixed(head, remaining: remaining - take, body: body)
             return (take, .needMore)
+        case .streamFixed(let head, let remaining):
+            let take = min(remaining, input.count)
+            let part = [UInt8](UnsafeRawBufferPointer(rebasing: input[0..<take]))
+            state = take == remaining ? .head(scanned: 0) : .streamFixed(head, remaining: remaining - take)
+            return (take, .bodyPart(part, end: take == remaining))
+        case .streamChunked(let head, var decoder):
+            state = .failed
+            var part: [UInt8] = []
+            let (consumed, outcome) = decoder.decode(input, into: &part)
+            switch outcome {
+            case .needMore:
+                state = .streamChunked(head, decoder)
+                return (consumed, .bodyPart(part, end: false))
+            case .done:
+                state = .head(scanned: 0)
+                return (consumed, .bodyPart(part, end: true))
+            case .failure(var error):
+                error.headers = head.headers
+                return (consumed, .failure(error))
+            }
         case .chunked(let head, var decoder, var body):
             state = .failed
             let (consumed, outcome) = decoder.decode(input, into: &body)
@@ -122,6 +171,24 @@ struct RequestDecoder: Sendable {
                 return (consumed, .failure(error))
             }
         }
+    }
+
+    /// Enters a streamed body of at most `maxBodyBytes`.
+    private mutating func startStream(_ head: RequestHead, consumed: Int, maxBodyBytes: Int) -> (consumed: Int, event: Event) {
+        switch head.framing {
+        case .none:
+            state = .head(scanned: 0)
+            return (consumed, .streamHead(head, bodyEnded: true))
+        case .length(let length):
+            guard length <= maxBodyBytes else {
+                state = .failed
+                return (0, .failure(.init(status: 413, reason: "body over \(maxBodyBytes) bytes", headers: head.headers)))
+            }
+            state = .streamFixed(head, remaining: length)
+        case .chunked:
+            state = .streamChunked(head, ChunkedDecoder(maxBodyBytes: maxBodyBytes, maxTrailerBytes: limits.maxHeaderBytes))
+        }
+        return (consumed, .streamHead(head, bodyEnded: false))
     }
 
     /// Classifies a head that has grown past every limit without ending.

@@ -9,6 +9,13 @@ public protocol Responder<Context>: Sendable {
     /// Produces the response for `request`; a thrown error becomes a problem response (see
     /// ``HTTPResponseError``).
     func respond(to request: Request, context: inout Context) async throws -> Response
+    /// How the request to `path` with `method` takes its body, asked as soon as its head has arrived.
+    func bodyMode(method: HTTPMethod, path: String) -> BodyMode
+}
+
+extension Responder {
+    /// Every body is read whole.
+    public func bodyMode(method: HTTPMethod, path: String) -> BodyMode { .buffered }
 }
 
 /// An error that knows its HTTP answer; the server sends it instead of a 500.

@@ -20,6 +20,7 @@ public struct Router<Context: RequestContext>: Responder {
         @usableFromInline var handler: Handler
         @usableFromInline var parameterNames: [String]
         @usableFromInline var pattern: String
+        @usableFromInline var bodyMode: BodyMode
     }
 
     @usableFromInline
@@ -60,8 +61,9 @@ public struct Router<Context: RequestContext>: Responder {
 
     /// Registers `handler` for `method` on `pattern`; `{name}` segments capture a parameter. The
     /// handler runs behind the middleware of every group whose prefix the pattern is under.
-    /// Registering the same method and pattern twice replaces the first handler.
-    public mutating func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    /// Registering the same method and pattern twice replaces the first handler. `body` says whether
+    /// the handler gets the body whole or as it arrives.
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, body: BodyMode = .buffered, _ handler: @escaping Handler) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /: \(pattern)")
         var node = 0
         var names: [String] = []
@@ -94,7 +96,7 @@ public struct Router<Context: RequestContext>: Responder {
             let layer = entry.middleware
             wrapped = { request, context in try await layer.handle(request, context: context, next: next) }
         }
-        let route = Route(handler: wrapped, parameterNames: names, pattern: pattern)
+        let route = Route(handler: wrapped, parameterNames: names, pattern: pattern, bodyMode: body)
         if let index = nodes[node].routes.firstIndex(where: { $0.method == method }) {
             nodes[node].routes[index].route = route
         } else {
@@ -176,6 +178,11 @@ public struct Router<Context: RequestContext>: Responder {
         }
         context.core.routePattern = route.pattern
         var request = request
+        // A bodiless request (its mode is not asked, to keep GETs cheap) or one built by hand.
+        if case .streamed = route.bodyMode, request.bodyStream == nil {
+            request.bodyStream = RequestBody(bytes: request.body)
+            request.body = []
+        }
         if !captures.isEmpty {
             var parameters: [(name: String, value: String)] = []
             parameters.reserveCapacity(captures.count)
@@ -188,6 +195,16 @@ public struct Router<Context: RequestContext>: Responder {
             request.parameters = Parameters(labelled: parameters)
         }
         return try await route.handler(request, context)
+    }
+
+    /// The body mode of the route that answers `method` on `path`; buffered where no route does
+    /// (the answer is a 404 or 405 whatever the body).
+    public func bodyMode(method: HTTPMethod, path: String) -> BodyMode {
+        var captures: [Substring] = []
+        guard path.utf8.first == UInt8(ascii: "/"),
+              let node = match(path[path.utf8.index(after: path.startIndex)...], from: 0, captures: &captures),
+              let route = nodes[node].route(method) else { return .buffered }
+        return route.bodyMode
     }
 
     /// Depth-first match of the path after its leading slash, preferring literal segments and

@@ -11,9 +11,11 @@ public struct RouterGroup<Context: RequestContext> {
     }
 
     /// Registers `handler` for `method` on the prefix followed by `pattern` (`/forms/{id}`).
-    public mutating func on(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Router<Context>.Handler) {
+    public mutating func on(
+        _ method: HTTPMethod, _ pattern: String, body: BodyMode = .buffered, _ handler: @escaping Router<Context>.Handler
+    ) {
         precondition(pattern.hasPrefix("/"), "route patterns start with /: \(pattern)")
-        router.on(method, prefix + pattern, handler)
+        router.on(method, prefix + pattern, body: body, handler)
     }
 }
 

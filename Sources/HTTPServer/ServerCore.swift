@@ -6,6 +6,8 @@ import Synchronization
 final class ServerCore: Sendable {
     /// The responder, with the context it takes made from the core context (see ``Dispatch``).
     let dispatch: Dispatch
+    /// The responder's ``Responder/bodyMode(method:path:)``.
+    let bodyMode: @Sendable (HTTPMethod, String) -> BodyMode
     let hooks: [any RequestHook]
     let logger: Logger
     let limits: ParserLimits
@@ -47,7 +49,9 @@ final class ServerCore: Sendable {
     convenience init<R: Responder>(
         configuration: HTTPServerConfiguration, responder: R, hooks: [any RequestHook] = [], logger: Logger
     ) {
-        self.init(configuration: configuration, dispatch: Self.dispatch(to: responder), hooks: hooks, logger: logger)
+        self.init(
+            configuration: configuration, dispatch: Self.dispatch(to: responder), bodyMode: { responder.bodyMode(method: $0, path: $1) },
+            hooks: hooks, logger: logger)
     }
 
     /// A closure that makes `R.Context` for each request and hands it to `responder`, written back
@@ -61,8 +65,13 @@ final class ServerCore: Sendable {
         }
     }
 
-    init(configuration: HTTPServerConfiguration, dispatch: @escaping Dispatch, hooks: [any RequestHook] = [], logger: Logger) {
+    init(
+        configuration: HTTPServerConfiguration, dispatch: @escaping Dispatch,
+        bodyMode: @escaping @Sendable (HTTPMethod, String) -> BodyMode = { _, _ in .buffered },
+        hooks: [any RequestHook] = [], logger: Logger
+    ) {
         self.dispatch = dispatch
+        self.bodyMode = bodyMode
         self.hooks = hooks
         self.logger = logger
         limits = configuration.parserLimits

@@ -19,6 +19,7 @@ import Testing
                 case .head: continue
                 case .request(let head, let body): requests.append((head, body))
                 case .failure(let error): return (requests, error)
+                case .streamHead, .bodyPart: Issue.record("no route streams here"); return (requests, nil)
                 }
             }
             pending.removeFirst(offset)
