@@ -76,6 +76,9 @@ let package = Package(
         ),
         .target(name: "WebhookReceiver"),
 
+        // Uploaded files' bytes, on local disk or on an S3-compatible service through libcurl.
+        .target(name: "FileStorage", dependencies: ["CCurl", "CCurlShims", crypto, logging]),
+
         // The application and its command line.
         .target(
             name: "FormhouseApp",
@@ -127,6 +130,7 @@ let package = Package(
             name: "WebhooksTests",
             dependencies: ["Webhooks", "WebhookReceiver", crypto, logging, metrics, metricsTestKit, serviceLifecycle]
         ),
+        .testTarget(name: "FileStorageTests", dependencies: ["FileStorage", crypto, logging]),
         .testTarget(
             name: "FormhouseAppTests",
             dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", grdb]
