@@ -157,6 +157,7 @@ public final class S3BlobStorage: BlobStorage {
             url += "/" + Self.percentEncoded(location.prefix + key, keepingSlashes: true)
         }
         if !query.isEmpty { url += "?" + query }
+        // S3 requires x-amz-content-sha256, which libcurl (7.88) signs when given but does not add.
         let digest = SHA256.hash(data: body).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         let request = HTTPRequest(
             method: method, url: url,
