@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,13 +15,33 @@ public struct LocalBlobStorage: BlobStorage {
     public let directory: String
     private let partialDirectory: String
 
-    /// Uses `directory`, creating it and its `.partial/` subdirectory when missing.
+    /// How old a partial file must be to count as left by a crashed process rather than by a writer
+    /// still at work.
+    static let abandonedPartialAge: TimeInterval = 24 * 60 * 60
+
+    /// Uses `directory`, creating it and its `.partial/` subdirectory when missing, and removes the
+    /// partial files that a crashed process left there more than a day ago.
     public init(directory: String) throws {
+        guard !directory.isEmpty else { throw BlobStorageError.invalidLocation("the storage directory is empty.") }
         var root = directory
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
         self.directory = root
         partialDirectory = root + "/.partial"
         try LocalFiles.makeDirectories(partialDirectory)
+        try removeAbandonedPartials()
+    }
+
+    private func removeAbandonedPartials() throws {
+        let files = FileManager.default
+        let cutoff = Date().addingTimeInterval(-Self.abandonedPartialAge)
+        for name in try files.contentsOfDirectory(atPath: partialDirectory) {
+            let path = partialDirectory + "/" + name
+            // A file gone meanwhile (another instance removed it) has no attributes: nothing to do.
+            guard let modified = try? files.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff else { continue }
+            if unlink(path) != 0 && errno != ENOENT {
+                throw BlobStorageError.fileSystem(path: path, operation: "Removing the abandoned", errno: errno)
+            }
+        }
     }
 
     public func makeWriter(key: String, contentType: String) async throws -> any BlobWriter {

@@ -10,9 +10,10 @@ import Darwin
 /// Objects in a bucket of an S3-compatible service, reached through libcurl.
 ///
 /// Requests are signed by libcurl (`CURLOPT_AWS_SIGV4`) and carry the SHA-256 of their body, which
-/// the service checks. An object larger than `partSize` is sent as a multipart upload, holding one
-/// part in memory at a time; reads are ranged GETs of one chunk each. Multipart uploads a crashed
-/// process never finished or aborted stay in the bucket until its lifecycle rule
+/// S3 checks. An object larger than `partSize` is sent as a multipart upload, holding one part in
+/// memory at a time; reads are ranged GETs of one chunk each. At most 8 requests of one storage run
+/// at once, each blocking a Dispatch worker thread; the others wait their turn. Multipart uploads
+/// that a crashed process never finished or aborted stay in the bucket until its lifecycle rule
 /// (AbortIncompleteMultipartUpload) removes them.
 public final class S3BlobStorage: BlobStorage {
     /// The bucket, prefix and credentials.
@@ -156,6 +157,7 @@ public final class S3BlobStorage: BlobStorage {
             url += "/" + Self.percentEncoded(location.prefix + key, keepingSlashes: true)
         }
         if !query.isEmpty { url += "?" + query }
+        // S3 requires x-amz-content-sha256, which libcurl (7.88) signs when given but does not add.
         let digest = SHA256.hash(data: body).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         let request = HTTPRequest(
             method: method, url: url,

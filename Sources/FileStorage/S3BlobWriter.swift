@@ -1,5 +1,5 @@
-/// Buffers appended bytes up to one part: the object goes as one PutObject when it never grows past
-/// `partSize`, and as a multipart upload, part by part, once it does.
+/// Buffers appended bytes up to one part (never more): the object goes as one PutObject when it
+/// never grows past `partSize`, and as a multipart upload, part by part, once it does.
 actor S3BlobWriter: BlobWriter {
     private let storage: S3BlobStorage
     private let key: String
@@ -18,13 +18,18 @@ actor S3BlobWriter: BlobWriter {
 
     func append(_ bytes: [UInt8]) async throws {
         guard !closed else { throw BlobStorageError.writerClosed }
-        buffer += bytes
         size += bytes.count
-        // Strictly past a part: an object of exactly `partSize` bytes still goes as one PutObject.
-        while buffer.count > storage.partSize {
-            let part = Array(buffer[..<storage.partSize])
-            buffer.removeFirst(storage.partSize)
-            try await upload(part)
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            // A full buffer goes out only once more bytes come: an object of exactly `partSize`
+            // bytes is still one PutObject.
+            if buffer.count == storage.partSize {
+                try await upload(buffer)
+                buffer = []
+            }
+            let taken = rest.prefix(storage.partSize - buffer.count)
+            buffer += taken
+            rest = rest.dropFirst(taken.count)
         }
     }
 

@@ -18,6 +18,19 @@ import Testing
         #expect(FileManager.default.contents(atPath: directory.path + "/forms/f1/upl_a") == Data("partial".utf8))
     }
 
+    @Test func partialFilesOlderThanADayGoAtStart() async throws {
+        let directory = TemporaryDirectory()
+        _ = try LocalBlobStorage(directory: directory.path)
+        let old = directory.path + "/.partial/old"
+        let recent = directory.path + "/.partial/recent"
+        for path in [old, recent] { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-25 * 60 * 60)], ofItemAtPath: old)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-23 * 60 * 60)], ofItemAtPath: recent)
+        _ = try LocalBlobStorage(directory: directory.path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/.partial") == ["recent"])
+        #expect(throws: BlobStorageError.self) { try LocalBlobStorage(directory: "") }
+    }
+
     @Test func storeMovesTheFileIntoPlace() async throws {
         let directory = TemporaryDirectory()
         let storage = try LocalBlobStorage(directory: directory.path)
