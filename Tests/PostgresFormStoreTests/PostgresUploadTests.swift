@@ -11,28 +11,21 @@ import Testing
     /// The second node's submission waits for the first node's open transaction, which holds the
     /// upload, and finds it bound once that transaction commits.
     @Test func anUploadBeingBoundOnOneNodeIsUnavailableOnAnotherOnceItCommits() async throws {
-        let settings = try PostgresTestCluster.shared().freshDatabase()
         let holding = Gate()
-        var configuration = PostgresStoreConfiguration()
-        configuration.beforeGroupCommit = { _ in await holding.pass() }
-        let first = try await PostgresFormStore(settings: settings, configuration: configuration)
-        defer { first.close() }
-        let second = try await PostgresFormStore(settings: settings)
-        defer { second.close() }
-        try await makeForm(first)
-        try await first.createUpload(newUpload(id: "upl_1"))
-
-        let held = Task { try await first.insertSubmission(newSubmission(id: "from-first", uploadIDs: ["upl_1"])) }
-        try await holding.waitUntilSomeoneWaits()
-        let waiting = Task { try await second.insertSubmission(newSubmission(id: "from-second", uploadIDs: ["upl_1"])) }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(second.commitStatistics.groups == 0, "the second node did not wait for the upload")
-        holding.open()
-        #expect(try await held.value == .inserted)
-        #expect(try await waiting.value == .uploadsUnavailable(["upl_1"]))
-        #expect(try await second.upload(id: "upl_1")?.submissionID == "from-first")
-        #expect(try await second.submission(id: "from-second") == nil)
-        #expect(try await second.listForms().first?.submissionCount == 1)
+        try await withTwoNodes(firstHeldAt: holding) { first, second in
+            try await first.createUpload(newUpload(id: "upl_1"))
+            let held = Task { try await first.insertSubmission(newSubmission(id: "from-first", uploadIDs: ["upl_1"])) }
+            try await holding.waitUntilSomeoneWaits()
+            let waiting = Task { try await second.insertSubmission(newSubmission(id: "from-second", uploadIDs: ["upl_1"])) }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(second.commitStatistics.groups == 0, "the second node did not wait for the upload")
+            holding.open()
+            #expect(try await held.value == .inserted)
+            #expect(try await waiting.value == .uploadsUnavailable(["upl_1"]))
+            #expect(try await second.upload(id: "upl_1")?.submissionID == "from-first")
+            #expect(try await second.submission(id: "from-second") == nil)
+            #expect(try await second.listForms().first?.submissionCount == 1)
+        }
     }
 
     @Test func twoNodesRacingForTheSameUploadsBindEachOnce() async throws {
