@@ -83,7 +83,8 @@ let package = Package(
         .target(
             name: "FormhouseApp",
             dependencies: [
-                "FormEngine", "HTTPServer", "FormStore", "PostgresFormStore", "Webhooks", crypto, logging, metrics, serviceLifecycle,
+                "FormEngine", "HTTPServer", "FormStore", "PostgresFormStore", "Webhooks", "FileStorage", crypto, logging, metrics,
+                serviceLifecycle,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
