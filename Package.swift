@@ -131,10 +131,15 @@ let package = Package(
             name: "WebhooksTests",
             dependencies: ["Webhooks", "WebhookReceiver", crypto, logging, metrics, metricsTestKit, serviceLifecycle]
         ),
-        .testTarget(name: "FileStorageTests", dependencies: ["FileStorage", crypto, logging]),
+        // A moto_server (S3) for the tests that need one.
+        .target(name: "FileStorageTestSupport", dependencies: ["FileStorage"], path: "Tests/FileStorageTestSupport"),
+        .testTarget(name: "FileStorageTests", dependencies: ["FileStorage", "FileStorageTestSupport", crypto, logging]),
         .testTarget(
             name: "FormhouseAppTests",
-            dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", grdb]
+            dependencies: [
+                "FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", "FileStorage",
+                "FileStorageTestSupport", grdb,
+            ]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 @testable import FileStorage
+import FileStorageTestSupport
 import Foundation
 import Logging
 import Testing

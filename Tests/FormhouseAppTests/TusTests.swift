@@ -138,9 +138,7 @@ import Testing
     }
 
     static func bigFile(in directory: String) throws -> (path: String, bytes: [UInt8]) {
-        var bytes = Array("%PDF-1.7\n".utf8)
-        var generator = SystemRandomNumberGenerator()
-        bytes += (0..<(20 << 20) - bytes.count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bytes = FileFixtures.pdf(size: 20 << 20)
         let path = directory + "/big.pdf"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return (path, bytes)

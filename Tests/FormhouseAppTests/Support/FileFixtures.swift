@@ -38,6 +38,13 @@ enum FileFixtures {
     {"id": "other", "title": "Other", "components": [{"file": {"id": "photo", "title": "Photo"}}]}
     """#
 
+    /// A PDF header and random bytes up to `size`: incompressible, and large enough to need parts.
+    static func pdf(size: Int) -> [UInt8] {
+        let header = Array("%PDF-1.7\n".utf8)
+        let random = FileHandle(forReadingAtPath: "/dev/urandom")!.readData(ofLength: size - header.count)
+        return header + [UInt8](random)
+    }
+
     static func sha256Hex(_ bytes: [UInt8]) -> String {
         SubmissionService.hash(bytes)
     }

@@ -9,19 +9,26 @@ import Glibc
 /// A `moto_server` for the tests of this process, on a free port of 127.0.0.1, started on first use
 /// and stopped at exit. It checks signatures: its first three actions (unauthenticated) create an
 /// IAM user allowed `s3:*` and its access key, and every later request must be signed with that key.
-final class MotoServer: Sendable {
-    let port: Int
-    let accessKeyId: String
-    let secretAccessKey: String
-    let region = "us-east-1"
+public final class MotoServer: Sendable {
+    public let port: Int
+    public let accessKeyId: String
+    public let secretAccessKey: String
+    public let region = "us-east-1"
     /// A client signing with the server's access key, to look at buckets behind the storage's back.
     let client: CurlEasyClient
 
-    var endpoint: String { "http://127.0.0.1:\(port)" }
+    public var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    /// What the server answered a request of ``s3(_:_:)``.
+    public struct Answer: Sendable {
+        public let status: Int
+        public let body: [UInt8]
+        public let etag: String?
+    }
 
     /// The server of this test process. Throws (so that the S3 tests fail, not skip) when
     /// `moto_server` is missing or does not start.
-    static func shared() async throws -> MotoServer {
+    public static func shared() async throws -> MotoServer {
         let task = starting.withLock { task in
             if let task { return task }
             let started = Task { try await start() }
@@ -91,7 +98,7 @@ final class MotoServer: Sendable {
     }
 
     /// A new, empty bucket.
-    func makeBucket() async throws -> String {
+    public func makeBucket() async throws -> String {
         let bucket = "test-" + UUID().uuidString.lowercased().prefix(18)
         let response = try await s3("PUT", "/\(bucket)")
         guard response.status == 200 else { throw SetupError("CreateBucket answered \(response.status).") }
@@ -99,17 +106,18 @@ final class MotoServer: Sendable {
     }
 
     /// The location of `bucket` (under `prefix`) with this server's credentials.
-    func location(bucket: String, prefix: String = "") throws -> S3Location {
+    public func location(bucket: String, prefix: String = "") throws -> S3Location {
         try S3Location(
             url: "s3://\(bucket)/\(prefix)", endpoint: endpoint, region: region, accessKeyId: accessKeyId, secretAccessKey: secretAccessKey)
     }
 
     /// Sends a signed request for `path` (`/bucket/key?query`, already encoded).
-    func s3(_ method: String, _ path: String) async throws -> HTTPResponse {
+    public func s3(_ method: String, _ path: String) async throws -> Answer {
         let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        return try await client.send(HTTPRequest(
+        let response = try await client.send(HTTPRequest(
             method: method, url: endpoint + path, headers: [(name: "x-amz-content-sha256", value: empty)], body: [],
             responseLimit: 1 << 20))
+        return Answer(status: response.status, body: response.body, etag: response.etag)
     }
 
     private static func iam(_ client: CurlEasyClient, _ endpoint: String, _ form: String) async throws -> [UInt8] {
@@ -165,7 +173,7 @@ final class MotoServer: Sendable {
 }
 
 /// Why the test environment could not be set up.
-struct SetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct SetupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
