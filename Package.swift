@@ -77,7 +77,8 @@ let package = Package(
         .target(name: "WebhookReceiver"),
 
         // Uploaded files' bytes, on local disk or on an S3-compatible service through libcurl.
-        .target(name: "FileStorage", dependencies: ["CCurl", "CCurlShims", crypto, logging]),
+        .target(name: "CFileSync"),
+        .target(name: "FileStorage", dependencies: ["CCurl", "CCurlShims", "CFileSync", crypto, logging], swiftSettings: callerExecutor),
 
         // The application and its command line.
         .target(

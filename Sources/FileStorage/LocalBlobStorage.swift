@@ -14,6 +14,9 @@ public struct LocalBlobStorage: BlobStorage {
     /// The directory holding the objects.
     public let directory: String
     private let partialDirectory: String
+    /// Whether objects are synced to the disk before they count as stored (false only for
+    /// benchmarks, as the database's `synchronous = NORMAL` is).
+    public let durable: Bool
 
     /// How old a partial file must be to count as left by a crashed process rather than by a writer
     /// still at work.
@@ -21,7 +24,8 @@ public struct LocalBlobStorage: BlobStorage {
 
     /// Uses `directory`, creating it and its `.partial/` subdirectory when missing, and removes the
     /// partial files that a crashed process left there more than a day ago.
-    public init(directory: String) throws {
+    public init(directory: String, durable: Bool = true) throws {
+        self.durable = durable
         guard !directory.isEmpty else { throw BlobStorageError.invalidLocation("the storage directory is empty.") }
         var root = directory
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
@@ -48,18 +52,18 @@ public struct LocalBlobStorage: BlobStorage {
         let destination = try path(for: key)
         let partial = partialDirectory + "/" + Self.randomName()
         let descriptor = try LocalFiles.openFile(partial, O_WRONLY | O_CREAT | O_EXCL)
-        return LocalBlobWriter(descriptor: descriptor, partialPath: partial, destination: destination)
+        return LocalBlobWriter(descriptor: descriptor, partialPath: partial, destination: destination, durable: durable)
     }
 
     public func store(key: String, contentType: String, fromFile path: String) async throws {
         let destination = try self.path(for: key)
         let source = try LocalFiles.openFile(path, O_RDONLY)
         defer { close(source) }
-        try LocalFiles.sync(source, path: path)
+        if durable { try LocalFiles.sync(source, path: path) }
         let parent = LocalFiles.parentDirectory(of: destination)
         try LocalFiles.makeDirectories(parent)
         if rename(path, destination) == 0 {
-            try LocalFiles.syncDirectory(parent)
+            if durable { try LocalFiles.syncDirectory(parent) }
             return
         }
         // Another file system: copy through a writer, which syncs and renames like any upload.

@@ -1,3 +1,4 @@
+import CFileSync
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,15 +12,23 @@ final class LocalBlobWriter: BlobWriter {
     private struct State {
         var descriptor: Int32?
         var size = 0
+        /// Bytes whose writeback has been started.
+        var flushed = 0
     }
+
+    /// How much is written before writeback of it is started: the disk works while the rest
+    /// arrives, and `finish`'s fsync waits for the last stretch only.
+    static let writebackBytes = 4 << 20
 
     private let partialPath: String
     private let destination: String
+    private let durable: Bool
     private let state: Mutex<State>
 
-    init(descriptor: Int32, partialPath: String, destination: String) {
+    init(descriptor: Int32, partialPath: String, destination: String, durable: Bool) {
         self.partialPath = partialPath
         self.destination = destination
+        self.durable = durable
         state = Mutex(State(descriptor: descriptor))
     }
 
@@ -38,6 +47,11 @@ final class LocalBlobWriter: BlobWriter {
             guard let descriptor = state.descriptor else { throw .writerClosed }
             try LocalFiles.writeAll(descriptor, bytes, path: partialPath)
             state.size += bytes.count
+            if durable, state.size - state.flushed >= Self.writebackBytes {
+                // Only a hint to the kernel: finish's fsync is what makes the bytes durable.
+                _ = cfilesync_start_writeback(descriptor, Int64(state.flushed), Int64(state.size - state.flushed))
+                state.flushed = state.size
+            }
         }
     }
 
@@ -47,7 +61,7 @@ final class LocalBlobWriter: BlobWriter {
             state.descriptor = nil
             return (descriptor, state.size)
         }
-        let synced = Result { () throws(BlobStorageError) in try LocalFiles.sync(descriptor, path: partialPath) }
+        let synced = Result { () throws(BlobStorageError) in if durable { try LocalFiles.sync(descriptor, path: partialPath) } }
         close(descriptor)
         do {
             try synced.get()
@@ -56,7 +70,7 @@ final class LocalBlobWriter: BlobWriter {
             if rename(partialPath, destination) != 0 {
                 throw BlobStorageError.fileSystem(path: destination, operation: "Renaming into", errno: errno)
             }
-            try LocalFiles.syncDirectory(parent)
+            if durable { try LocalFiles.syncDirectory(parent) }
         } catch {
             unlink(partialPath)
             throw error

@@ -10,7 +10,8 @@ enum FileStorageSelection {
             let directory = configuration.storageURL.flatMap { URL(string: $0)?.path }
                 ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("files").path
             do {
-                return try LocalBlobStorage(directory: directory)
+                // synchronous = NORMAL (benchmarks) skips the files' syncs as it skips the database's.
+                return try LocalBlobStorage(directory: directory, durable: configuration.synchronous == .full)
             } catch {
                 throw ConfigurationError(key: "storage.url", message: "the directory \(directory) cannot be used (\(error))")
             }
