@@ -38,7 +38,7 @@ extension AppConfiguration {
         .number("rateLimit.perSecond", \.rateLimitPerSecond, flag: "rate-limit-per-second", range: 0.001...1_000_000_000,
                 "Submissions per second a client is refilled."),
         .choice("synchronous", \.synchronous, SQLiteStoreConfiguration.Synchronous.allCases.map { ($0.rawValue, $0) },
-                "FULL keeps every acknowledged submission through power loss; NORMAL only for benchmarks."),
+                "FULL keeps every acknowledged submission and uploaded file through power loss; NORMAL (no syncs) only for benchmarks."),
         .wholeNumber("store.maxGroupSize", \.storeMaxGroupSize, range: 1...100_000,
                      "Submissions committed together at most (1 turns group commit off: a baseline for benchmarks)."),
         .wholeNumber("webhooks.concurrency", \.webhookConcurrency, range: 1...10_000, "Webhook deliveries in flight at most."),
