@@ -814,10 +814,12 @@ export class FormView {
     for (const entry of moved) this.startUpload(entry);
   }
 
-  /** How many files are being uploaded now (a submission must wait for them). */
+  /** How many files of the inputs shown are being uploaded now (a submission must wait for them). */
   uploading() {
     let count = 0;
-    for (const entries of this.files.values()) count += entries.filter((e) => e.state === "uploading").length;
+    for (const field of this.fields.values()) {
+      if (field.type === "file" && this.isShown(field)) count += this.fileEntries(field.path).filter((e) => e.state === "uploading").length;
+    }
     return count;
   }
 

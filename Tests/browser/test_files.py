@@ -197,3 +197,33 @@ def test_an_upload_in_progress_holds_the_submission_and_can_be_cancelled(browser
         d.execute_cdp_cmd("Network.disable", {})
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
     browser.wait(lambda: error_text(browser, "photo") != "", "the cancelled photo counted as given")
+
+
+def test_a_file_in_a_repeat_item_moves_with_it(browser, server, tmp_path):
+    """Removing an earlier item moves a later item's file to the new key path, sent again under it, and
+    the submission stores it there."""
+    server.put_form({"id": "browser-repeat-files", "title": "Rooms", "components": [
+        {"group": {"id": "rooms", "title": "Room", "repeat": {"min": 2, "max": 3}, "components": [
+            {"file": {"id": "photo", "title": "Photo", "accept": ["image/*"]}}]}}]})
+    pictures = [tmp_path / "kitchen.png", tmp_path / "bedroom.png"]
+    for k, path in enumerate(pictures):
+        path.write_bytes(png(10 + k, 10))
+    open_form(browser, "browser-repeat-files")
+    d = browser.driver
+    for k, path in enumerate(pictures):
+        picker(browser, f"rooms[{k}].photo").send_keys(str(path))
+        browser.wait(lambda: items(browser, f"rooms[{k}].photo", "done"), f"{path.name} was not uploaded")
+    wrapper(browser, "rooms").find_element(By.CSS_SELECTOR, ".fh-add").click()
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, '[data-path="rooms[2].photo"]'))
+    wrapper(browser, "rooms[0]").find_element(By.CSS_SELECTOR, ".fh-remove").click()
+    browser.wait(lambda: not d.find_elements(By.CSS_SELECTOR, '[data-path="rooms[2].photo"]'))
+    moved = browser.wait(lambda: items(browser, "rooms[0].photo", "done"), "the bedroom's file did not move and arrive")[0]
+    assert "bedroom.png" in moved.text and not items(browser, "rooms[1].photo")
+    assert [u for u in uploads_sent(browser) if u.endswith("/uploads?field=rooms%5B0%5D.photo")][1:], "not sent again under rooms[0]"
+
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{d.find_element(By.CSS_SELECTOR, '.fh-receipt-id').text}")
+    assert status == 200, stored
+    assert stored["values"]["rooms"][0]["photo"]["sha256"] == hashlib.sha256(pictures[1].read_bytes()).hexdigest()
+    assert "photo" not in stored["values"]["rooms"][1]
