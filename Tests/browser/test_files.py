@@ -48,7 +48,8 @@ def uploads_sent(browser):
 
 
 def test_picture_is_uploaded_previewed_submitted_and_downloaded(browser, server, photos, tmp_path, downloads):
-    picture = tmp_path / "garden-shed.png"
+    # Not ASCII, so the name travels as filename*=UTF-8''… (RFC 8187).
+    picture = tmp_path / "garden-shed-café.png"
     picture.write_bytes(png(16, 12))
     assert len(picture.read_bytes()) < 1024, "the sizes below are written in bytes"
     extra = [tmp_path / "receipt-1.png", tmp_path / "receipt-2.png"]
