@@ -228,3 +228,26 @@ def test_a_file_in_a_repeat_item_moves_with_it(browser, server, tmp_path):
     assert status == 200, stored
     assert stored["values"]["rooms"][0]["photo"]["sha256"] == hashlib.sha256(pictures[1].read_bytes()).hexdigest()
     assert "photo" not in stored["values"]["rooms"][1]
+
+
+def test_the_consoles_preview_checks_and_shows_a_file_but_sends_nothing(browser, tmp_path):
+    picture = tmp_path / "preview.png"
+    picture.write_bytes(png(12, 12))
+    signed_in(browser)
+    go(browser, "#/new")
+    d = browser.driver
+    editor = browser.wait(lambda: d.find_element(By.ID, "definition-editor"))
+    definition = {"title": "Files", "components": [{"file": {"id": "scan", "title": "Scan", "accept": ["image/*"], "maxSize": 100}}]}
+    browser.script("arguments[0].value = JSON.stringify(arguments[1]); arguments[0].dispatchEvent(new Event('input'))", editor, definition)
+    chooser = browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, '#preview [data-path="scan"] input[type="file"]'), "no file input in the preview")[0]
+    chooser.send_keys(str(picture))
+    browser.wait(lambda: "over the 100 bytes limit" in error_text(browser, "scan"), "the preview did not check maxSize")
+
+    browser.script("arguments[0].value = arguments[0].value.replace('\"maxSize\":100', '\"maxSize\":4096'); arguments[0].dispatchEvent(new Event('input'))", editor)
+    browser.wait(lambda: "4 KB" in wrapper(browser, "scan").text, "the preview did not take the new maxSize")
+    picker(browser, "scan").send_keys(str(picture))
+    item = browser.wait(lambda: items(browser, "scan", "kept"), "the picked file is not shown")[0]
+    assert "Not sent" in item.text
+    browser.wait(lambda: item.find_elements(By.CSS_SELECTOR, "canvas.fh-file-preview"), "no preview")
+    assert error_text(browser, "scan") == ""
+    assert not uploads_sent(browser)
