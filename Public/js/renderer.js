@@ -796,22 +796,16 @@ export class FormView {
     this.changed(field.path);
   }
 
-  /** Moves the files of a repeat's items after item `removed` is removed (its own are dropped). An upload
-   * names its input's key path, so a file that moved is sent again under its new one. */
+  /** Moves the files of a repeat's items after item `removed` with their items (its own are dropped).
+   * An upload names its input without the item (`rooms.photo` for `rooms[1].photo`), so a moved file stays valid. */
   moveFiles(groupPath, removed) {
-    const moved = [];
     const files = new Map();
     for (const [path, entries] of this.files) {
       const next = shiftIndex(path, groupPath, removed);
-      if (next === null) {
-        for (const entry of entries) if (entry.controller) entry.controller.abort();
-      } else {
-        files.set(next, entries);
-        if (next !== path) moved.push(...entries.filter((e) => e.state === "uploading" || e.state === "done"));
-      }
+      if (next !== null) files.set(next, entries);
+      else for (const entry of entries) if (entry.controller) entry.controller.abort();
     }
     this.files = files;
-    for (const entry of moved) this.startUpload(entry);
   }
 
   /** How many files of the inputs shown are being uploaded now (a submission must wait for them). */

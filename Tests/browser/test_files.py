@@ -201,8 +201,8 @@ def test_an_upload_in_progress_holds_the_submission_and_can_be_cancelled(browser
 
 
 def test_a_file_in_a_repeat_item_moves_with_it(browser, server, tmp_path):
-    """Removing an earlier item moves a later item's file to the new key path, sent again under it, and
-    the submission stores it there."""
+    """Removing an earlier item moves a later item's file with it, and the submission stores it there:
+    an upload is for the input whichever item it lands in, so the file is not sent again."""
     server.put_form({"id": "browser-repeat-files", "title": "Rooms", "components": [
         {"group": {"id": "rooms", "title": "Room", "repeat": {"min": 2, "max": 3}, "components": [
             {"file": {"id": "photo", "title": "Photo", "accept": ["image/*"]}}]}}]})
@@ -220,7 +220,7 @@ def test_a_file_in_a_repeat_item_moves_with_it(browser, server, tmp_path):
     browser.wait(lambda: not d.find_elements(By.CSS_SELECTOR, '[data-path="rooms[2].photo"]'))
     moved = browser.wait(lambda: items(browser, "rooms[0].photo", "done"), "the bedroom's file did not move and arrive")[0]
     assert "bedroom.png" in moved.text and not items(browser, "rooms[1].photo")
-    assert [u for u in uploads_sent(browser) if u.endswith("/uploads?field=rooms%5B0%5D.photo")][1:], "not sent again under rooms[0]"
+    assert len(uploads_sent(browser)) == 2
 
     d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
     browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
