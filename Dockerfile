@@ -12,12 +12,13 @@ RUN swift build -c release --product formhouse --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/formhouse" /out/formhouse
 
 # Run: a slim image with only the libraries the binary links, the web pages and the sample config.
-# /data is 0700: the database files take the umask, and a new named volume takes this folder's mode.
+# /data is 0700: the database files take the umask, and a new named volume takes this folder's mode
+# (and /data/files', where uploaded files go: a volume shared by several nodes is mounted there).
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libcurl4 libsqlite3-0 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin formhouse \
-    && mkdir -p /data && chown formhouse /data && chmod 700 /data
+    && mkdir -p /data/files && chown formhouse /data /data/files && chmod 700 /data /data/files
 WORKDIR /app
 COPY --from=build /out/formhouse /usr/local/bin/formhouse
 COPY Public ./Public

@@ -76,11 +76,16 @@ let package = Package(
         ),
         .target(name: "WebhookReceiver"),
 
+        // Uploaded files' bytes, on local disk or on an S3-compatible service through libcurl.
+        .target(name: "CFileSync"),
+        .target(name: "FileStorage", dependencies: ["CCurl", "CCurlShims", "CFileSync", crypto, logging], swiftSettings: callerExecutor),
+
         // The application and its command line.
         .target(
             name: "FormhouseApp",
             dependencies: [
-                "FormEngine", "HTTPServer", "FormStore", "PostgresFormStore", "Webhooks", crypto, logging, metrics, serviceLifecycle,
+                "FormEngine", "HTTPServer", "FormStore", "PostgresFormStore", "Webhooks", "FileStorage", crypto, logging, metrics,
+                serviceLifecycle,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
@@ -127,9 +132,15 @@ let package = Package(
             name: "WebhooksTests",
             dependencies: ["Webhooks", "WebhookReceiver", crypto, logging, metrics, metricsTestKit, serviceLifecycle]
         ),
+        // A moto_server (S3) for the tests that need one.
+        .target(name: "FileStorageTestSupport", dependencies: ["FileStorage"], path: "Tests/FileStorageTestSupport"),
+        .testTarget(name: "FileStorageTests", dependencies: ["FileStorage", "FileStorageTestSupport", crypto, logging]),
         .testTarget(
             name: "FormhouseAppTests",
-            dependencies: ["FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", grdb]
+            dependencies: [
+                "FormhouseApp", "FormStore", "formhouse", "Webhooks", "WebhookReceiver", "StoreTestSupport", "FileStorage",
+                "FileStorageTestSupport", grdb,
+            ]
         ),
     ]
 )

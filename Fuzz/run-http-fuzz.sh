@@ -8,7 +8,7 @@ seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/.build/fuzz"
 binary="$build/http-parser-fuzz"
-sources=(HTTPParser RequestDecoder ChunkedDecoder HTTPHeaders HTTPMethod PercentDecoding QueryParameters)
+sources=(HTTPParser RequestDecoder ChunkedDecoder BodyMode HTTPHeaders HTTPMethod PercentDecoding QueryParameters)
 
 mkdir -p "$build" "$root/fuzz-artifacts"
 files=()

@@ -12,11 +12,17 @@ private func run(_ bytes: [UInt8], pieces: [Range<Int>], limits: ParserLimits) -
     var decoder = RequestDecoder(limits: limits)
     var outcome = Outcome()
     var pending: [UInt8] = []
+    // A request to a path under /s has its body streamed: its parts, joined, must be the same body.
+    var streaming: (head: String, body: [UInt8])?
     for piece in pieces {
         pending += bytes[piece]
         var offset = 0
         loop: while true {
-            let (used, event) = pending.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            let (used, event) = pending.withUnsafeBytes {
+                decoder.decode(UnsafeRawBufferPointer(rebasing: $0[offset...])) { head in
+                    head.path.hasPrefix("/s") ? .streamed(maxBytes: limits.maxBodyBytes * 2) : .buffered
+                }
+            }
             precondition(used >= 0 && offset + used <= pending.count, "decoder consumed more than it was given")
             offset += used
             switch event {
@@ -28,6 +34,20 @@ private func run(_ bytes: [UInt8], pieces: [Range<Int>], limits: ParserLimits) -
                 _ = head.query.map { QueryParameters(query: $0) }
                 _ = PercentDecoding.decode(head.path.utf8, plusAsSpace: false)
                 outcome.requests.append("\(head.method.rawValue) \(head.path) \(head.query ?? "") \(head.minorVersion) \(head.headers.count) \(head.keepAlive) \(body)")
+            case .streamHead(let head, let bodyEnded):
+                let described = "\(head.method.rawValue) \(head.path) \(head.minorVersion) \(head.keepAlive) streamed"
+                if bodyEnded {
+                    outcome.requests.append(described + " []")
+                } else {
+                    streaming = (described, [])
+                }
+            case .bodyPart(let part, let end):
+                guard var current = streaming else { preconditionFailure("a body part outside a streamed body") }
+                current.body += part
+                streaming = end ? nil : current
+                if end { outcome.requests.append("\(current.head) \(current.body)") }
+                // A streamed body's decoder takes every byte it is given until the body ends.
+                if !end { break loop }
             case .failure(let error):
                 precondition([400, 413, 414, 417, 431, 501, 505].contains(error.status), "unexpected status \(error.status)")
                 outcome.failure = error.status

@@ -6,6 +6,8 @@ struct DefinitionDecoder {
     /// Whether checks added after definitions were first stored apply (an upload), or are left out
     /// so that a stored definition is still served (a read back).
     var newChecks = true
+    /// Whether any input is a `file` input, so that forms without one skip the walks for them.
+    private(set) var hasFileInputs = false
     private var nextOrder = 0
     /// Shared by all of the definition's regexes, so that many of them cannot together cost more
     /// compile time and memory than a few large ones.
@@ -63,11 +65,11 @@ struct DefinitionDecoder {
         switch typeKey {
         case "section":
             checkStrings(props, ["title", "description"], at: propsPointer)
-            notApplicable(props, Self.inputOnly + ["id", "repeat"], to: "a \"section\"", at: propsPointer)
+            notApplicable(props, inputOnly + ["id", "repeat"], to: "a \"section\"", at: propsPointer)
             kind = .section(children: decodeComponents(props["components"], at: propsPointer + "/components"))
         case "group":
             checkStrings(props, ["title", "description"], at: propsPointer)
-            notApplicable(props, Self.inputOnly, to: "a \"group\"", at: propsPointer)
+            notApplicable(props, inputOnly, to: "a \"group\"", at: propsPointer)
             let id = decodeID(props, at: propsPointer)
             let bounds = decodeRepeat(props["repeat"], at: propsPointer + "/repeat")
             let children = decodeComponents(props["components"], at: propsPointer + "/components")
@@ -179,8 +181,16 @@ struct DefinitionDecoder {
     }
 
     /// The properties only inputs have: on a section or a group they would be silently ignored.
-    static let inputOnly = ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
-                            "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"]
+    private var inputOnly: [String] {
+        ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
+         "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"] + fileOnly
+    }
+
+    /// The `file` input's own properties. Definitions stored before it existed may carry them as
+    /// extras elsewhere, so they are refused there only at upload.
+    private var fileOnly: [String] {
+        newChecks ? ["accept", "maxSize", "maxFiles"] : []
+    }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
         checkStrings(props, ["title", "description", "placeholder"], at: pointer)
@@ -234,6 +244,12 @@ struct DefinitionDecoder {
         } else {
             notApplicable(props, ["options", "multiple"], type, at: pointer)
         }
+        if type == .file {
+            hasFileInputs = true
+            spec.file = decodeFileRules(props, at: pointer)
+        } else {
+            notApplicable(props, fileOnly, type, at: pointer)
+        }
         if let v = props["messages"] {
             if let object = v.objectValue {
                 for (key, text) in object.members.map({ ($0.key, $0.value) }) {
@@ -251,6 +267,53 @@ struct DefinitionDecoder {
             }
         }
         return spec
+    }
+
+    /// A `file` input's `accept`, `maxSize` and `maxFiles`, with their defaults; its path is set once
+    /// the ids are known.
+    private mutating func decodeFileRules(_ props: JSONObject, at pointer: String) -> FileInputRules {
+        var accept: [String]?
+        if let value = props["accept"] {
+            if let items = value.arrayValue {
+                if items.isEmpty {
+                    problem(pointer + "/accept", .badValue, "\"accept\" lists no media type, so no file could be attached; leave it out to accept any type.")
+                }
+                var types: [String] = []
+                for (i, item) in items.enumerated() {
+                    guard let text = item.stringValue else {
+                        problem("\(pointer)/accept/\(i)", .invalidType, "A media type must be a string, like \"image/png\" or \"image/*\".")
+                        continue
+                    }
+                    guard FileInputRules.isMediaRange(text) else {
+                        problem("\(pointer)/accept/\(i)", .badValue,
+                                "\"\(text)\" is not a media type: write \"type/subtype\" (\"application/pdf\") or \"type/*\" (\"image/*\"), without parameters.")
+                        continue
+                    }
+                    types.append(text.lowercased())
+                }
+                accept = types
+            } else {
+                problem(pointer + "/accept", .invalidType, "\"accept\" must be an array of media types, like [\"image/*\", \"application/pdf\"].")
+            }
+        }
+        let maxSize = wholeNumber(props, "maxSize", in: 1...(1 << 53), unit: "bytes", at: pointer) ?? FileInputRules.defaultMaxSize
+        let maxFiles = wholeNumber(props, "maxFiles", in: 1...FileInputRules.maximumFiles, unit: "files", at: pointer) ?? 1
+        return FileInputRules(path: "", accept: accept, maxSize: maxSize, maxFiles: maxFiles)
+    }
+
+    private mutating func wholeNumber(_ props: JSONObject, _ key: String, in range: ClosedRange<Int>, unit: String,
+                                      at pointer: String) -> Int? {
+        guard let value = props[key] else { return nil }
+        guard let n = value.numberValue else {
+            problem(pointer + "/" + key, .invalidType, "\"\(key)\" must be a number, not \(value.typeName).")
+            return nil
+        }
+        guard n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
+            problem(pointer + "/" + key, .badValue,
+                    "\"\(key)\" must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound); found \(JSONValue.numberText(n)).")
+            return nil
+        }
+        return Int(n)
     }
 
     /// The error codes a `messages` key may name, for the message that lists them.

@@ -43,6 +43,15 @@ public struct FieldError: Sendable, Equatable {
         case boolean
         /// Not a US state's name or two-letter code.
         case state
+        /// An upload id that cannot be used: unknown, unfinished, already in a submission, made for
+        /// another form or input, or named twice in the submission.
+        case file
+        /// An upload whose media type the file input's `accept` does not take.
+        case fileType
+        /// An upload larger than the file input's `maxSize`.
+        case maxSize
+        /// More uploads than the file input's `maxFiles`.
+        case maxFiles
         /// A value of the wrong JSON type for its input or group.
         case type
         /// A repeating group has fewer or more items than its bounds.

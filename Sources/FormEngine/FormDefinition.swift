@@ -18,10 +18,16 @@ public struct FormDefinition: Sendable {
     let slotCount: Int
     let knownIDs: Set<String>
     let top: JSONObject
+    /// Every `file` input's rules, by ``FileInputRules/path``.
+    let fileInputs: [String: FileInputRules]
     private let normalized: JSONValue
     /// Whether the repeats would add more components to the Formworks profile than an upload may
     /// (possible only for a definition read back with `.stored`); such a form serves no profile.
     public let formworksProfileTooLarge: Bool
+    /// Why this form serves no Formworks profile, or nil when it serves one: its repeats expand too
+    /// far (``FormworksProfileRefusal/tooLarge``, as ``formworksProfileTooLarge`` says), or a client
+    /// could never submit it (``FormworksProfileRefusal/requiredFileInput(path:)``).
+    public let formworksProfileRefusal: FormworksProfileRefusal?
 
     /// How strictly a definition is read.
     public enum Reading: Sendable {
@@ -34,11 +40,11 @@ public struct FormDefinition: Sendable {
     }
 
     /// How many JSON levels the values of `nodes` take inside `values`: a group's object one, a
-    /// repeat's array one more, a multiple select's array one.
+    /// repeat's array one more, a multiple select's or a file input's array one.
     static func valuesDepth(_ nodes: [FormNode]) -> Int {
         nodes.reduce(0) { deepest, node in
             switch node.kind {
-            case .input(let spec): max(deepest, spec.multiple ? 1 : 0)
+            case .input(let spec): max(deepest, spec.multiple || spec.file != nil ? 1 : 0)
             case .group(let group): max(deepest, 1 + (group.repeatBounds == nil ? 0 : 1) + valuesDepth(group.children))
             case .section(let children): max(deepest, valuesDepth(children))
             }
@@ -110,6 +116,16 @@ public struct FormDefinition: Sendable {
         self.title = title
         self.formworksProfileTooLarge = expansion.added > DefinitionDecoder.maximumAddedComponents
             || expansion.bytes > DefinitionDecoder.maximumProfileBytes
+        var fileInputs: [String: FileInputRules] = [:]
+        if decoder.hasFileInputs { Self.placeFileInputs(&nodes, prefix: "", into: &fileInputs) }
+        self.fileInputs = fileInputs
+        if formworksProfileTooLarge {
+            formworksProfileRefusal = .tooLarge
+        } else if decoder.hasFileInputs, let path = Self.requiredFileInput(nodes, prefix: "", conditional: false) {
+            formworksProfileRefusal = .requiredFileInput(path: path)
+        } else {
+            formworksProfileRefusal = nil
+        }
         self.nodes = nodes
         let referenced = Step.referencedSlots(nodes)
         self.steps = Step.compile(nodes, referenced: referenced)
@@ -134,6 +150,11 @@ public struct FormDefinition: Sendable {
         switch node.kind {
         case .input(let spec):
             if node.generatedID { props.prepend("id", .string(spec.id)) }
+            // The limits are written out, defaults too, so that clients can check a file before uploading it.
+            if let file = spec.file {
+                props["maxSize"] = .number(Double(file.maxSize))
+                props["maxFiles"] = .number(Double(file.maxFiles))
+            }
         case .group(let group):
             if node.generatedID { props.prepend("id", .string(group.id)) }
             props["components"] = .array(group.children.map(normalized))

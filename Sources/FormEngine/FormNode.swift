@@ -16,6 +16,8 @@ struct InputSpec: Sendable {
     var maxDate: String?
     var options: [String] = []
     var multiple = false
+    /// A `file` input's rules; nil for every other type.
+    var file: FileInputRules?
     var messages: [FieldError.Code: String] = [:]
 }
 

@@ -4,7 +4,8 @@ extension FormDefinition {
     /// regex hint, sections are flattened, group members get key-path ids (`address.line1`,
     /// `kids[0].name`) and a repeat is shown `min` times (at least once). Conditions cannot be
     /// expressed, so conditional inputs are served as optional; the server still applies the full
-    /// rules to what comes back.
+    /// rules to what comes back. `file` inputs are left out: Formworks has no file component. Serve
+    /// it only when ``formworksProfileRefusal`` is nil.
     public func formworksProfile() -> JSONValue {
         var out = JSONObject()
         out.append("id", top["id"] ?? .string(id ?? ""))
@@ -24,6 +25,8 @@ extension FormDefinition {
             switch node.kind {
             case .section(let children):
                 flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, into: &components)
+            case .input(let spec) where spec.type == .file:
+                continue
             case .input(let spec):
                 components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden))
             case .group(let group):
@@ -41,6 +44,28 @@ extension FormDefinition {
                 }
             }
         }
+    }
+
+    /// The key path in the profile of the first `file` input that it would serve as required (as
+    /// `flatten` decides), which no profile client could answer; nil when there is none.
+    static func requiredFileInput(_ nodes: [FormNode], prefix: String, conditional: Bool) -> String? {
+        for node in nodes {
+            let hidden = conditional || node.visibleWhen != nil
+            let found: String?
+            switch node.kind {
+            case .section(let children):
+                found = requiredFileInput(children, prefix: prefix, conditional: hidden)
+            case .input(let spec):
+                found = spec.type == .file && spec.required && !hidden ? prefix + spec.id : nil
+            case .group(let group):
+                // Only the entries up to a repeat's `min` are required: with min 0 the one entry shown may stay blank.
+                let optional = group.repeatBounds.map { $0.min == 0 } ?? false
+                let step = group.repeatBounds == nil ? "." : "[0]."
+                found = requiredFileInput(group.children, prefix: prefix + group.id + step, conditional: hidden || optional)
+            }
+            if let found { return found }
+        }
+        return nil
     }
 
     /// The bytes one input's component takes in the served profile without the prefixes of the

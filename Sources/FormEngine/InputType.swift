@@ -32,6 +32,9 @@ public enum InputType: String, Sendable, CaseIterable {
     case usphone
     /// A US state's name or two-letter code, stored as the code.
     case usstate
+    /// One or more uploaded files, sent as upload ids and stored as the uploads' facts; its rules
+    /// are ``FileInputRules``.
+    case file
 
     /// Whether a Formworks client knows this type.
     public var isFormworks: Bool {

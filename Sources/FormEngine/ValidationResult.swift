@@ -3,8 +3,12 @@ public struct ValidationResult: Sendable {
     /// Every error, in form order (unknown fields after the known ones of their level).
     public var errors: [FieldError]
     /// The accepted values as the server stores them: typed (numbers as numbers, a state as its
-    /// code), nested as the groups nest, without hidden or empty inputs.
+    /// code, an upload id as the upload's facts), nested as the groups nest, without hidden or
+    /// empty inputs.
     public var values: JSONValue
+    /// The upload ids that `values` holds, in form order: the uploads to bind to the submission
+    /// when it is stored.
+    public var fileIDs: [String] = []
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }

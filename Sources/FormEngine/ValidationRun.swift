@@ -6,17 +6,19 @@ extension FormDefinition {
     /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
     /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
-        var run = ValidationRun(options: options, capacity: knownIDs.count, slotCount: slotCount)
+        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
-        return ValidationResult(errors: run.errors, values: .object(run.scopes[0]))
+        return ValidationResult(errors: run.errors, values: .object(run.scopes[0]), fileIDs: run.fileIDs)
     }
 }
 
 /// One pass over the definition tree alongside the submitted values.
 struct ValidationRun {
     let options: ValidationOptions
+    /// The definition's id, which an upload must have been made for.
+    let formID: String?
     var errors: [FieldError] = []
     /// Accepted values per open group level, becoming the stored values.
     var scopes: [JSONObject]
@@ -24,12 +26,17 @@ struct ValidationRun {
     var slots: [JSONValue]
     /// The key path of the enclosing groups (and repeat items), turned into text only for errors.
     var path: [KeyPath.Segment] = []
+    /// The upload ids accepted so far, in form order.
+    var fileIDs: [String] = []
+    /// Every upload id a visible file input named so far, accepted or not: naming one twice is refused.
+    var namedFileIDs = Set<String>()
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions, capacity: Int, slotCount: Int) {
+    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int) {
         self.options = options
+        self.formID = formID
         slots = Array(repeating: .null, count: slotCount)
         scopes = [JSONObject(reservingCapacity: capacity)]
         scopes.reserveCapacity(4)
@@ -277,6 +284,8 @@ struct ValidationRun {
             return inBounds ? raw : nil
         case .select:
             return checkSelect(rule, raw)
+        case .file:
+            return checkFiles(rule, raw)
         case .switch:
             let b: Bool
             switch raw {
@@ -303,13 +312,13 @@ struct ValidationRun {
         }
     }
 
-    /// No answer: null or "", or no choice in a multiple select. An array or object sent to any other
-    /// input is a wrong type, reported as such, not an empty answer.
+    /// No answer: null or "", or no choice in a multiple select or file input. An array or object
+    /// sent to any other input is a wrong type, reported as such, not an empty answer.
     static func isEmptyAnswer(_ raw: JSONValue, _ rule: InputRule) -> Bool {
         switch raw {
         case .null: true
         case .string(let s): s.isEmpty
-        case .array(let a): rule.spec.multiple && a.isEmpty
+        case .array(let a): (rule.spec.multiple || rule.spec.file != nil) && a.isEmpty
         default: false
         }
     }
@@ -461,5 +470,74 @@ struct ValidationRun {
             if !out.contains(option) { out.append(option) }
         }
         return .array(out)
+    }
+
+    // MARK: Files
+
+    /// Checks a file input's upload ids against the uploads' facts; returns each upload's stored
+    /// form, an object when the input holds one file and an array when it may hold more.
+    private mutating func checkFiles(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
+        guard let rules = rule.spec.file else { return nil }
+        let ids: [String]
+        switch raw {
+        case .string(let id):
+            ids = [id]
+        case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
+            ids = items.compactMap(\.stringValue)
+        default:
+            fail(.type, "Expected an upload id or an array of upload ids, got \(raw.typeName).", rule)
+            return nil
+        }
+        if ids.count > rules.maxFiles {
+            fail(.maxFiles, rules.maxFiles == 1 ? "Attach only one file." : "Attach at most \(rules.maxFiles) files.", rule)
+            return nil
+        }
+        var files: [UploadedFile] = []
+        for id in ids {
+            guard let file = usableFile(id, for: rule, rules) else { return nil }
+            guard rules.accepts(mediaType: file.contentType) else {
+                let types = rules.accept?.joined(separator: ", ") ?? ""
+                fail(.fileType, "This kind of file (\(file.contentType)) is not accepted here; attach one of \(types).", rule)
+                return nil
+            }
+            guard file.size <= rules.maxSize else {
+                fail(.maxSize, "This file is too large: files here may be at most \(Self.sizeText(rules.maxSize)).", rule)
+                return nil
+            }
+            files.append(file)
+        }
+        fileIDs += ids
+        return rules.maxFiles == 1 ? files[0].storedValue : .array(files.map(\.storedValue))
+    }
+
+    /// The upload `id` names, if this input may take it; records why not otherwise.
+    private mutating func usableFile(_ id: String, for rule: InputRule, _ rules: FileInputRules) -> UploadedFile? {
+        let message: String
+        if !namedFileIDs.insert(id).inserted {
+            message = "This upload is attached more than once; a file goes to one place only."
+        } else if let file = options.files[id] {
+            if file.formID != formID || file.field != rules.path {
+                message = "This upload was made for another \(file.formID != formID ? "form" : "field"); upload the file for this one."
+            } else if !file.isComplete {
+                message = "This upload is not finished; finish it before submitting."
+            } else if file.isBound {
+                message = "This upload belongs to another submission; upload the file again."
+            } else {
+                return file
+            }
+        } else {
+            message = "No upload has this id; upload the file again."
+        }
+        fail(.file, message, rule)
+        return nil
+    }
+
+    /// A byte count for a person: `512 bytes`, `300 KB`, `10 MB`, `2.5 GB` (units of 1024, one decimal
+    /// at most, rounded down so that a limit is never overstated).
+    static func sizeText(_ bytes: Int) -> String {
+        let units = [(1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")]
+        guard let (unit, name) = units.first(where: { bytes >= $0.0 }) else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        let tenths = bytes * 10 / unit
+        return "\(tenths / 10)" + (tenths % 10 == 0 ? "" : ".\(tenths % 10)") + " " + name
     }
 }

@@ -137,6 +137,34 @@ enum Schema {
                 """)
         }
 
+        // Files uploaded for a form, bound to the submission that names them in its transaction. The
+        // sweeper reads the unbound ones by expiry; the in-progress caps count the incomplete ones,
+        // which are few, so both indexes hold only those rows.
+        migrator.registerMigration("006 uploads") { db in
+            try db.execute(sql: """
+                CREATE TABLE uploads (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    field TEXT NOT NULL,
+                    filename TEXT,
+                    content_type TEXT NOT NULL,
+                    declared_size INTEGER,
+                    received INTEGER NOT NULL,
+                    sha256 TEXT,
+                    complete INTEGER NOT NULL CHECK (complete IN (0, 1)),
+                    storage_key TEXT NOT NULL,
+                    client_address TEXT,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    submission_id TEXT REFERENCES submissions(id)
+                ) STRICT;
+
+                CREATE INDEX uploads_unbound_by_expiry ON uploads(expires_at, id) WHERE submission_id IS NULL;
+                CREATE INDEX uploads_by_submission ON uploads(submission_id, created_at, id) WHERE submission_id IS NOT NULL;
+                CREATE INDEX uploads_incomplete ON uploads(client_address, created_at) WHERE complete = 0;
+                """)
+        }
+
         return migrator
     }
 }

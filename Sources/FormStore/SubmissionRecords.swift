@@ -5,6 +5,8 @@ import GRDB
 public struct NewSubmission: Sendable {
     /// The row to store; its received time is stored with millisecond precision.
     public var record: SubmissionRecord
+    /// The uploads its values name, bound to it in its transaction; each id counts once.
+    public var uploadIDs: [String]
     /// Builds the body sent to each of the form's webhook endpoints. Called only when the form has
     /// endpoints at the moment the submission is stored, so a form without any pays nothing for it.
     public var makeWebhookPayload: @Sendable () -> [UInt8]
@@ -12,8 +14,9 @@ public struct NewSubmission: Sendable {
     /// The body sent to each of the form's webhook endpoints.
     public var webhookPayload: [UInt8] { makeWebhookPayload() }
 
-    public init(_ record: SubmissionRecord, webhookPayload: @escaping @Sendable () -> [UInt8]) {
+    public init(_ record: SubmissionRecord, uploadIDs: [String] = [], webhookPayload: @escaping @Sendable () -> [UInt8]) {
         self.record = record
+        self.uploadIDs = uploadIDs
         makeWebhookPayload = webhookPayload
     }
 }
@@ -80,6 +83,9 @@ public enum InsertOutcome: Sendable, Equatable {
     case inserted
     /// A submission with the same form and idempotency key was already stored; nothing new was written.
     case duplicate(existing: SubmissionRecord)
+    /// Nothing was stored: the uploads with these ids, in the order named, are unknown, not complete,
+    /// of another form, or bound to a submission already.
+    case uploadsUnavailable([String])
 }
 
 /// A position in a form's submission list: the last row of a page.

@@ -4,7 +4,7 @@ import GRDB
 /// Writes one group of submissions, and their deliveries, in one transaction.
 enum SubmissionWriter {
     /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
-    /// (a repeated idempotency key, an unknown form version) fails alone. Any other error, and a failed
+    /// (a repeated idempotency key, an unknown form version) or names an upload it cannot have fails alone. Any other error, and a failed
     /// COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
     ///
     /// Returns one result per submission and the number of deliveries queued.
@@ -57,13 +57,16 @@ enum SubmissionWriter {
         let receivedAt = submission.record.receivedAt.storedMilliseconds
         do {
             let endpoints = try endpointIDs(formID: submission.record.formID, in: db, cache: &activeEndpoints)
-            if endpoints.isEmpty {
+            if endpoints.isEmpty && submission.uploadIDs.isEmpty {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
                 try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
             } else {
                 try inSavepoint(db) {
+                    // The row first: a replayed key fails here, before its uploads (bound to the
+                    // first submission) are looked at.
                     try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
+                    try UploadQueries.bind(submission.uploadIDs, to: submission.record, in: db)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -79,6 +82,8 @@ enum SubmissionWriter {
                 }
             }
             return .success(.inserted)
+        } catch let unavailable as UploadQueries.Unavailable {
+            return .success(.uploadsUnavailable(unavailable.ids))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.record.idempotencyKey,

@@ -1,3 +1,4 @@
+import Foundation
 import FormStore
 import PostgresFormStore
 import Logging
@@ -37,7 +38,7 @@ extension AppConfiguration {
         .number("rateLimit.perSecond", \.rateLimitPerSecond, flag: "rate-limit-per-second", range: 0.001...1_000_000_000,
                 "Submissions per second a client is refilled."),
         .choice("synchronous", \.synchronous, SQLiteStoreConfiguration.Synchronous.allCases.map { ($0.rawValue, $0) },
-                "FULL keeps every acknowledged submission through power loss; NORMAL only for benchmarks."),
+                "FULL keeps every acknowledged submission and uploaded file through power loss; NORMAL (no syncs) only for benchmarks."),
         .wholeNumber("store.maxGroupSize", \.storeMaxGroupSize, range: 1...100_000,
                      "Submissions committed together at most (1 turns group commit off: a baseline for benchmarks)."),
         .wholeNumber("webhooks.concurrency", \.webhookConcurrency, range: 1...10_000, "Webhook deliveries in flight at most."),
@@ -67,6 +68,37 @@ extension AppConfiguration {
                      "Connections to PostgreSQL this node may open at most (its pool)."),
         .number("database.statementTimeoutSeconds", \.databaseStatementTimeoutSeconds, range: 0.1...3_600, unit: .seconds,
                 "How long one PostgreSQL statement may run before the server cancels it."),
+        .optionalText("publicUrl", \.publicURL, bounds: "an http:// or https:// URL",
+                      problem: { value in
+                          guard let url = URL(string: value), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { return "" }
+                          return nil
+                      },
+                      "Where clients and webhook receivers reach this server, for the signed file links in webhook payloads; none uses http://host:port."),
+        .optionalText("storage.url", \.storageURL, bounds: "a file:// or s3://bucket/prefix URL",
+                      problem: { $0.hasPrefix("file:///") || $0.hasPrefix("s3://") ? nil : "" },
+                      "Where uploaded files are kept; none keeps them in files/ of the data directory."),
+        .optionalText("storage.endpoint", \.storageEndpoint, bounds: "an http:// or https:// URL",
+                      problem: { $0.hasPrefix("https://") || $0.hasPrefix("http://") ? nil : "" },
+                      "The S3 service's URL (MinIO, Ceph, R2, …); none is AWS's endpoint of storage.region."),
+        .path("storage.region", \.storageRegion, "The S3 region requests are signed for."),
+        .optionalText("storage.accessKeyId", \.storageAccessKeyID, isSecret: true, bounds: "", problem: { _ in nil },
+                      "The S3 access key id."),
+        .secret("storage.secretAccessKey", \.storageSecretAccessKey, bounds: "", problem: { _ in nil },
+                "The S3 secret access key."),
+        .wholeNumber("uploads.maxFileBytes", \.uploadMaxFileBytes, range: 1_024...(1 << 40), unit: .bytes,
+                     "Largest file any input may take, whatever its maxSize says."),
+        .wholeNumber("uploads.maxInProgress", \.uploadMaxInProgress, range: 1...100_000,
+                     "Uploads this node receives at once; past it a new one gets 429."),
+        .wholeNumber("uploads.maxInProgressPerClient", \.uploadMaxInProgressPerClient, range: 1...100_000,
+                     "Uploads one client address may send at once; past it a new one gets 429."),
+        .wholeNumber("uploads.bytesPerSecondPerClient", \.uploadBytesPerSecondPerClient, range: 1_024...(1 << 40), unit: .bytes,
+                     "Upload bytes per second one client address is read at, at most."),
+        .wholeNumber("uploads.minFreeBytes", \.uploadMinFreeBytes, range: 0...(1 << 40), unit: .bytes,
+                     "Free space the data directory's disk keeps; below it uploads get 507."),
+        .number("uploads.keepUnboundHours", \.uploadKeepUnboundHours, range: 0.0001...8_760, unit: .plain,
+                "Hours an upload waits for a submission to take it before it is deleted."),
+        .number("files.linkDays", \.fileLinkDays, range: 0.0001...365,
+                "Days the signed file links in webhook payloads stay valid."),
         .choice("logLevel", \.logLevel, flag: "log-level", Logger.Level.allCases.map { ($0.rawValue, $0) },
                 "Least severe log messages written."),
     ]

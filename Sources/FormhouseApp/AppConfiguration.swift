@@ -43,6 +43,22 @@ public struct AppConfiguration: Sendable {
     public var databaseURL: String?
     public var databaseMaxConnections = 20
     public var databaseStatementTimeoutSeconds = 30.0
+    /// Where clients and webhook receivers reach this server (`https://forms.example.org`), for the
+    /// signed file links of webhook payloads (`publicUrl`); nil derives it from `host` and `port`.
+    public var publicURL: String?
+    /// Where uploaded files are kept: `file://…` or `s3://bucket/prefix`; nil is `files/` in the data directory.
+    public var storageURL: String?
+    public var storageEndpoint: String?
+    public var storageRegion = "us-east-1"
+    public var storageAccessKeyID: String?
+    public var storageSecretAccessKey: String?
+    public var uploadMaxFileBytes = 256 << 20
+    public var uploadMaxInProgress = 256
+    public var uploadMaxInProgressPerClient = 8
+    public var uploadBytesPerSecondPerClient = 32 << 20
+    public var uploadMinFreeBytes = 256 << 20
+    public var uploadKeepUnboundHours = 24.0
+    public var fileLinkDays = 7.0
     public var logLevel = Logger.Level.info
 
     /// The HTTP server's and the store's own defaults, which the settings they configure take as

@@ -3,9 +3,12 @@ import HTTPServer
 /// Cross-origin access for the configured origins only; preflights are answered here, before routing.
 struct CORS: RequestHook {
     let origins: Set<String>
-    static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
-    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id"
-    static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition"
+    static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+    /// The tus fields too, so tus-js-client resumes uploads from a page on another origin.
+    static let allowedHeaders = "Authorization, Content-Type, Content-Disposition, Idempotency-Key, If-Match, If-None-Match, "
+        + "X-Request-Id, Tus-Resumable, Upload-Length, Upload-Metadata, Upload-Offset"
+    static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition, "
+        + "Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, Upload-Id, Repr-Digest"
 
     /// Answers a preflight from an allowed origin before routing.
     func willRespond(to request: Request, context: inout CoreRequestContext) -> Response? {

@@ -36,7 +36,23 @@ enum CSV {
         case nil, .null?: return ""
         case .string(let s)?: return neutralized(s)
         case .bool(let b)?: return b ? "true" : "false"
-        case let other?: return String(decoding: other.serialized(), as: UTF8.self)
+        case let other?:
+            // An input's value is an object only for a file input: the cell holds its id (a file
+            // is downloaded by id, GET /v1/admin/files/{id}), several ids space-separated.
+            if let ids = fileIDs(other) { return neutralized(ids.joined(separator: " ")) }
+            return String(decoding: other.serialized(), as: UTF8.self)
         }
+    }
+
+    /// The upload ids of a file input's value (one file object, or an array of them); nil otherwise.
+    private static func fileIDs(_ value: JSONValue) -> [String]? {
+        func id(_ item: JSONValue) -> String? {
+            guard let object = item.objectValue, object["sha256"] != nil else { return nil }
+            return object["id"]?.stringValue
+        }
+        if let single = id(value) { return [single] }
+        guard let items = value.arrayValue, !items.isEmpty else { return nil }
+        let ids = items.compactMap(id)
+        return ids.count == items.count ? ids : nil
     }
 }

@@ -165,7 +165,7 @@ final class FormCatalog: Sendable {
                 id: record.formID, version: record.version, title: record.title, createdAt: record.createdAt,
                 definition: definition,
                 body: normalized.withMember("version", .number(Double(record.version))).serialized(),
-                formworksBody: definition.formworksProfileTooLarge
+                formworksBody: definition.formworksProfileRefusal != nil
                     ? nil : definition.formworksProfile().withMember("version", .number(Double(record.version))).serialized()
             )
         }

@@ -23,6 +23,10 @@ public final class FormhouseApplication: Sendable {
     private let directoryLock: Mutex<DataDirectoryLock?>
     /// Loads the sample forms into a shared database once it answers; cancelled at shutdown.
     private let sampleLoading: Mutex<Task<Void, Never>?>
+    /// Deletes uploads no submission took; started with the server, cancelled at shutdown.
+    let sweeper: UploadSweeper
+    let links: FileLinks
+    private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens the store (PostgreSQL when `database.url` is set, else the SQLite database under the data
     /// directory), loads sample forms that are not there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
@@ -59,8 +63,27 @@ public final class FormhouseApplication: Sendable {
         let catalog = FormCatalog(store: store)
         let auth = AdminAuth(tokens: configuration.adminTokens)
         let rateLimiter = RateLimiter(burst: configuration.rateLimitBurst, perSecond: configuration.rateLimitPerSecond)
+        let storage = try FileStorageSelection.open(configuration, logger: logger)
+        let links = FileLinks(
+            key: secretBox.derivedKey(for: "formhouse file link v1"),
+            baseURL: FileStorageSelection.publicURL(configuration, port: configuration.port),
+            lifetime: configuration.fileLinkDays * 86_400)
+        self.links = links
         let submissions = SubmissionService(
-            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength, rateLimiter: rateLimiter)
+            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength, rateLimiter: rateLimiter, links: links)
+        let uploadLimits = UploadLimits(
+            settings: .init(
+                maxInProgress: configuration.uploadMaxInProgress, maxInProgressPerClient: configuration.uploadMaxInProgressPerClient,
+                bytesPerSecondPerClient: configuration.uploadBytesPerSecondPerClient, minFreeBytes: Int64(configuration.uploadMinFreeBytes)),
+            volume: configuration.dataDirectory)
+        let uploads = UploadService(
+            catalog: catalog, store: store, storage: storage, limits: uploadLimits, maxFileBytes: configuration.uploadMaxFileBytes,
+            unboundLifetime: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
+        let tus = try TusUploads(uploads: uploads, stagingDirectory: FileStorageSelection.stagingDirectory(configuration))
+        // Often enough that an expired upload does not linger long past its time, at most once a minute.
+        let sweepEvery = min(60, max(0.2, configuration.uploadKeepUnboundHours * 3_600 / 4))
+        sweeper = UploadSweeper(store: store, tus: tus, interval: .milliseconds(Int64(sweepEvery * 1000)),
+                                logger: Logger(label: "formhouse.uploads"))
         // Woken once per group commit that queued deliveries, not per submission (most forms have
         // no endpoint, and a wake costs the worker a claim query).
         store.onDeliveriesCreated { worker.notify() }
@@ -71,13 +94,17 @@ public final class FormhouseApplication: Sendable {
             burst: configuration.rateLimitBurst * 4, perSecond: configuration.rateLimitPerSecond * 4, what: .validations)
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
+        UploadRoutes(uploads: uploads, tus: tus, maxFileBytes: configuration.uploadMaxFileBytes).register(on: &router)
+        let fileRoutes = FileRoutes(store: store, storage: storage, links: links)
+        fileRoutes.registerPublic(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
         router.group("/v1/admin", middleware: auth) { admin in
             AdminFormRoutes(catalog: catalog, store: store, cursors: cursors).register(on: &admin)
             WebhookRoutes(store: store, catalog: catalog, secrets: secretBox, policy: policy, cursors: cursors,
                           notify: { worker.notify() }).register(on: &admin)
+            fileRoutes.registerAdmin(on: &admin)
         }
-        OperationsRoutes(store: store, registry: registry).register(on: &router)
+        OperationsRoutes(store: store, storage: storage, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
         // `GET /openapi.json` and the pages are files of the public directory.
         for page in ["openapi.json", "index.html", "form.html"]
@@ -134,6 +161,13 @@ public final class FormhouseApplication: Sendable {
             throw ConfigurationError(key: "host", message: error.message)
         }
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        if configuration.publicURL == nil {
+            links.baseURL = FileStorageSelection.publicURL(configuration, port: port)
+        }
+        let sweeper = self.sweeper
+        sweeping.withLock { task in
+            if task == nil { task = Task { await sweeper.run() } }
+        }
         return port
     }
 
@@ -161,6 +195,7 @@ public final class FormhouseApplication: Sendable {
                 logger: logger))
         try await group.run()
         sampleLoading.withLock { $0 }?.cancel()
+        sweeping.withLock { $0 }?.cancel()
         client.shutdown()
         store.close()
         directoryLock.withLock { $0 = nil }
@@ -174,6 +209,7 @@ public final class FormhouseApplication: Sendable {
             await task.value
         }
         sampleLoading.withLock { $0 }?.cancel()
+        sweeping.withLock { $0 }?.cancel()
         client.shutdown()
         store.close()
         directoryLock.withLock { $0 = nil }

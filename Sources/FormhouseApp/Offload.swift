@@ -10,6 +10,12 @@ enum Offload {
         }
     }
 
+    /// An async call that may block its thread for a while (a file system's fsync), run off the event
+    /// loop that would otherwise wait it out with every connection it serves.
+    static func offLoop<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task.detached { try await body() }.value
+    }
+
     /// A blocking call (a DNS lookup, a socket read) on a thread of its own: blocked on the global
     /// pool, a few of them would leave CPU work queued behind them until Dispatch grew the pool,
     /// seconds later.

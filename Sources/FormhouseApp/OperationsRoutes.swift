@@ -1,3 +1,4 @@
+import FileStorage
 import FormEngine
 import FormStore
 import Foundation
@@ -9,8 +10,11 @@ struct OperationsRoutes {
     let readiness: ReadinessProbe
     let registry: PrometheusCollectorRegistry
 
-    init(store: any FormStore, registry: PrometheusCollectorRegistry) {
-        readiness = ReadinessProbe { try await store.ping() }
+    init(store: any FormStore, storage: any BlobStorage, registry: PrometheusCollectorRegistry) {
+        readiness = ReadinessProbe {
+            try await store.ping()
+            try await storage.checkReady()
+        }
         self.registry = registry
     }
 
@@ -25,7 +29,7 @@ struct OperationsRoutes {
         case .ready:
             return .json(Array(#"{"status":"ready"}"#.utf8))
         case .failed:
-            throw APIProblem.unavailable("Storage cannot be read: the database is unreachable.", retryAfter: 5)
+            throw APIProblem.unavailable("Storage cannot be read: the database or the file storage is unreachable.", retryAfter: 5)
         case .noAnswer:
             throw APIProblem.unavailable(
                 "Storage did not answer within \(readiness.deadline.components.seconds) s: the disk may be stalled.", retryAfter: 5)

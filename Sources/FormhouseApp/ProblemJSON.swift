@@ -31,6 +31,8 @@ struct ProblemExtra: Encodable, Sendable {
     var offset: Int?
     /// The version a submission to an unknown version of the form could go to.
     var currentVersion: Int?
+    /// The most bytes a refused file may have.
+    var maxSize: Int?
 }
 
 /// One entry of a problem's `errors`: a submission's `field` or a definition's JSON `pointer`, then

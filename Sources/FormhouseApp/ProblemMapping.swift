@@ -1,3 +1,4 @@
+import FileStorage
 import FormEngine
 import FormStore
 import HTTPServer
@@ -118,5 +119,18 @@ extension StoreError: ProblemConvertible {
             if let version { problem.headers.append(("ETag", "\"\(version)\"")) }
             return problem
         }
+    }
+}
+
+/// A file storage error no handler answered itself: 503 with `Retry-After`; the storage's own
+/// detail (paths, S3 error codes) goes to the log only.
+extension BlobStorageError: ProblemConvertible {
+    public func response(context: CoreRequestContext) -> Response {
+        context.logger.error("file storage unavailable", metadata: ["error": "\(self)"])
+        return problem.response
+    }
+
+    var problem: APIProblem {
+        .unavailable("The file storage cannot be used right now; try again shortly.", retryAfter: 5)
     }
 }

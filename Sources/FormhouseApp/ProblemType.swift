@@ -30,6 +30,16 @@ enum ProblemType: String, CaseIterable, Sendable {
     case endpointDisabled = "endpoint-disabled"
     case rateLimited = "rate-limited"
     case unavailable
+    case fileTooLarge = "file-too-large"
+    case insufficientStorage = "insufficient-storage"
+    case tooManyUploads = "too-many-uploads"
+    case uploadOffsetMismatch = "upload-offset-mismatch"
+    case uploadBusy = "upload-busy"
+    case uploadExpired = "upload-expired"
+    case tusVersionUnsupported = "tus-version-unsupported"
+    case fileLinkInvalid = "file-link-invalid"
+    case fileLinkExpired = "file-link-expired"
+    case profileNeedsFiles = "profile-needs-files"
 
     /// Where every type URI starts; the HTTP server names its own problems under it too.
     static let base = "https://formhouse.dev/problems/"
@@ -43,13 +53,17 @@ enum ProblemType: String, CaseIterable, Sendable {
              .invalidBody, .invalidIdempotencyKey, .unknownProfile: 400
         case .unauthorized: 401
         case .notFound: 404
+        case .fileLinkInvalid: 403
         case .conflict, .formExists, .profileTooLarge, .unknownFormVersion, .idempotencyInFlight, .tooManyWebhooks,
-             .deliveryInFlight, .endpointDisabled: 409
-        case .preconditionFailed: 412
+             .deliveryInFlight, .endpointDisabled, .uploadOffsetMismatch, .uploadBusy, .profileNeedsFiles: 409
+        case .uploadExpired, .fileLinkExpired: 410
+        case .preconditionFailed, .tusVersionUnsupported: 412
+        case .fileTooLarge: 413
         case .unsupportedMediaType: 415
         case .validationFailed, .invalidDefinition, .idempotencyKeyReused, .invalidWebhookURL: 422
-        case .rateLimited: 429
+        case .rateLimited, .tooManyUploads: 429
         case .unavailable: 503
+        case .insufficientStorage: 507
         }
     }
 
@@ -76,6 +90,16 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .endpointDisabled: "Endpoint disabled"
         case .rateLimited: "Too Many Requests"
         case .unavailable: "Service Unavailable"
+        case .fileTooLarge: "File too large"
+        case .insufficientStorage: "Insufficient Storage"
+        case .tooManyUploads: "Too many uploads"
+        case .uploadOffsetMismatch: "Upload offset mismatch"
+        case .uploadBusy: "Upload busy"
+        case .uploadExpired: "Upload expired"
+        case .tusVersionUnsupported: "tus version unsupported"
+        case .fileLinkInvalid: "File link invalid"
+        case .fileLinkExpired: "File link expired"
+        case .profileNeedsFiles: "Profile cannot hold the form's files"
         }
     }
 }

@@ -43,6 +43,9 @@ struct PublicRoutes {
             break
         case .formworks:
             guard let formworks = form.formworksBody else {
+                if case .requiredFileInput(let path) = form.definition.formworksProfileRefusal {
+                    throw APIProblem(.profileNeedsFiles, "Form '\(id)' requires a file in '\(path)', and Formworks has no file component; fetch it without ?profile=formworks.")
+                }
                 throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
             }
             headers = form.headers.formworks

@@ -12,8 +12,8 @@ final class PublishedForm: Sendable {
     let definition: FormDefinition
     /// The normalized definition with its `version`, exactly as `GET /v1/forms/{id}` sends it.
     let body: [UInt8]
-    /// The same form in the five Formworks types (`?profile=formworks`); nil for a stored form whose
-    /// repeats expand past what an upload may (see `FormDefinition.formworksProfileTooLarge`).
+    /// The same form in the five Formworks types (`?profile=formworks`); nil when the profile cannot
+    /// serve it (see `FormDefinition.formworksProfileRefusal`).
     let formworksBody: [UInt8]?
     /// The answer's headers for each representation, built once (a form is fetched far more often
     /// than it changes).

@@ -257,16 +257,25 @@ extension Setting {
         _ key: String, _ property: WritableKeyPath<AppConfiguration, String?> & Sendable, flag: String? = nil,
         bounds: String, problem: @escaping @Sendable (String) -> String?, _ summary: String
     ) -> Setting {
+        optionalText(key, property, flag: flag, isSecret: true, bounds: bounds, problem: problem, summary)
+    }
+
+    /// Text with no default; `problem` says what is wrong with a value that cannot be used (nil when
+    /// it can). A secret one never shows its value, in errors or in `formhouse config`.
+    static func optionalText(
+        _ key: String, _ property: WritableKeyPath<AppConfiguration, String?> & Sendable, flag: String? = nil,
+        isSecret: Bool = false, bounds: String, problem: @escaping @Sendable (String) -> String?, _ summary: String
+    ) -> Setting {
         Setting(
-            key, property, flag: flag, kind: .string, isSecret: true, bounds: bounds, summary: summary,
+            key, property, flag: flag, kind: .string, isSecret: isSecret, bounds: bounds, summary: summary,
             read: { config, current, _ in
-                guard let value = config.string(forKey: ConfigKey(key), isSecret: true) else { return current }
+                guard let value = config.string(forKey: ConfigKey(key), isSecret: isSecret) else { return current }
                 if let problem = problem(value) {
                     throw ConfigurationError(key: key, message: problem.isEmpty ? "must be \(bounds)" : "must be \(bounds) (\(problem))")
                 }
                 return value
             },
-            show: { $0 == nil ? "none" : "(secret)" })
+            show: { value in value.map { isSecret ? "(secret)" : $0 } ?? "none" })
     }
 
     /// A list of numbers, each in `range`.

@@ -20,11 +20,14 @@ final class SubmissionService: Sendable {
     private let rateLimiter: RateLimiter?
     private let inFlight = Mutex<Set<String>>([])
     private let counters = Mutex<[String: (accepted: Counter, rejected: Counter)]>([:])
+    /// Signs the links to files that webhook payloads carry.
+    private let links: FileLinks?
 
-    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, rateLimiter: RateLimiter? = nil) {
+    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, rateLimiter: RateLimiter? = nil, links: FileLinks? = nil) {
         self.catalog = catalog
         self.store = store
         self.rateLimiter = rateLimiter
+        self.links = links
         var options = ValidationOptions()
         options.maxValueLength = maxValueLength
         self.options = options
@@ -55,9 +58,13 @@ final class SubmissionService: Sendable {
     }
 
     private func validate(_ submission: Submission, with form: PublishedForm, bodyBytes: Int) async throws -> ValidationResult {
+        var options = self.options
+        if form.definition.hasFileInputs {
+            options.files = try await uploadedFiles(form.definition.fileIDs(in: submission))
+        }
         guard bodyBytes > Self.offloadBytes else { return form.definition.validate(submission, options: options) }
-        let options = self.options
-        return try await Offload.run { form.definition.validate(submission, options: options) }
+        let judged = options
+        return try await Offload.run { form.definition.validate(submission, options: judged) }
     }
 
     func submit(_ input: Input) async throws -> Outcome {
@@ -106,6 +113,23 @@ final class SubmissionService: Sendable {
         return (submission, old)
     }
 
+    /// What the store knows of the uploads a submission names, as the engine judges them. An
+    /// unfinished upload past its expiry is as good as swept.
+    private func uploadedFiles(_ ids: [String]) async throws -> [String: UploadedFile] {
+        guard !ids.isEmpty else { return [:] }
+        // More ids than any form's inputs can hold are judged unknown without a query.
+        let records = try await store.uploads(ids: Array(Set(ids).prefix(1_000)))
+        let now = Date()
+        var files: [String: UploadedFile] = [:]
+        for record in records where record.submissionID != nil || record.expiresAt > now {
+            files[record.id] = UploadedFile(
+                id: record.id, formID: record.formID, field: record.field, contentType: record.contentType,
+                size: record.received, sha256: record.sha256 ?? "", filename: record.filename,
+                isComplete: record.isComplete, isBound: record.submissionID != nil)
+        }
+        return files
+    }
+
     private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
         let result = try await validate(submission, with: form, bodyBytes: input.body.count)
         guard result.isValid else {
@@ -118,13 +142,23 @@ final class SubmissionService: Sendable {
         let time = Timestamp.rfc3339(receivedAt)
         let values = result.values.serialized()
         let body = AcceptedSubmissionJSON.bytes(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: values)
+        // Receivers fetch the files by signed links, which only the webhook payload carries.
+        let fileIDs = Set(result.fileIDs)
+        let hookBody: [UInt8]
+        if let links, !fileIDs.isEmpty {
+            let linked = FileValues.addingLinks(to: result.values, ids: fileIDs, links: links).serialized()
+            hookBody = AcceptedSubmissionJSON.bytes(id: id, formID: form.id, formVersion: form.version, receivedAt: time, values: linked)
+        } else {
+            hookBody = body
+        }
         let record = NewSubmission(
             SubmissionRecord(
                 id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
                 values: String(decoding: values, as: UTF8.self),
                 rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
                 clientAddress: input.clientAddress),
-            webhookPayload: { WebhookPayload.envelope(time: time, data: body) }
+            uploadIDs: result.fileIDs,
+            webhookPayload: { WebhookPayload.envelope(time: time, data: hookBody) }
         )
         let outcome: InsertOutcome
         do {
@@ -142,6 +176,13 @@ final class SubmissionService: Sendable {
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
             return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+        case .uploadsUnavailable(let ids):
+            // Another submission took them between validation and commit.
+            counters(form.id).rejected.increment()
+            let fields = FileValues.fields(of: Set(ids), in: result.values)
+            throw SubmissionFailure.invalid(ids.map { id in
+                FieldError(field: fields[id] ?? id, code: .file, message: "This file belongs to another submission; upload it again.")
+            })
         }
     }
 

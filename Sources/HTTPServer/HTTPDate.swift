@@ -1,7 +1,7 @@
 import Glibc
 
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7) formatting and parsing.
-enum HTTPDate {
+public enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -13,7 +13,7 @@ enum HTTPDate {
     }
 
     /// Formats seconds since the epoch.
-    static func format(epochSeconds: Int) -> String {
+    public static func format(epochSeconds: Int) -> String {
         var seconds = epochSeconds
         var parts = tm()
         gmtime_r(&seconds, &parts)

@@ -76,3 +76,13 @@ extension Int32: ArrayParameterElement {
         buffer.writeInteger(self)
     }
 }
+
+extension Bool: ArrayParameterElement {
+    static var elementType: PostgresDataType { .bool }
+    static var arrayType: PostgresDataType { .boolArray }
+
+    func writeWithLength(into buffer: inout ByteBuffer) {
+        buffer.writeInteger(Int32(1))
+        buffer.writeInteger(self ? 1 : 0, as: UInt8.self)
+    }
+}

@@ -7,7 +7,7 @@ struct CopiedBatch: Sendable {
     var count = 0
     /// The values of the primary key of the last row, where the next batch starts.
     var lastKey: [DatabaseValue] = []
-    /// The bytes of text and blobs read (integers count 8), which bound the batch.
+    /// The bytes of text and blobs read (integers and booleans count 8), which bound the batch.
     var bytes = 0
 }
 
@@ -17,6 +17,7 @@ struct ColumnValues: Sendable {
     private var texts: [String?] = []
     private var integers: [Int64?] = []
     private var blobs: [[UInt8]?] = []
+    private var booleans: [Bool?] = []
 
     init(kind: CopiedColumn.Kind) {
         self.kind = kind
@@ -39,6 +40,10 @@ struct ColumnValues: Sendable {
         case (.bytea, .blob(let data)):
             blobs.append([UInt8](data))
             return data.count
+        case (.boolean, .null): booleans.append(nil)
+        case (.boolean, .int64(let integer)):
+            guard integer == 0 || integer == 1 else { return nil }
+            booleans.append(integer == 1)
         default: return nil
         }
         return 8
@@ -50,6 +55,7 @@ struct ColumnValues: Sendable {
         case .bigint: bindings.append(ArrayParameter(integers))
         case .integer: bindings.append(ArrayParameter(integers.map { $0.map { Int32($0) } }))
         case .bytea: bindings.append(ArrayParameter(blobs))
+        case .boolean: bindings.append(ArrayParameter(booleans))
         }
     }
 }

@@ -81,7 +81,8 @@ struct CopiedTable: Sendable {
 /// A column of a ``CopiedTable``, by its PostgreSQL type.
 struct CopiedColumn: Sendable {
     enum Kind: Sendable {
-        case text, bigint, integer, bytea
+        /// `boolean` is read from SQLite's 0 and 1.
+        case text, bigint, integer, bytea, boolean
 
         var postgresType: String {
             switch self {
@@ -89,6 +90,7 @@ struct CopiedColumn: Sendable {
             case .bigint: "bigint"
             case .integer: "integer"
             case .bytea: "bytea"
+            case .boolean: "boolean"
             }
         }
     }
@@ -102,6 +104,7 @@ struct CopiedColumn: Sendable {
     static func bigint(_ name: String) -> CopiedColumn { CopiedColumn(name: name, kind: .bigint) }
     static func integer(_ name: String) -> CopiedColumn { CopiedColumn(name: name, kind: .integer) }
     static func bytea(_ name: String) -> CopiedColumn { CopiedColumn(name: name, kind: .bytea) }
+    static func boolean(_ name: String) -> CopiedColumn { CopiedColumn(name: name, kind: .boolean) }
 
     /// A column written NULL whatever SQLite holds.
     static func cleared(_ column: CopiedColumn) -> CopiedColumn {

@@ -7,6 +7,7 @@ extension SQLiteToPostgresCopy {
         "003 leaner submission rows",
         "004 due deliveries by endpoint",
         "005 submission counts",
+        "006 uploads",
     ]
 
     /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
@@ -24,6 +25,11 @@ extension SQLiteToPostgresCopy {
         CopiedTable("submissions", key: ["id"], columns: [
             .text("id"), .text("form_id"), .bigint("form_version"), .bigint("received_at"), .text("values"),
             .bytea("raw_body"), .text("idempotency_key"), .text("body_hash"), .text("client_address"),
+        ]),
+        CopiedTable("uploads", key: ["id"], columns: [
+            .text("id"), .text("form_id"), .text("field"), .text("filename"), .text("content_type"),
+            .bigint("declared_size"), .bigint("received"), .text("sha256"), .boolean("complete"), .text("storage_key"),
+            .text("client_address"), .bigint("created_at"), .bigint("expires_at"), .text("submission_id"),
         ]),
         CopiedTable("webhook_endpoints", key: ["id"], columns: [
             .text("id"), .text("form_id"), .text("url"), .bytea("secret_ciphertext"),

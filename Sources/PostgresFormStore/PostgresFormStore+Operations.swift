@@ -9,7 +9,8 @@ extension PostgresFormStore: StoreOperations {
             try await connection.execute("""
                 SELECT (SELECT 1 FROM forms LIMIT 1), (SELECT 1 FROM form_versions LIMIT 1),
                     (SELECT 1 FROM submissions LIMIT 1), (SELECT 1 FROM webhook_endpoints LIMIT 1),
-                    (SELECT 1 FROM deliveries LIMIT 1), (SELECT 1 FROM delivery_attempts LIMIT 1)
+                    (SELECT 1 FROM deliveries LIMIT 1), (SELECT 1 FROM delivery_attempts LIMIT 1),
+                    (SELECT 1 FROM uploads LIMIT 1)
                 """, logger: self.logger)
         }
     }

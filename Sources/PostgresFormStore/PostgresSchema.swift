@@ -131,6 +131,35 @@ enum PostgresSchema {
             """,
             "CREATE INDEX delivery_attempts_by_delivery ON delivery_attempts(delivery_id, id)",
         ]),
+        // Files uploaded for a form, bound to the submission that names them in its transaction. The
+        // sweeper reads the unbound ones by expiry; the in-progress caps count the incomplete ones,
+        // which are few, so both indexes hold only those rows.
+        Migration(version: 3, name: "uploads", statements: [
+            """
+            CREATE TABLE uploads (
+                id text COLLATE "C" PRIMARY KEY,
+                form_id text COLLATE "C" NOT NULL REFERENCES forms(id),
+                field text NOT NULL,
+                filename text,
+                content_type text NOT NULL,
+                declared_size bigint,
+                received bigint NOT NULL,
+                sha256 text,
+                complete boolean NOT NULL,
+                storage_key text NOT NULL,
+                client_address text,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                submission_id text COLLATE "C" REFERENCES submissions(id)
+            )
+            """,
+            "CREATE INDEX uploads_unbound_by_expiry ON uploads(expires_at, id) WHERE submission_id IS NULL",
+            """
+            CREATE INDEX uploads_by_submission ON uploads(submission_id, created_at, id)
+                WHERE submission_id IS NOT NULL
+            """,
+            "CREATE INDEX uploads_incomplete ON uploads(client_address, created_at) WHERE NOT complete",
+        ]),
     ]
 
     /// Applies the migrations the database lacks, each in its own transaction, under the advisory lock

@@ -2,12 +2,15 @@ import FormStore
 import Foundation
 import PostgresNIO
 
-/// Writes one group of submissions, their deliveries and the forms' counts in one transaction, as
-/// `SubmissionWriter` does in SQLite: a row that clashes fails alone, any other failure fails the group.
+/// Writes one group of submissions, their deliveries and the forms' counts in one transaction, and
+/// binds the uploads they name, as `SubmissionWriter` does in SQLite: a row that clashes, or names an
+/// upload it cannot have, fails alone; any other failure fails the group.
 ///
 /// PostgreSQL aborts a transaction at its first failed statement, so nothing here is allowed to fail
 /// on a clash: versions are checked first (a version is never removed), and the rows go in one
-/// `INSERT … ON CONFLICT DO NOTHING RETURNING id`; the rows it skipped are then told apart.
+/// `INSERT … ON CONFLICT DO NOTHING RETURNING id`; the rows it skipped are then told apart. A row whose
+/// uploads cannot be bound is deleted again, after its insert, so that a replayed key is answered
+/// as a duplicate whatever its uploads.
 struct SubmissionGroupWriter: Sendable {
     let client: PostgresClient
     let configuration: PostgresStoreConfiguration
@@ -57,13 +60,19 @@ struct SubmissionGroupWriter: Sendable {
         var mayReclaim = true
         while !pending.isEmpty {
             let stored = try await insertRows(pending.map { group[$0].record }, on: connection)
-            var clashed: [Int] = []
-            for index in pending {
-                if stored.contains(group[index].record.id) {
+            let storedNow = pending.filter { stored.contains(group[$0].record.id) }
+            let clashed = pending.filter { !stored.contains(group[$0].record.id) }
+            let refused = try await bindUploads(of: storedNow, in: group, on: connection)
+            // The keys of rows taken back for their uploads: the submissions that clashed on them are tried again.
+            var freed = Set<KeyOwner>()
+            for index in storedNow {
+                if let ids = refused[index] {
+                    results[index] = .success(.uploadsUnavailable(ids))
+                    let record = group[index].record
+                    if let key = record.idempotencyKey { freed.insert(KeyOwner(formID: record.formID, key: key)) }
+                } else {
                     results[index] = .success(.inserted)
                     inserted.append(index)
-                } else {
-                    clashed.append(index)
                 }
             }
             pending = []
@@ -73,7 +82,11 @@ struct SubmissionGroupWriter: Sendable {
             for index in clashed {
                 let record = group[index].record
                 guard let key = record.idempotencyKey, let existing = holders[KeyOwner(formID: record.formID, key: key)] else {
-                    results[index] = .failure(.conflict("submission \(record.id) clashes with a stored row"))
+                    if let key = record.idempotencyKey, freed.contains(KeyOwner(formID: record.formID, key: key)) {
+                        pending.append(index)
+                    } else {
+                        results[index] = .failure(.conflict("submission \(record.id) clashes with a stored row"))
+                    }
                     continue
                 }
                 if existing.receivedAt >= record.receivedAt.addingTimeInterval(-configuration.idempotencyWindow) {
@@ -167,6 +180,58 @@ struct SubmissionGroupWriter: Sendable {
             stored.insert(id)
         }
         return stored
+    }
+
+    /// Binds the uploads that the just stored submissions `stored` name, each to the first of them in
+    /// group order; a submission naming one that is unknown, incomplete, of another form or bound
+    /// already (by an earlier one of the group too) is deleted again. Returns the ids at fault of each
+    /// submission deleted, by its index in `group`.
+    private func bindUploads(
+        of stored: [Int], in group: [NewSubmission], on connection: PostgresConnection
+    ) async throws -> [Int: [String]] {
+        let naming = stored.filter { !group[$0].uploadIDs.isEmpty }
+        if naming.isEmpty { return [:] }
+        // Locked in id order, so that groups naming the same uploads take them in the same order; an
+        // upload that another transaction is binding is read once that transaction has ended.
+        let rows = try await connection.query("""
+            SELECT id, form_id, complete AND submission_id IS NULL FROM uploads
+            WHERE id = ANY(\(Array(Set(naming.flatMap { group[$0].uploadIDs }))))
+            ORDER BY id FOR UPDATE
+            """, logger: logger)
+        var available: [String: String] = [:]
+        for try await (id, formID, free) in rows.decode((String, String, Bool).self) where free {
+            available[id] = formID
+        }
+        var refused: [Int: [String]] = [:]
+        var boundUploads: [String] = []
+        var boundTo: [String] = []
+        for index in naming {
+            let record = group[index].record
+            var seen = Set<String>()
+            let ids = group[index].uploadIDs.filter { seen.insert($0).inserted }
+            let faults = ids.filter { available[$0] != record.formID }
+            guard faults.isEmpty else {
+                refused[index] = faults
+                continue
+            }
+            for id in ids {
+                available[id] = nil
+                boundUploads.append(id)
+                boundTo.append(record.id)
+            }
+        }
+        if !boundUploads.isEmpty {
+            try await connection.execute("""
+                UPDATE uploads SET submission_id = b.submission_id
+                FROM unnest(\(boundUploads)::text[], \(boundTo)::text[]) AS b(id, submission_id)
+                WHERE uploads.id = b.id
+                """, logger: logger)
+        }
+        if !refused.isEmpty {
+            try await connection.execute(
+                "DELETE FROM submissions WHERE id = ANY(\(refused.keys.map { group[$0].record.id }))", logger: logger)
+        }
+        return refused
     }
 
     /// The stored submissions that hold the keys of `records` (those that have one). Read after the

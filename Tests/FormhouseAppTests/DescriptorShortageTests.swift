@@ -21,7 +21,7 @@ import Testing
         // More connections than descriptors, held for 2 s.
         let sockets = Sockets()
         defer { sockets.closeAll() }
-        try await Offload.blocking { for _ in 0..<120 { sockets.add(try Self.connect(port: port)) } }
+        try await Offload.blocking { for _ in 0..<120 { sockets.add(try TestSocket.connect(port: port)) } }
         try await Task.sleep(for: .seconds(2))
         #expect(server.process.isRunning)
         sockets.closeAll()
@@ -47,19 +47,5 @@ import Testing
         private let open = Mutex<[Int32]>([])
         func add(_ fd: Int32) { open.withLock { $0.append(fd) } }
         func closeAll() { for fd in open.withLock({ fds in defer { fds = [] }; return fds }) { close(fd) } }
-    }
-
-    static func connect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestClientError("socket: \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { close(fd); throw TestClientError("connect: \(errno)") }
-        return fd
     }
 }

@@ -69,6 +69,29 @@ import WebhookReceiver
         #expect(b.terminate() == 0)
     }
 
+    /// Files on a storage both nodes reach (here a shared directory; S3 in production): an upload
+    /// taken by one node is bound by a submission to the other, which serves it back, and a second
+    /// submission naming it on the first node is refused.
+    @Test func anUploadToOneNodeIsSubmittedAndDownloadedThroughTheOther() async throws {
+        let url = try Self.freshDatabaseURL()
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let storage = ["FORMHOUSE_STORAGE_URL": "file://" + files.path, "FORMHOUSE_UPLOADS_MIN_FREE_BYTES": "0"]
+        let a = try Node(url, environment: storage)
+        let b = try Node(url, environment: storage)
+        #expect(try await a.client.admin("PUT", "/v1/admin/forms/claim", json: FileFixtures.claimForm).status == 201)
+
+        let upload = try await UploadsAPITests.upload(a.client, field: "photo", type: "image/png", FileFixtures.png)
+        #expect(upload.status == 201, "\(upload.text)")
+        let id = try #require(upload.object["id"] as? String)
+        let submitted = try await b.client.postJSON("/v1/forms/claim/submissions", #"{"values": {"photo": "\#(id)"}}"#)
+        #expect(submitted.status == 201, "\(submitted.text)")
+        #expect(try await b.client.admin("GET", "/v1/admin/files/\(id)").body == FileFixtures.png)
+        #expect(try await a.client.postJSON("/v1/forms/claim/submissions", #"{"values": {"photo": "\#(id)"}}"#).status == 422)
+        #expect(a.terminate() == 0)
+        #expect(b.terminate() == 0)
+    }
+
     @Test func anIdempotencyKeySentToBothNodesStoresOneSubmission() async throws {
         let url = try Self.freshDatabaseURL()
         let a = try Node(url)

@@ -46,6 +46,21 @@ struct SettingsDeclarationTests {
                          .init(json: #""postgresql://b@/two?host=/run/postgresql""#, text: "postgresql://b@/two?host=/run/postgresql")),
         "database.maxConnections": (.init(json: "5", text: "5"), .init(json: "7", text: "7")),
         "database.statementTimeoutSeconds": (.init(json: "5", text: "5"), .init(json: "0.5", text: "0.5")),
+        "publicUrl": (.init(json: #""https://a.example""#, text: "https://a.example"),
+                      .init(json: #""http://b.example:8080""#, text: "http://b.example:8080")),
+        "storage.url": (.init(json: #""s3://bucket/a""#, text: "s3://bucket/a"), .init(json: #""file:///tmp/files""#, text: "file:///tmp/files")),
+        "storage.endpoint": (.init(json: #""http://127.0.0.1:9000""#, text: "http://127.0.0.1:9000"),
+                             .init(json: #""https://s3.example""#, text: "https://s3.example")),
+        "storage.region": (.init(json: #""eu-west-1""#, text: "eu-west-1"), .init(json: #""sa-east-1""#, text: "sa-east-1")),
+        "storage.accessKeyId": (.init(json: #""AKIAONE""#, text: "AKIAONE"), .init(json: #""AKIATWO""#, text: "AKIATWO")),
+        "storage.secretAccessKey": (.init(json: #""secret-one""#, text: "secret-one"), .init(json: #""secret-two""#, text: "secret-two")),
+        "uploads.maxFileBytes": (.init(json: "2048", text: "2048"), .init(json: "4096", text: "4096")),
+        "uploads.maxInProgress": (.init(json: "5", text: "5"), .init(json: "6", text: "6")),
+        "uploads.maxInProgressPerClient": (.init(json: "2", text: "2"), .init(json: "3", text: "3")),
+        "uploads.bytesPerSecondPerClient": (.init(json: "2048", text: "2048"), .init(json: "4096", text: "4096")),
+        "uploads.minFreeBytes": (.init(json: "1024", text: "1024"), .init(json: "0", text: "0")),
+        "uploads.keepUnboundHours": (.init(json: "2.5", text: "2.5"), .init(json: "48", text: "48")),
+        "files.linkDays": (.init(json: "1.5", text: "1.5"), .init(json: "30", text: "30")),
         "logLevel": (.init(json: #""debug""#, text: "DEBUG"), .init(json: #""error""#, text: "error")),
     ]
 
@@ -59,6 +74,10 @@ struct SettingsDeclarationTests {
         "webhooks.retrySchedule": "5,-1", "secretKey": String(key(0).dropLast(4)), "logLevel": "verbose",
         "database.url": "mysql://a:hunter2hunter2@db/one", "database.maxConnections": "0",
         "database.statementTimeoutSeconds": "0",
+        "publicUrl": "ftp://a.example", "storage.url": "http://a.example", "storage.endpoint": "ftp://a.example",
+        "storage.region": "a\u{1}b", "uploads.maxFileBytes": "1023", "uploads.maxInProgress": "0",
+        "uploads.maxInProgressPerClient": "0", "uploads.bytesPerSecondPerClient": "1023", "uploads.minFreeBytes": "-1",
+        "uploads.keepUnboundHours": "0", "files.linkDays": "366",
     ]
 
     /// The base64 of 32 bytes of `byte`.

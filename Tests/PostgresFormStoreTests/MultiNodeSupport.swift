@@ -26,6 +26,22 @@ func adminConnection(_ cluster: PostgresTestCluster) async throws -> PostgresCon
         configuration: try settings.connectionConfiguration(), id: 99, logger: Logger(label: "test.admin"))
 }
 
+/// Runs `body` with two nodes on one fresh database that has form `signup`; the first holds each of its
+/// group transactions open at `holding`, before the COMMIT, until the gate opens.
+func withTwoNodes(
+    firstHeldAt holding: Gate, _ body: (_ first: PostgresFormStore, _ second: PostgresFormStore) async throws -> Void
+) async throws {
+    let settings = try PostgresTestCluster.shared().freshDatabase()
+    var configuration = PostgresStoreConfiguration()
+    configuration.beforeGroupCommit = { _ in await holding.pass() }
+    let first = try await PostgresFormStore(settings: settings, configuration: configuration)
+    defer { first.close() }
+    let second = try await PostgresFormStore(settings: settings)
+    defer { second.close() }
+    try await makeForm(first)
+    try await body(first, second)
+}
+
 /// Holds whoever passes it until it is opened.
 final class Gate: Sendable {
     private let state = Mutex<(open: Bool, waiting: Int)>((false, 0))

@@ -11,28 +11,21 @@ import Testing
 /// what a lost database does to them.
 @Suite struct PostgresSubmissionTests {
     @Test func aKeyBeingInsertedOnOneNodeIsADuplicateOnAnotherOnceItCommits() async throws {
-        let settings = try PostgresTestCluster.shared().freshDatabase()
         let holding = Gate()
-        var configuration = PostgresStoreConfiguration()
-        configuration.beforeGroupCommit = { _ in await holding.pass() }
-        let first = try await PostgresFormStore(settings: settings, configuration: configuration)
-        defer { first.close() }
-        let second = try await PostgresFormStore(settings: settings)
-        defer { second.close() }
-        try await makeForm(first)
-
-        let held = Task { try await first.insertSubmission(newSubmission(id: "from-first", idempotencyKey: "k")) }
-        try await holding.waitUntilSomeoneWaits()
-        let waiting = Task { try await second.insertSubmission(newSubmission(id: "from-second", idempotencyKey: "k")) }
-        // The second insert waits on the first node's open transaction, which holds the key.
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(second.commitStatistics.groups == 0)
-        holding.open()
-        #expect(try await held.value == .inserted)
-        let stored = try #require(try await first.submission(id: "from-first"))
-        #expect(try await waiting.value == .duplicate(existing: stored))
-        #expect(try await second.submission(id: "from-second") == nil)
-        #expect(try await second.listForms().first?.submissionCount == 1)
+        try await withTwoNodes(firstHeldAt: holding) { first, second in
+            let held = Task { try await first.insertSubmission(newSubmission(id: "from-first", idempotencyKey: "k")) }
+            try await holding.waitUntilSomeoneWaits()
+            let waiting = Task { try await second.insertSubmission(newSubmission(id: "from-second", idempotencyKey: "k")) }
+            // The second insert waits on the first node's open transaction, which holds the key.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(second.commitStatistics.groups == 0)
+            holding.open()
+            #expect(try await held.value == .inserted)
+            let stored = try #require(try await first.submission(id: "from-first"))
+            #expect(try await waiting.value == .duplicate(existing: stored))
+            #expect(try await second.submission(id: "from-second") == nil)
+            #expect(try await second.listForms().first?.submissionCount == 1)
+        }
     }
 
     @Test func twoNodesRepeatingTheSameKeysAtOnceStoreOneSubmissionPerKey() async throws {

@@ -3,13 +3,14 @@ import Foundation
 
 /// A data directory filled through the SQLite store's public API with every kind of row the copy
 /// moves: forms with several versions and a deleted one, submissions with and without idempotency
-/// keys (one body not UTF-8, one over 1 MiB), two endpoints (one with a rotated secret), and
-/// deliveries that were attempted, left leased, or never claimed.
+/// keys (one body not UTF-8, one over 1 MiB), uploads bound, complete, in progress and without a
+/// size, two endpoints (one with a rotated secret), and deliveries that were attempted, left leased,
+/// or never claimed.
 struct DataDirectoryFixture {
     /// Rows per table, as the fixture made them.
     static let counts: [String: Int] = [
         "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
-        "delivery_attempts": 4,
+        "delivery_attempts": 4, "uploads": 5,
     ]
     static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
     /// Over 1 MiB, and over the test's batch byte limit.
@@ -42,6 +43,21 @@ struct DataDirectoryFixture {
         _ = try await store.rotateEndpointSecret(
             id: first.id, newSecretCiphertext: secret + [0x99], previousValidUntil: Date().addingTimeInterval(3600))
 
+        // upl_0 and upl_1 are bound to sub_04, upl_2 is complete, upl_3 (no size, no name) and upl_4 are not.
+        for index in 0..<5 {
+            try await store.createUpload(UploadRecord(
+                id: "upl_\(index)", formID: index == 4 ? "beta" : "alpha", field: "photos[\(index)]",
+                filename: index == 3 ? nil : "Фото \(index).jpg", contentType: "application/octet-stream",
+                declaredSize: index == 3 ? nil : 1_000 + index, received: 100 * index, sha256: nil, isComplete: false,
+                storageKey: "uploads/upl_\(index)", clientAddress: index % 2 == 0 ? "192.0.2.9" : nil,
+                createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
+                expiresAt: Date(timeIntervalSince1970: 1_700_086_400 + Double(index))))
+        }
+        for index in 0..<3 {
+            try await store.completeUpload(
+                id: "upl_\(index)", size: 1_000 + index, sha256: String(repeating: "\(index)f", count: 32), contentType: "image/png")
+        }
+
         for index in 0..<40 {
             let body: [UInt8] = switch index {
             case 0: nonUTF8Body
@@ -55,7 +71,8 @@ struct DataDirectoryFixture {
                 values: #"{"n":\#(index)}"#, rawBody: body, idempotencyKey: index % 3 == 0 ? "key-\(index)" : nil,
                 bodyHash: index % 3 == 0 ? "hash-\(index)" : nil, clientAddress: index % 2 == 0 ? "192.0.2.\(index)" : nil)
             let payload = Array(#"{"submission":"sub_\#(index)","bytes":"\#(body.count)"}"#.utf8) + [0xFF]
-            _ = try await store.insertSubmission(NewSubmission(record, webhookPayload: { payload }))
+            let uploads = index == 4 ? ["upl_0", "upl_1"] : []
+            _ = try await store.insertSubmission(NewSubmission(record, uploadIDs: uploads, webhookPayload: { payload }))
         }
 
         let claimed = try await store.claimDueDeliveries(owner: "worker-1", limit: 6, now: Date(), lease: 600)

@@ -95,11 +95,11 @@ import Testing
         try await DataDirectoryFixture.make(in: directory.url)
         let file = directory.url.appendingPathComponent("formhouse.sqlite").path
         try await DatabaseQueue(path: file).write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('006 uploads')")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('099 a table of a later formhouse')")
         }
         let target = try await PostgresFormStore(settings: try PostgresTestCluster.shared().freshDatabase())
         defer { target.close() }
-        await #expect(throws: StoreCopyError.unknownMigrations(["006 uploads"])) {
+        await #expect(throws: StoreCopyError.unknownMigrations(["099 a table of a later formhouse"])) {
             _ = try await Self.copy(of: directory.url).run(into: target)
         }
         let forms = try await target.client.query("SELECT count(*) FROM forms").decode(Int.self).reduce(0, +)

@@ -23,7 +23,7 @@ enum Cell: Equatable, CustomStringConvertible {
 enum TableDump {
     static let keys: [String: String] = [
         "forms": "id", "form_versions": "form_id, version", "submissions": "id", "webhook_endpoints": "id",
-        "deliveries": "id", "delivery_attempts": "id",
+        "deliveries": "id", "delivery_attempts": "id", "uploads": "id",
     ]
 
     static func columns(of table: String, in sqlite: DatabaseQueue) throws -> [String] {
@@ -56,6 +56,8 @@ enum TableDump {
                 guard cell.bytes != nil else { return .null }
                 switch cell.dataType {
                 case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+                // SQLite holds a boolean as 0 or 1.
+                case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
                 case .bytea: return .bytes(Array(try cell.decode(ByteBuffer.self).readableBytesView))
                 default: return .text(try cell.decode(String.self))
                 }

@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Signed, expiring links to stored files, for webhook receivers: `GET /v1/files/{id}?expires=…&signature=…`.
+/// The signature is HMAC-SHA256 over the id and the expiry, keyed from the server's secret key, so a
+/// link outlives restarts, works on every node, and cannot be edited to another file or a later expiry.
+final class FileLinks: Sendable {
+    private let key: SymmetricKey
+    /// Where receivers reach this server (`publicUrl`), without a trailing slash; known once the
+    /// server listens when it is derived from the bound port.
+    private let base: Mutex<String>
+    /// How long a link stays valid.
+    let lifetime: TimeInterval
+
+    init(key: SymmetricKey, baseURL: String, lifetime: TimeInterval) {
+        self.key = key
+        base = Mutex("")
+        self.lifetime = lifetime
+        self.baseURL = baseURL
+    }
+
+    var baseURL: String {
+        get { base.withLock { $0 } }
+        set { base.withLock { $0 = newValue.hasSuffix("/") ? String(newValue.dropLast()) : newValue } }
+    }
+
+    /// A link to the file `id`, valid for ``lifetime`` from `now`.
+    func url(for id: String, now: Date = Date()) -> String {
+        let expires = Int64(now.timeIntervalSince1970 + lifetime)
+        return "\(baseURL)/v1/files/\(id)?expires=\(expires)&signature=\(signature(id, expires))"
+    }
+
+    enum Refusal: Equatable {
+        case invalid
+        case expired
+    }
+
+    /// Nil when the link was signed here for `id` and has not expired.
+    func check(id: String, expires: String?, signature given: String?, now: Date = Date()) -> Refusal? {
+        guard let expires, let seconds = Int64(expires), let given, given.utf8.count == 64 else { return .invalid }
+        let expected = Array(signature(id, seconds).utf8)
+        // Every byte is compared, so the time taken says nothing about how much of a guess was right.
+        var difference: UInt8 = 0
+        for (a, b) in zip(expected, given.utf8) { difference |= a ^ b }
+        guard difference == 0 else { return .invalid }
+        return Double(seconds) < now.timeIntervalSince1970 ? .expired : nil
+    }
+
+    private func signature(_ id: String, _ expires: Int64) -> String {
+        var mac = HMAC<SHA256>(key: key)
+        mac.update(data: Array("\(id)\n\(expires)".utf8))
+        return Hex.encode(Array(mac.finalize()))
+    }
+}

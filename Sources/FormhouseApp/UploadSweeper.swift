@@ -1,0 +1,51 @@
+import FormStore
+import Foundation
+import Logging
+import Metrics
+
+/// Deletes uploads never bound to a submission once they expire (24 hours by default): their bytes,
+/// staged or stored, then their records, in small batches so that it never holds up submissions.
+struct UploadSweeper: Sendable {
+    let store: any FormStore
+    let tus: TusUploads
+    let interval: Duration
+    let logger: Logger
+    static let batch = 100
+    private let swept = Counter(label: "formhouse_uploads_swept_total")
+
+    init(store: any FormStore, tus: TusUploads, interval: Duration, logger: Logger) {
+        self.store = store
+        self.tus = tus
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Sweeps every `interval` until cancelled.
+    func run() async {
+        while !Task.isCancelled {
+            do {
+                try await sweepOnce()
+            } catch {
+                logger.warning("sweeping expired uploads failed; trying again later", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Deletes every upload expired by `now`; returns how many.
+    @discardableResult
+    func sweepOnce(now: Date = Date()) async throws -> Int {
+        var total = 0
+        while true {
+            let expired = try await store.expiredUploads(before: now, limit: Self.batch)
+            for record in expired {
+                await tus.terminate(record)
+            }
+            total += expired.count
+            swept.increment(by: expired.count)
+            if expired.count < Self.batch || Task.isCancelled { break }
+        }
+        if total > 0 { logger.info("swept expired uploads", metadata: ["count": "\(total)"]) }
+        return total
+    }
+}
