@@ -1,8 +1,10 @@
 // The admin console served at /admin: token sign-in (session storage only), forms, a JSON editor with
-// live preview and definition errors at their pointers, version diffs, submissions, webhooks, deliveries.
+// live preview and definition errors at their pointers, version diffs, submissions with their files,
+// webhooks, deliveries.
 
 import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
-import { renderForm } from "./renderer.js";
+import { renderForm, formatPath } from "./renderer.js";
+import { formatSize, isStoredFile } from "./files.js";
 import { locatePointers, findPointer, lineColumn } from "./json-locate.js";
 import { diffLines, foldDiff } from "./line-diff.js";
 
@@ -787,6 +789,7 @@ async function showSubmission(generation, id, target) {
       ["Idempotency-Key", s.idempotencyKey], ["Client address", s.clientAddress]].filter(([, v]) => v !== undefined && v !== null);
     target.firstChild.append(
       h("dl", { class: "fh-facts" }, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: String(v) })])),
+      filesTable(storedFiles(s.values, [], [])),
       h("h3", { text: "Stored values" }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: valuesJSON(s.values, 2) }),
       ...(raw === null ? [] : [h("h3", { text: "Body as received" }), h("pre", { class: "ad-mono ad-pre", id: "submission-raw", text: raw })]));
     target.scrollIntoView({ block: "nearest" });
@@ -795,14 +798,60 @@ async function showSubmission(generation, id, target) {
   }
 }
 
+/** Every stored file in a submission's values, with the key path of the input that holds it. */
+function storedFiles(value, path, out) {
+  if (isStoredFile(value)) out.push({ path: formatPath(path), file: value });
+  else if (Array.isArray(value)) value.forEach((v, i) => storedFiles(v, [...path, i], out));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) storedFiles(v, [...path, k], out);
+  return out;
+}
+
+/** A submission's files, each with a Download button that fetches it with the token and saves it under its name. */
+function filesTable(found) {
+  if (found.length === 0) return null;
+  const status = message();
+  return h("div", { id: "submission-files" }, h("h3", { text: "Files" }), status,
+    table(["Field", "File", "Type", "Size", ""], found.map(({ path, file }) => {
+      const saveAs = String(file.filename || file.id);
+      const shown = escapeBidi(saveAs);
+      const button = h("button", {
+        type: "button", class: "fh-button fh-small fh-secondary ad-file-download", "data-file-id": file.id,
+        "aria-label": `Download ${shown}`, text: "Download",
+      });
+      button.addEventListener("click", async () => {
+        button.disabled = true;
+        say(status, `Downloading ${shown}…`);
+        try {
+          const { data } = await api(`/v1/admin/files/${segment(file.id)}`, { as: "blob" });
+          saveBlob(data, saveAs);
+          say(status, `Downloaded ${shown} (${formatSize(data.size)}).`, "ok");
+        } catch (error) {
+          say(status, describe(error), "error");
+        } finally {
+          button.disabled = false;
+        }
+      });
+      return h("tr", { "data-file-id": file.id },
+        h("td", {}, h("code", { text: path })),
+        h("td", { class: "ad-file-name", text: shown }),
+        h("td", { text: file.contentType || "—" }),
+        h("td", { class: "ad-nowrap", text: formatSize(file.size) }),
+        h("td", {}, button));
+    })));
+}
+
 /** Bidi embedding, override and isolate controls: invisible, and one in a value (U+202E) reverses the text
  * after it, so a preview could show other values than were sent. */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 
-/** Values as JSON with the bidi controls written as escapes (`\u202E`): the same JSON, shown as sent. */
+/** Text with the bidi controls written as escapes (`\u202E`), so they show instead of reordering it. */
+function escapeBidi(text) {
+  return text.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Values as JSON with the bidi controls escaped: the same JSON, shown as sent. */
 function valuesJSON(values, indent) {
-  return JSON.stringify(values ?? {}, null, indent)
-    .replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return escapeBidi(JSON.stringify(values ?? {}, null, indent));
 }
 
 /** A one-line preview of values, cut at 120 characters counted as code points (never half of an emoji). */

@@ -1,5 +1,5 @@
 // A small fetch wrapper shared by the renderer page and the console: it sends JSON, reads JSON,
-// and turns RFC 9457 problem details into thrown ProblemError values.
+// sends a file with its progress, and turns RFC 9457 problem details into thrown ProblemError values.
 
 /** An HTTP answer that was not 2xx (or 304), with its problem details when the server sent them. */
 export class ProblemError extends Error {
@@ -67,6 +67,63 @@ export async function request(path, options = {}) {
     else data = await readJSON(response);
   }
   return { status: response.status, headers: response.headers, data };
+}
+
+/**
+ * Sends `file` as the raw body of a POST to `path` (a simple upload) and reads the JSON answer.
+ * XMLHttpRequest rather than fetch, because only it reports the bytes sent as they go.
+ * options: onProgress(sent, total), signal (aborting rejects with an AbortError, as fetch does),
+ * headers. Resolves to { status, headers, data }; rejects with ProblemError or NetworkError.
+ */
+export function upload(path, file, options = {}) {
+  const { onProgress, signal, headers = {} } = options;
+  return new Promise((resolve, reject) => {
+    if (signal && signal.aborted) {
+      reject(new DOMException("The upload was cancelled.", "AbortError"));
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", path);
+    xhr.setRequestHeader("Accept", "application/json, application/problem+json");
+    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+    const abort = () => xhr.abort();
+    if (signal) signal.addEventListener("abort", abort, { once: true });
+    const done = () => signal && signal.removeEventListener("abort", abort);
+    if (onProgress) {
+      xhr.upload.addEventListener("progress", (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size));
+    }
+    xhr.addEventListener("load", () => {
+      done();
+      const answerHeaders = responseHeaders(xhr);
+      let data = null;
+      try {
+        data = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+      } catch {
+        data = { title: xhr.statusText || `HTTP ${xhr.status}`, detail: xhr.responseText.slice(0, 300) };
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve({ status: xhr.status, headers: answerHeaders, data });
+      else reject(new ProblemError(xhr.status, data, answerHeaders));
+    });
+    xhr.addEventListener("error", () => {
+      done();
+      reject(new NetworkError(new Error("upload failed")));
+    });
+    xhr.addEventListener("abort", () => {
+      done();
+      reject(new DOMException("The upload was cancelled.", "AbortError"));
+    });
+    xhr.send(file);
+  });
+}
+
+function responseHeaders(xhr) {
+  const headers = new Headers();
+  for (const line of xhr.getAllResponseHeaders().trim().split(/\r?\n/)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return headers;
 }
 
 async function readJSON(response) {

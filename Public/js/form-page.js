@@ -1,8 +1,10 @@
 // The public form page served at /f/{id}: loads the definition, renders it, validates through the
-// server's own engine while the user types, and submits the values map with an Idempotency-Key.
+// server's own engine while the user types, uploads picked files, and submits the values map with an
+// Idempotency-Key.
 
-import { request, ProblemError, NetworkError, versionFromETag, newIdempotencyKey, segment } from "./api.js";
+import { request, upload, ProblemError, NetworkError, versionFromETag, newIdempotencyKey, segment } from "./api.js";
 import { renderForm, applyStyle, formatPath } from "./renderer.js";
+import { contentDisposition, isStoredFile, describeStoredFile } from "./files.js";
 
 const VALIDATE_DELAY_MS = 400;
 
@@ -79,7 +81,7 @@ function mount() {
   receipt.hidden = true;
   summary.hidden = true;
   lastSubmission = { body: null, key: null };
-  view = renderForm(root, definition, { onChange: scheduleValidation, onBlur: validateNow });
+  view = renderForm(root, definition, { onChange: scheduleValidation, onBlur: validateNow, upload: uploadFile });
   root.hidden = false;
   // A form too large to draw (stored before the server's limits) says why, and cannot be submitted.
   if (view.refusal) return;
@@ -92,6 +94,37 @@ function mount() {
   actions.append(submit);
   view.element.append(actions);
   view.element.addEventListener("submit", onSubmit);
+}
+
+/** Sends one picked file for the input at key path `path` (the renderer's `upload` option); a failure
+ * becomes an Error whose message says what the person can do. */
+async function uploadFile(file, path, { onProgress, signal }) {
+  try {
+    const { data } = await upload(`/v1/forms/${segment(formId)}/uploads?field=${encodeURIComponent(path)}`, file, {
+      onProgress, signal, headers: { "Content-Disposition": contentDisposition(file.name) },
+    });
+    return data;
+  } catch (error) {
+    if (error && error.name === "AbortError") throw error;
+    throw new Error(uploadProblem(error));
+  }
+}
+
+function uploadProblem(error) {
+  if (!(error instanceof ProblemError)) return describe(error);
+  if (error.status === 413) {
+    return error.detail || "the file is larger than this form accepts.";
+  }
+  if (error.status === 422) {
+    const messages = error.errors.map((e) => e.message || e.code).filter(Boolean);
+    return messages.length ? messages.join(" ") : error.detail || error.title;
+  }
+  if ([429, 503, 507].includes(error.status)) {
+    const wait = error.headers && error.headers.get("Retry-After");
+    const when = wait && /^\d+$/.test(wait) ? `in ${wait} seconds` : "in a moment";
+    return `the server cannot take it right now. Press Retry ${when}.`;
+  }
+  return describe(error);
 }
 
 function payload() {
@@ -136,7 +169,7 @@ function renderSummary(errors, unplaced) {
   const unplacedSet = new Set(unplaced);
   for (const error of errors) {
     const item = document.createElement("li");
-    const field = view.fields.get(String(error.field));
+    const field = view.fieldAt(String(error.field));
     const label = field ? (field.props.title || field.path) : String(error.field || "Form");
     const message = `${label}: ${error.message || error.code}`;
     if (field && !unplacedSet.has(error) && field.focusTarget && field.focusTarget.id) {
@@ -170,6 +203,11 @@ function showProblem(message) {
 async function onSubmit(event) {
   event.preventDefault();
   if (submitting) return;
+  const arriving = view.uploading();
+  if (arriving) {
+    showProblem(`${arriving === 1 ? "A file is" : `${arriving} files are`} still uploading. Send the form once ${arriving === 1 ? "it has" : "they have"} arrived, or cancel ${arriving === 1 ? "it" : "them"}.`);
+    return;
+  }
   clearTimeout(validateTimer);
   validateSequence++;
   const body = payload();
@@ -209,7 +247,11 @@ async function onSubmit(event) {
 }
 
 function flatten(value, prefix, out) {
-  if (Array.isArray(value) && value.some((v) => v && typeof v === "object")) {
+  if (isStoredFile(value)) {
+    out.push([formatPath(prefix), describeStoredFile(value)]);
+  } else if (Array.isArray(value) && value.every(isStoredFile) && value.length) {
+    out.push([formatPath(prefix), value.map(describeStoredFile).join(", ")]);
+  } else if (Array.isArray(value) && value.some((v) => v && typeof v === "object")) {
     value.forEach((v, i) => flatten(v, [...prefix, i], out));
   } else if (value && typeof value === "object" && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) flatten(v, [...prefix, k], out);

@@ -1,6 +1,9 @@
 // Renders a Formhouse form definition (docs/engine.md) into live DOM: every component type, sections,
 // groups with repeats, visibleWhen evaluated on every change, style colors, and errors by key path.
-// It holds the values the user entered; it never talks to the server (the page that uses it does).
+// It holds the values the user entered; it never talks to the server (the page that uses it does,
+// uploads included: a `file` input hands each picked file to the page's `upload` option).
+
+import { accepts, describeAccept, formatSize } from "./files.js";
 
 const STYLE_KEYS = [
   "accent", "background", "componentBackground", "componentTitle", "componentDescription",
@@ -40,6 +43,12 @@ const TEXT_INPUTS = {
 };
 
 let documentCounter = 0;
+
+/** A `file` input's maxSize when the definition leaves it out, as the engine normalizes it. */
+const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
+
+/** The longer side of an image preview, in CSS pixels. */
+const PREVIEW_SIZE = 160;
 
 /** As the server (DefinitionDecoder.maximumAddedComponents): repeats, each written `max(min, 1)` times,
  * may add at most this many components; the server refuses a definition past it (`tooLarge`). */
@@ -99,7 +108,10 @@ function addedByRepeats(components) {
 /**
  * Renders `definition` into `container` (replacing its children) and returns the live FormView.
  * options: onChange(view, path) after every value change, onBlur(view, path) when a field loses focus,
- * headingLevel (1 by default) for the form title.
+ * headingLevel (1 by default) for the form title, and upload(file, path, { onProgress(sent, total),
+ * signal }) → Promise of the upload's 201 body (`{ id, ... }`), rejecting with an Error whose message
+ * is shown to the person (an AbortError when cancelled). Without `upload` (the console's preview),
+ * picked files are checked and shown but not sent.
  */
 export function renderForm(container, definition, options = {}) {
   const view = new FormView(definition, options);
@@ -284,6 +296,8 @@ export class FormView {
     this.lastErrors = [];
     this.rejected = new Set();
     this.showAllErrors = false;
+    /** The files of each `file` input by key path, kept apart from the DOM so a repeat's re-render keeps them. */
+    this.files = new Map();
 
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
     // Never a browser form post: the page that owns the view decides what submitting means.
@@ -352,7 +366,7 @@ export class FormView {
     let node;
     if (type === "section") node = this.renderSection(props, scope);
     else if (type === "group") node = this.renderGroup(props, scope, index);
-    else if (type in TEXT_INPUTS || type === "select" || type === "switch" || type === "count") {
+    else if (type in TEXT_INPUTS || type === "select" || type === "switch" || type === "count" || type === "file") {
       node = this.renderInput(type, props, scope, index);
     } else {
       node = el("div", { class: "fh-unknown", role: "note" }, [
@@ -465,6 +479,7 @@ export class FormView {
       return moved === null ? [] : [moved];
     }));
     this.touched.add(field.path);
+    this.moveFiles(field.path, index);
     this.lastErrors = this.lastErrors.filter((e) => !String(e.field).startsWith(`${field.path}[`));
     this.renderInstances(field);
     this.refreshVisibility();
@@ -525,6 +540,8 @@ export class FormView {
       wrapper.append(el("div", { class: "fh-switch-row" }, [
         box, el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]),
       ]), ...present(description, error));
+    } else if (type === "file") {
+      this.buildFileInput(field, { inputId, descId, errorId, title, required, requiredMark, description });
     } else if (type === "count") {
       const input = el("input", {
         id: inputId, type: "text", inputmode: "numeric", class: "fh-input fh-count-input",
@@ -606,8 +623,206 @@ export class FormView {
     return Math.min(low ?? 0, high);
   }
 
+  /** Draws a `file` input: its label, hint, the native picker and the list of picked files. */
+  buildFileInput(field, { inputId, descId, errorId, title, required, requiredMark, description }) {
+    const limits = fileLimits(field.props);
+    const hintId = this.nextId();
+    const input = el("input", {
+      type: "file", id: inputId, class: "fh-input fh-file-input",
+      accept: limits.accept.length ? limits.accept.join(",") : null, multiple: limits.maxFiles > 1,
+      "aria-describedby": [descId, hintId, errorId].filter(Boolean).join(" "), "aria-required": required ? "true" : null,
+    });
+    const list = el("ul", { class: "fh-files", "aria-label": `Files chosen for ${title}` });
+    input.addEventListener("change", () => this.pickFiles(field, [...input.files]));
+    // Opening the system's file chooser takes focus from the window: that is not leaving the field.
+    input.addEventListener("blur", () => document.hasFocus() && this.blurred(field));
+    field.file = { input, list, limits, refusal: "" };
+    field.controls.push(input);
+    field.focusTarget = input;
+    field.invalidTarget = input;
+    field.wrapper.append(...present(el("label", { for: inputId, class: "fh-label" }, [title, requiredMark]), description,
+      el("p", { class: "fh-file-hint", id: hintId, text: fileHint(limits) }), input, list, field.error));
+  }
+
+  /** The files picked for the input at `path`, in order (created empty). */
+  fileEntries(path) {
+    if (!this.files.has(path)) this.files.set(path, []);
+    return this.files.get(path);
+  }
+
+  /** The field a picked file belongs to now (repeats move it), or undefined once its item is gone. */
+  fileField(entry) {
+    for (const [path, entries] of this.files) if (entries.includes(entry)) return this.fields.get(path);
+    return undefined;
+  }
+
+  /** What is wrong with a file input's files in the browser: refused when picked, or failed to upload. */
+  fileProblems(field) {
+    const failed = this.fileEntries(field.path).filter((e) => e.state === "failed").map((e) => e.message);
+    return [field.file.refusal, ...failed].filter(Boolean);
+  }
+
+  /** Checks the picked files against accept, maxSize and maxFiles, and starts an upload for each one that passes. */
+  pickFiles(field, picked) {
+    const { limits, input } = field.file;
+    const entries = this.fileEntries(field.path);
+    const refusals = [];
+    for (const file of picked) {
+      if (!accepts(limits.accept, file.type)) {
+        refusals.push(`“${file.name}” is not a type this field takes (${describeAccept(limits.accept)}).`);
+      } else if (file.size > limits.maxSize) {
+        refusals.push(`“${file.name}” is ${formatSize(file.size)}, over the ${formatSize(limits.maxSize)} limit.`);
+      } else if (limits.maxFiles === 1) {
+        // One file: choosing another replaces it.
+        for (const old of [...entries]) this.dropEntry(old);
+        this.addEntry(field, file);
+      } else if (entries.length >= limits.maxFiles) {
+        refusals.push(`“${file.name}” was not added: at most ${limits.maxFiles} files.`);
+      } else this.addEntry(field, file);
+    }
+    field.file.refusal = refusals.join(" ");
+    input.value = "";
+    this.fileValueChanged(field);
+  }
+
+  addEntry(field, file) {
+    const name = file.name || "file";
+    const progress = el("progress", { class: "fh-file-progress", max: 1, value: 0, "aria-label": `Upload of ${name}` });
+    const status = el("span", { class: "fh-file-state", role: "status" });
+    const button = (label, action) => el("button", {
+      type: "button", class: "fh-button fh-secondary fh-small", "data-action": action, "aria-label": `${label} ${name}`, text: label,
+    });
+    const cancel = button("Cancel", "cancel");
+    const retry = button("Retry", "retry");
+    const remove = button("Remove", "remove");
+    const node = el("li", { class: "fh-file-item" }, [
+      el("div", { class: "fh-file-body" }, [
+        el("span", { class: "fh-file-name", text: name }),
+        el("span", { class: "fh-file-size", text: [formatSize(file.size), file.type].filter(Boolean).join(" · ") }),
+        progress, status,
+      ]),
+      el("div", { class: "fh-file-actions" }, [cancel, retry, remove]),
+    ]);
+    const entry = { file, node, progress, status, buttons: { cancel, retry, remove }, state: null, message: "", result: null, controller: null };
+    cancel.addEventListener("click", () => this.removeEntry(entry));
+    remove.addEventListener("click", () => this.removeEntry(entry));
+    retry.addEventListener("click", () => this.startUpload(entry));
+    if (/^image\//i.test(file.type)) drawPreview(file, node, name);
+    this.fileEntries(field.path).push(entry);
+    field.file.list.append(node);
+    this.startUpload(entry);
+  }
+
+  startUpload(entry) {
+    const field = this.fileField(entry);
+    if (!field) return;
+    if (entry.controller) entry.controller.abort();
+    entry.result = null;
+    if (!this.options.upload) {
+      this.setEntryState(entry, "kept", "Not sent: this is a preview.");
+      return;
+    }
+    const controller = new AbortController();
+    entry.controller = controller;
+    entry.progress.max = Math.max(entry.file.size, 1);
+    entry.progress.value = 0;
+    this.setEntryState(entry, "uploading", "Uploading…");
+    this.options.upload(entry.file, field.path, {
+      signal: controller.signal,
+      onProgress: (sent, total) => {
+        entry.progress.max = Math.max(total, 1);
+        entry.progress.value = Math.min(sent, total);
+      },
+    }).then((result) => {
+      if (controller.signal.aborted) return;
+      entry.controller = null;
+      entry.result = result;
+      entry.progress.value = entry.progress.max;
+      this.setEntryState(entry, "done", "Uploaded");
+      const current = this.fileField(entry);
+      if (current) this.fileValueChanged(current);
+    }, (error) => {
+      if (controller.signal.aborted) return;
+      entry.controller = null;
+      const reason = error && error.message ? error.message : String(error);
+      this.setEntryState(entry, "failed", `“${entry.file.name}” was not uploaded: ${reason}`);
+      const current = this.fileField(entry);
+      if (current) this.fileValueChanged(current);
+    });
+  }
+
+  /** Shows an entry's state (uploading, done, failed, kept) and the buttons that fit it, keeping focus in the entry. */
+  setEntryState(entry, state, message) {
+    entry.state = state;
+    entry.message = message;
+    entry.node.dataset.state = state;
+    entry.status.textContent = state === "failed" ? "Not uploaded" : message;
+    entry.progress.hidden = state !== "uploading" && state !== "done";
+    const { cancel, retry, remove } = entry.buttons;
+    const hadFocus = entry.node.contains(document.activeElement);
+    cancel.hidden = state !== "uploading";
+    retry.hidden = state !== "failed";
+    remove.hidden = state === "uploading";
+    if (hadFocus && document.activeElement.hidden) [cancel, retry, remove].find((b) => !b.hidden).focus();
+  }
+
+  /** Cancels or removes a picked file (its upload aborted, its preview dropped) and moves focus back to the picker. */
+  removeEntry(entry) {
+    const field = this.fileField(entry);
+    this.dropEntry(entry);
+    if (!field) return;
+    field.file.refusal = "";
+    this.fileValueChanged(field);
+    field.file.input.focus();
+  }
+
+  dropEntry(entry) {
+    if (entry.controller) entry.controller.abort();
+    entry.controller = null;
+    for (const entries of this.files.values()) {
+      const at = entries.indexOf(entry);
+      if (at >= 0) entries.splice(at, 1);
+    }
+    entry.node.remove();
+  }
+
+  /** Writes a file input's value from its uploaded files: the upload id, or the ids when maxFiles > 1. */
+  fileValueChanged(field) {
+    const ids = this.fileEntries(field.path).filter((e) => e.state === "done" && e.result).map((e) => e.result.id);
+    setAt(this.state, field.segments, field.file.limits.maxFiles > 1 ? (ids.length ? ids : undefined) : ids[0]);
+    this.touched.add(field.path);
+    this.refreshVisibility();
+    this.reapplyErrors();
+    this.changed(field.path);
+  }
+
+  /** Moves the files of a repeat's items after item `removed` with their items (its own are dropped).
+   * An upload names its input without the item (`rooms.photo` for `rooms[1].photo`), so a moved file stays valid. */
+  moveFiles(groupPath, removed) {
+    const files = new Map();
+    for (const [path, entries] of this.files) {
+      const next = shiftIndex(path, groupPath, removed);
+      if (next !== null) files.set(next, entries);
+      else for (const entry of entries) if (entry.controller) entry.controller.abort();
+    }
+    this.files = files;
+  }
+
+  /** How many files of the inputs shown are being uploaded now (a submission must wait for them). */
+  uploading() {
+    let count = 0;
+    for (const field of this.fields.values()) {
+      if (field.type === "file" && this.isShown(field)) count += this.fileEntries(field.path).filter((e) => e.state === "uploading").length;
+    }
+    return count;
+  }
+
   /** Puts the stored value (if any) back into a freshly rendered field, e.g. after a repeat re-render. */
   restoreField(field) {
+    if (field.type === "file") {
+      field.file.list.replaceChildren(...this.fileEntries(field.path).map((entry) => entry.node));
+      return;
+    }
     let value = getAt(this.state, field.segments);
     if (value === undefined && field.type === "count") {
       value = this.countStart(field.props) ?? undefined;
@@ -728,7 +943,7 @@ export class FormView {
     const byPath = new Map();
     const unplaced = [];
     for (const error of this.lastErrors) {
-      const field = this.fields.get(String(error.field));
+      const field = this.fieldAt(String(error.field));
       if (!field || !this.isShown(field)) {
         unplaced.push(error);
         continue;
@@ -738,15 +953,29 @@ export class FormView {
     }
     for (const field of this.fields.values()) {
       const list = byPath.get(field.path) || [];
-      const show = list.length > 0 && (this.showAllErrors || this.touched.has(field.path));
-      field.error.textContent = show ? list.map((e) => e.message || e.code).join(" ") : "";
+      // A file refused before it was sent, or whose upload failed, shows at once, touched or not; the
+      // server's word on a file input is stale while one of its files is on its way.
+      const local = field.type === "file" ? this.fileProblems(field) : [];
+      const arriving = field.type === "file" && this.fileEntries(field.path).some((e) => e.state === "uploading");
+      const fromServer = list.length > 0 && !arriving && (this.showAllErrors || this.touched.has(field.path));
+      const show = fromServer || local.length > 0;
+      field.error.textContent = [...local, ...(fromServer ? list.map((e) => e.message || e.code) : [])].join(" ");
       field.wrapper.classList.toggle("fh-invalid", show);
-      field.wrapper.classList.toggle("fh-valid", !list.length && this.touched.has(field.path) && field.kind === "input");
+      field.wrapper.classList.toggle("fh-valid", !list.length && !local.length && this.touched.has(field.path) && field.kind === "input");
       const target = field.invalidTarget || field.wrapper;
       if (show) target.setAttribute("aria-invalid", "true");
       else target.removeAttribute("aria-invalid");
     }
     return unplaced;
+  }
+
+  /** The field an error's key path names; `photo[1]` (one file of several) names the file input `photo`. */
+  fieldAt(path) {
+    const field = this.fields.get(path);
+    if (field) return field;
+    const m = /^(.*)\[\d+\]$/.exec(path);
+    const files = m && this.fields.get(m[1]);
+    return files && files.type === "file" ? files : undefined;
   }
 
   /** Moves focus to the first field showing an error; returns whether there was one. */
@@ -772,6 +1001,44 @@ export class FormView {
       }
     }
   }
+}
+
+/** A `file` input's accept, maxSize and maxFiles, with the engine's defaults where they are absent. */
+function fileLimits(props) {
+  return {
+    accept: Array.isArray(props.accept) ? props.accept.filter((a) => typeof a === "string" && a) : [],
+    maxSize: Number.isFinite(props.maxSize) && props.maxSize > 0 ? props.maxSize : DEFAULT_MAX_FILE_SIZE,
+    maxFiles: Number.isInteger(props.maxFiles) && props.maxFiles > 0 ? props.maxFiles : 1,
+  };
+}
+
+/** "Images, PDF · up to 10 MB": what a file input takes, under its label. */
+function fileHint({ accept, maxSize, maxFiles }) {
+  const kinds = describeAccept(accept);
+  const size = `up to ${formatSize(maxSize)}${maxFiles > 1 ? ` each, at most ${maxFiles} files` : ""}`;
+  const hint = kinds ? `${kinds} · ${size}` : size;
+  return hint.charAt(0).toUpperCase() + hint.slice(1);
+}
+
+/**
+ * Draws a picked image, scaled down, on a canvas at the head of its entry. A canvas, not an object URL
+ * in an <img>: the pages' Content-Security-Policy allows images from 'self' and data: only. An image
+ * the browser cannot decode gets no preview; its name and size still show.
+ */
+async function drawPreview(file, node, name) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    return;
+  }
+  const scale = Math.min(1, PREVIEW_SIZE / Math.max(bitmap.width, bitmap.height, 1));
+  const canvas = el("canvas", { class: "fh-file-preview", role: "img", "aria-label": `Preview of ${name}` });
+  canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+  canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  node.prepend(canvas);
 }
 
 function shiftIndex(path, groupPath, removed) {

@@ -1,4 +1,4 @@
-"""Form definitions the browser tests upload: one uses every component type of docs/engine.md."""
+"""Form definitions the browser tests upload: one uses every component type of docs/engine.md, one takes files."""
 
 TOUR = {
     "id": "browser-tour",
@@ -56,3 +56,16 @@ def simple(form_id, title="Simple form"):
             {"email": {"id": "mail", "title": "E-mail"}},
         ],
     }
+
+
+PHOTO_MAX_SIZE = 64 * 1024
+
+PHOTOS = {
+    "id": "browser-photos", "responseFormat": "long", "title": "Report damage",
+    "components": [
+        {"text": {"id": "name", "title": "Your name", "required": True}},
+        {"file": {"id": "photo", "title": "Photo", "description": "A picture of the damage.", "required": True,
+                  "accept": ["image/*"], "maxSize": PHOTO_MAX_SIZE, "maxFiles": 1}},
+        {"file": {"id": "documents", "title": "Documents", "accept": ["image/*", "application/pdf"], "maxFiles": 3}},
+    ],
+}
