@@ -1,3 +1,4 @@
+import FileStorage
 import FormEngine
 import FormStore
 import Foundation
@@ -75,7 +76,7 @@ public final class FormhouseApplication: Sendable {
             settings: .init(
                 maxInProgress: configuration.uploadMaxInProgress, maxInProgressPerClient: configuration.uploadMaxInProgressPerClient,
                 bytesPerSecondPerClient: configuration.uploadBytesPerSecondPerClient, minFreeBytes: Int64(configuration.uploadMinFreeBytes)),
-            volume: configuration.dataDirectory)
+            volumes: [FileStorageSelection.stagingDirectory(configuration)] + ((storage as? LocalBlobStorage).map { [$0.directory] } ?? []))
         let uploads = UploadService(
             catalog: catalog, store: store, storage: storage, limits: uploadLimits, maxFileBytes: configuration.uploadMaxFileBytes,
             unboundLifetime: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
@@ -83,7 +84,7 @@ public final class FormhouseApplication: Sendable {
         // Often enough that an expired upload does not linger long past its time, at most once a minute.
         let sweepEvery = min(60, max(0.2, configuration.uploadKeepUnboundHours * 3_600 / 4))
         sweeper = UploadSweeper(store: store, tus: tus, interval: .milliseconds(Int64(sweepEvery * 1000)),
-                                logger: Logger(label: "formhouse.uploads"))
+                                orphanAge: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
         // Woken once per group commit that queued deliveries, not per submission (most forms have
         // no endpoint, and a wake costs the worker a claim query).
         store.onDeliveriesCreated { worker.notify() }
@@ -163,6 +164,10 @@ public final class FormhouseApplication: Sendable {
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         if configuration.publicURL == nil {
             links.baseURL = FileStorageSelection.publicURL(configuration, port: port)
+            if !["127.0.0.1", "::1", "localhost"].contains(configuration.host) {
+                logger.warning("publicUrl is not set: the file links in webhook payloads name this machine's own address, which receivers elsewhere may not reach",
+                               metadata: ["links": "\(links.baseURL)"])
+            }
         }
         let sweeper = self.sweeper
         sweeping.withLock { task in

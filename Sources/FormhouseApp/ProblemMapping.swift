@@ -1,4 +1,5 @@
 import FileStorage
+import Foundation
 import FormEngine
 import FormStore
 import HTTPServer
@@ -122,8 +123,8 @@ extension StoreError: ProblemConvertible {
     }
 }
 
-/// A file storage error no handler answered itself: 503 with `Retry-After`; the storage's own
-/// detail (paths, S3 error codes) goes to the log only.
+/// A file storage error no handler answered itself: 507 for a full disk, otherwise 503 with
+/// `Retry-After`; the storage's own detail (paths, S3 error codes) goes to the log only.
 extension BlobStorageError: ProblemConvertible {
     public func response(context: CoreRequestContext) -> Response {
         context.logger.error("file storage unavailable", metadata: ["error": "\(self)"])
@@ -131,6 +132,26 @@ extension BlobStorageError: ProblemConvertible {
     }
 
     var problem: APIProblem {
-        .unavailable("The file storage cannot be used right now; try again shortly.", retryAfter: 5)
+        if case .fileSystem(_, _, let code) = self, code == ENOSPC || code == EDQUOT { return .diskFull }
+        return .unavailable("The file storage cannot be used right now; try again shortly.", retryAfter: 5)
     }
+}
+
+/// A staged tus upload's file failed: 507 for a full disk, otherwise 503; the path goes to the log only.
+extension StagedFileError: ProblemConvertible {
+    public func response(context: CoreRequestContext) -> Response {
+        context.logger.error("staged upload failed", metadata: ["error": "\(self)"])
+        return problem.response
+    }
+
+    var problem: APIProblem {
+        if case .failed(_, let code) = self, code == ENOSPC || code == EDQUOT { return .diskFull }
+        return .unavailable("The upload could not be staged; try again shortly.", retryAfter: 5)
+    }
+}
+
+extension APIProblem {
+    /// The disk that takes uploads is full.
+    static let diskFull = APIProblem(
+        .insufficientStorage, "The server is out of disk space for uploads; try again later.", headers: [("Retry-After", "60")])
 }

@@ -58,13 +58,27 @@ final class TusUploads: Sendable {
         }
         try uploads.check(target, field: field ?? "", declaredType: type, length: length)
         try uploads.limits.checkFreeSpace(needed: length)
+        // Each unfinished upload holds a record and a staged file until it expires: a client may hold
+        // as many as it may send at once.
+        let unfinished = try await uploads.store.incompleteUploadCount(
+            clientAddress: client, since: Date().addingTimeInterval(-uploads.unboundLifetime))
+        guard unfinished < uploads.limits.settings.maxInProgressPerClient else {
+            throw APIProblem(.tooManyUploads,
+                             "This client has \(unfinished) unfinished uploads; finish or delete one before starting another.",
+                             headers: [("Retry-After", "60"), Self.resumable])
+        }
         let record = uploads.newRecord(target, field: field ?? "", filename: metadata["filename"], contentType: type,
                                        declaredSize: length, client: client)
         guard FileManager.default.createFile(atPath: stagingPath(record.id), contents: nil) else {
             throw uploads.storageProblem(CocoaError(.fileWriteUnknown))
         }
-        try await uploads.store.createUpload(record)
-        if length == 0 { return (try await finish(record, target: target), 0) }
+        do {
+            try await uploads.store.createUpload(record)
+        } catch {
+            try? FileManager.default.removeItem(atPath: stagingPath(record.id))
+            throw error
+        }
+        if length == 0 { return (try await finish(record, target: target, sha256: Hex.encode(SHA256.hash(data: [UInt8]()))), 0) }
         return (record, length)
     }
 
@@ -78,14 +92,43 @@ final class TusUploads: Sendable {
         if !record.isComplete, record.expiresAt < Date() {
             throw APIProblem(.uploadExpired, "Upload '\(id)' expired unfinished; start a new one.", headers: [Self.resumable])
         }
-        // Staged on another node (or its disk was lost): this node cannot resume it.
-        if !record.isComplete, !FileManager.default.fileExists(atPath: stagingPath(id)) {
+        // Staged on another node (or its disk was lost): this node cannot resume it. One whose bytes
+        // all arrived may already be in storage, its record not yet completed (see `completeStalled`).
+        if !record.isComplete, !isStalled(record), !FileManager.default.fileExists(atPath: stagingPath(id)) {
             throw APIProblem.notFound("Upload '\(id)' cannot be resumed here; start the file again.")
         }
         return record
     }
 
-    /// `PATCH …/tus/{uid}`: appends the body at `Upload-Offset`; returns the new offset.
+    /// Whether every byte of an unfinished upload arrived but finishing it failed (storage or the
+    /// database did not answer): its HEAD and PATCH try again.
+    private func isStalled(_ record: UploadRecord) -> Bool {
+        !record.isComplete && record.declaredSize == record.received
+    }
+
+    /// `HEAD …/tus/{uid}`: the upload as it stands, finished first if all its bytes are in.
+    func status(formID: String, id: String) async throws -> UploadRecord {
+        let record = try await upload(formID: formID, id: id)
+        guard isStalled(record), lock(id) else { return record }
+        defer { unlock(id) }
+        return try await completeStalled(record)
+    }
+
+    private func lock(_ id: String) -> Bool {
+        busy.withLock { $0.insert(id).inserted }
+    }
+
+    private func unlock(_ id: String) {
+        _ = busy.withLock { $0.remove(id) }
+    }
+
+    private static func busyProblem(_ id: String) -> APIProblem {
+        APIProblem(.uploadBusy, "Upload '\(id)' is receiving bytes on another request; wait for it to end.", headers: [resumable])
+    }
+
+    /// `PATCH …/tus/{uid}`: appends the body at `Upload-Offset`; returns the new offset. The upload
+    /// is held from before its offset is read to after the new one is recorded, so two PATCHes of
+    /// one upload never interleave.
     func append(formID: String, id: String, headers: HTTPHeaders, body: RequestBody, client: String) async throws -> (UploadRecord, Int) {
         try Self.checkVersion(headers)
         guard let type = headers["Content-Type"], MediaSniffer.essence(type) == "application/offset+octet-stream" else {
@@ -94,22 +137,29 @@ final class TusUploads: Sendable {
         guard let raw = headers["Upload-Offset"], let offset = Int(raw), offset >= 0 else {
             throw APIProblem(.invalidParameter, "Upload-Offset must be the byte offset the body starts at.")
         }
-        let record = try await upload(formID: formID, id: id)
+        guard lock(id) else { throw Self.busyProblem(id) }
+        defer { unlock(id) }
+        var record = try await upload(formID: formID, id: id)
+        if isStalled(record) { record = try await completeStalled(record) }
         guard !record.isComplete, offset == record.received, let length = record.declaredSize else {
             throw APIProblem(.uploadOffsetMismatch,
                              "Upload '\(id)' is at offset \(record.received), not \(offset); ask with HEAD and resume from there.",
                              headers: [Self.resumable])
         }
-        guard busy.withLock({ $0.insert(id).inserted }) else {
-            throw APIProblem(.uploadBusy, "Upload '\(id)' is receiving bytes on another request; wait for it to end.", headers: [Self.resumable])
-        }
-        defer { _ = busy.withLock { $0.remove(id) } }
         let target = try await uploads.target(formID: formID, field: record.field)
         try uploads.limits.checkFreeSpace(needed: length - offset)
         let slot = try uploads.limits.begin(client)
         defer { slot.end() }
 
-        let file = try StagedFile(path: stagingPath(id), offset: offset)
+        let file: StagedFile
+        do {
+            file = try StagedFile(path: stagingPath(id), offset: offset)
+        } catch StagedFileError.shorterThanRecorded {
+            // The staged bytes are gone (a disk replaced, a file removed by hand): nothing to resume.
+            await terminate(record)
+            throw APIProblem.notFound("Upload '\(id)' lost its staged bytes; start the file again.")
+        }
+        defer { file.close() }
         var (hashed, hasher) = hashers.withLock { $0[id] } ?? (0, SHA256())
         if hashed != offset { hasher = try await Offload.run { try file.hash(upTo: offset) } }
         var received = offset
@@ -125,6 +175,7 @@ final class TusUploads: Sendable {
                 received += part.count
                 try await uploads.limits.pace(client, bytes: part.count)
                 if received - durable >= Self.progressBytes {
+                    try uploads.limits.checkFreeSpace()
                     try await makeDurable(id, file: file, from: durable, to: received)
                     durable = received
                 }
@@ -137,17 +188,11 @@ final class TusUploads: Sendable {
             try await makeDurable(id, file: file, from: durable, to: received)
         }
         hashers.withLock { $0[id] = (received, hasher) }
-        file.close()
         if let failure { throw failure }
-        guard received == length else {
-            var updated = record
-            updated.received = received
-            return (updated, received)
-        }
+        record.received = received
+        guard received == length else { return (record, received) }
         hashers.withLock { $0[id] = nil }
-        var finished = record
-        finished.received = received
-        return (try await finish(finished, target: target, sha256: Hex.encode(hasher.finalize())), received)
+        return (try await finish(record, target: target, sha256: Hex.encode(hasher.finalize())), received)
     }
 
     /// Syncs the staged bytes, then moves the stored offset: never past what is on disk.
@@ -158,20 +203,13 @@ final class TusUploads: Sendable {
         }
     }
 
-    /// Checks the finished file's type, moves it to storage and completes its record.
-    private func finish(_ record: UploadRecord, target: UploadService.Target, sha256: String? = nil) async throws -> UploadRecord {
+    /// Checks the finished file's type, moves it to storage and completes its record. A failure
+    /// after the type check leaves the upload stalled, finished again by its next HEAD or PATCH.
+    private func finish(_ record: UploadRecord, target: UploadService.Target, sha256: String) async throws -> UploadRecord {
         let path = stagingPath(record.id)
-        let prefix = (try? StagedFile.prefix(path: path, count: MediaSniffer.prefixLength)) ?? []
-        var receiver = Receiver(target: target, declaredType: record.contentType, field: record.field)
+        let prefix = try StagedFile.prefix(path: path, count: MediaSniffer.prefixLength)
         var completed = record
-        do {
-            try receiver.take(prefix)
-            completed.contentType = try receiver.finish()
-        } catch {
-            await terminate(record)
-            throw error
-        }
-        let hash = sha256 ?? Hex.encode(SHA256.hash(data: prefix))
+        completed.contentType = try await checkedType(record, target: target, prefix: prefix)
         do {
             try await Offload.offLoop { [storage = uploads.storage, type = completed.contentType] in
                 try await storage.store(key: record.storageKey, contentType: type, fromFile: path)
@@ -180,8 +218,48 @@ final class TusUploads: Sendable {
             throw uploads.storageProblem(error)
         }
         try? FileManager.default.removeItem(atPath: path)
-        try await uploads.store.completeUpload(id: record.id, size: record.received, sha256: hash, contentType: completed.contentType)
-        completed.sha256 = hash
+        try await uploads.store.completeUpload(id: record.id, size: record.received, sha256: sha256, contentType: completed.contentType)
+        completed.sha256 = sha256
+        completed.isComplete = true
+        return completed
+    }
+
+    /// The type to keep for a finished upload whose first bytes are `prefix`; an upload whose bytes
+    /// contradict its type is deleted, and the refusal thrown.
+    private func checkedType(_ record: UploadRecord, target: UploadService.Target, prefix: [UInt8]) async throws -> String {
+        var receiver = Receiver(target: target, declaredType: record.contentType, field: record.field)
+        do {
+            try receiver.take(prefix)
+            return try receiver.finish()
+        } catch {
+            await terminate(record)
+            throw error
+        }
+    }
+
+    /// Finishes a stalled upload: from its staged file, or, when the file already went to storage
+    /// and only the record was not completed, from the stored object.
+    private func completeStalled(_ record: UploadRecord) async throws -> UploadRecord {
+        let target = try await uploads.target(formID: record.formID, field: record.field)
+        let path = stagingPath(record.id)
+        if FileManager.default.fileExists(atPath: path) {
+            let (hashed, cached) = hashers.withLock { $0[record.id] } ?? (0, SHA256())
+            let hasher = hashed == record.received
+                ? cached : try await Offload.run { try StagedFile.hash(path: path, upTo: record.received) }
+            hashers.withLock { $0[record.id] = nil }
+            return try await finish(record, target: target, sha256: Hex.encode(hasher.finalize()))
+        }
+        guard try await uploads.storage.size(key: record.storageKey) == record.received else {
+            await terminate(record)
+            throw APIProblem.notFound("Upload '\(record.id)' lost its bytes; start the file again.")
+        }
+        let read = StoredRead()
+        try await uploads.storage.read(key: record.storageKey, chunkSize: 1 << 20) { read.take($0) }
+        let (prefix, digest) = read.result()
+        var completed = record
+        completed.contentType = try await checkedType(record, target: target, prefix: prefix)
+        try await uploads.store.completeUpload(id: record.id, size: record.received, sha256: digest, contentType: completed.contentType)
+        completed.sha256 = digest
         completed.isComplete = true
         return completed
     }
@@ -191,23 +269,42 @@ final class TusUploads: Sendable {
     /// `DELETE …/tus/{uid}`: forgets an upload no submission holds.
     func terminate(formID: String, id: String, headers: HTTPHeaders) async throws {
         try Self.checkVersion(headers)
+        guard lock(id) else { throw Self.busyProblem(id) }
+        defer { unlock(id) }
         guard id.hasPrefix("upl_"), let record = try await uploads.store.upload(id: id), record.formID == formID else {
             throw APIProblem.notFound("There is no upload '\(id)' of form '\(formID)'.")
         }
         guard record.submissionID == nil else {
             throw APIProblem(.conflict, "Upload '\(id)' belongs to a submission and is kept with it.", headers: [Self.resumable])
         }
-        guard busy.withLock({ !$0.contains(id) }) else {
-            throw APIProblem(.uploadBusy, "Upload '\(id)' is receiving bytes; end that request first.", headers: [Self.resumable])
-        }
         await terminate(record)
     }
 
-    /// Deletes an upload's staged file, stored object and record (the sweeper's way too).
-    func terminate(_ record: UploadRecord) async {
+    /// Deletes an upload's staged file, stored object and record (the sweeper's way too); returns
+    /// whether the record went.
+    @discardableResult
+    func terminate(_ record: UploadRecord) async -> Bool {
         hashers.withLock { $0[record.id] = nil }
         try? FileManager.default.removeItem(atPath: stagingPath(record.id))
-        await uploads.forget(record)
+        return await uploads.forget(record)
+    }
+
+    /// Staged files older than `age` whose upload is gone or finished: left by a crash, by another
+    /// node's sweeper (which deleted the record of an upload staged here), or by a failed delete.
+    func removeOrphanedStagedFiles(olderThan age: TimeInterval) async throws -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        var removed = 0
+        for name in names where name.hasPrefix("upl_") {
+            let path = stagingPath(name)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  Date().timeIntervalSince(modified) > age, !busy.withLock({ $0.contains(name) }) else { continue }
+            let record = try await uploads.store.upload(id: name)
+            if record == nil || record?.isComplete == true {
+                try? FileManager.default.removeItem(atPath: path)
+                removed += 1
+            }
+        }
+        return removed
     }
 
     // MARK: Headers
@@ -244,16 +341,28 @@ final class TusUploads: Sendable {
 /// The staged bytes of one unfinished tus upload, open for appending at a known offset.
 final class StagedFile: @unchecked Sendable {
     private let fd: Int32
+    private let closed = Mutex(false)
 
     /// Opens the staged file and cuts it to `offset`: bytes past the recorded offset (written but
-    /// not recorded before a crash) would otherwise sit between the old and the resumed bytes.
+    /// not recorded before a crash) would otherwise sit between the old and the resumed bytes. A file
+    /// shorter than the offset lost bytes that were recorded: it is refused, never padded.
     init(path: String, offset: Int) throws {
         fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StagedFileError(operation: "open", code: errno) }
+        guard fd >= 0 else { throw StagedFileError.failed(operation: "open", code: errno) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw StagedFileError.failed(operation: "stat", code: code)
+        }
+        guard Int(status.st_size) >= offset else {
+            Glibc.close(fd)
+            throw StagedFileError.shorterThanRecorded
+        }
         guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
             let code = errno
             Glibc.close(fd)
-            throw StagedFileError(operation: "truncate", code: code)
+            throw StagedFileError.failed(operation: "truncate", code: code)
         }
         self.path = path
     }
@@ -266,32 +375,40 @@ final class StagedFile: @unchecked Sendable {
             let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw StagedFileError(operation: "write", code: errno)
+                throw StagedFileError.failed(operation: "write", code: errno)
             }
             written += count
         }
     }
 
     func sync() throws {
-        guard fsync(fd) == 0 else { throw StagedFileError(operation: "fsync", code: errno) }
+        guard fsync(fd) == 0 else { throw StagedFileError.failed(operation: "fsync", code: errno) }
     }
 
     func close() {
-        Glibc.close(fd)
+        let wasClosed = closed.withLock { closed in defer { closed = true }; return closed }
+        if !wasClosed { Glibc.close(fd) }
     }
+
+    deinit { close() }
 
     /// The hash of the file's first `offset` bytes, read back after a restart.
     func hash(upTo offset: Int) throws -> SHA256 {
+        try Self.hash(path: path, upTo: offset)
+    }
+
+    /// The hash of the first `offset` bytes of the file at `path`.
+    static func hash(path: String, upTo offset: Int) throws -> SHA256 {
         var hasher = SHA256()
         let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw StagedFileError(operation: "open", code: errno) }
+        guard reader >= 0 else { throw StagedFileError.failed(operation: "open", code: errno) }
         defer { Glibc.close(reader) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var left = offset
         while left > 0 {
             let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress!, min(left, $0.count)) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw StagedFileError(operation: "read", code: count < 0 ? errno : EIO) }
+            guard count > 0 else { throw StagedFileError.failed(operation: "read", code: count < 0 ? errno : EIO) }
             hasher.update(data: buffer[0..<count])
             left -= count
         }
@@ -300,14 +417,38 @@ final class StagedFile: @unchecked Sendable {
 
     /// The first `count` bytes of the file at `path`.
     static func prefix(path: String, count: Int) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw StagedFileError(operation: "open", code: ENOENT) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw StagedFileError.failed(operation: "open", code: ENOENT) }
         defer { try? handle.close() }
         return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 }
 
-struct StagedFileError: Error, CustomStringConvertible {
-    var operation: String
-    var code: Int32
-    var description: String { "\(operation) of a staged upload failed: \(String(cString: strerror(code)))" }
+/// A staged upload's file could not be used.
+enum StagedFileError: Error, CustomStringConvertible {
+    case failed(operation: String, code: Int32)
+    /// The file holds fewer bytes than the upload's recorded offset.
+    case shorterThanRecorded
+
+    var description: String {
+        switch self {
+        case .failed(let operation, let code): "\(operation) of a staged upload failed: \(String(cString: strerror(code)))"
+        case .shorterThanRecorded: "a staged upload holds fewer bytes than its recorded offset"
+        }
+    }
+}
+
+/// The first bytes and the SHA-256 of an object read back from storage, in the order its parts come.
+final class StoredRead: Sendable {
+    private let state = Mutex((prefix: [UInt8](), hasher: SHA256()))
+
+    func take(_ part: [UInt8]) {
+        state.withLock { state in
+            if state.prefix.count < MediaSniffer.prefixLength { state.prefix += part.prefix(MediaSniffer.prefixLength - state.prefix.count) }
+            state.hasher.update(data: part)
+        }
+    }
+
+    func result() -> (prefix: [UInt8], sha256: String) {
+        state.withLock { ($0.prefix, Hex.encode($0.hasher.finalize())) }
+    }
 }

@@ -16,14 +16,15 @@ final class UploadLimits: Sendable {
     private struct Rate { var tokens: Double; var updated: Double }
 
     let settings: Settings
-    /// The directory whose file system must keep `minFreeBytes` free.
-    private let volume: String
+    /// The directories whose file systems must keep `minFreeBytes` free: where tus uploads are
+    /// staged, and where files are stored when that is a directory.
+    private let volumes: [String]
     private let inProgress = Mutex<(total: Int, byClient: [String: Int])>((0, [:]))
     private let rates = Mutex<[String: Rate]>([:])
 
-    init(settings: Settings, volume: String) {
+    init(settings: Settings, volumes: [String]) {
         self.settings = settings
-        self.volume = volume
+        self.volumes = volumes
     }
 
     /// One upload in progress, counted until ``end()``.
@@ -89,12 +90,13 @@ final class UploadLimits: Sendable {
         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
     }
 
-    /// Throws 507 when the receiving disk has less than `minFreeBytes` free (or `needed` would take it there).
+    /// Throws 507 when a receiving disk has less than `minFreeBytes` free (or `needed` would take it there).
     func checkFreeSpace(needed: Int = 0) throws {
-        var stats = statvfs()
-        guard statvfs(volume, &stats) == 0 else { return }
-        let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
-        guard free - Int64(needed) >= settings.minFreeBytes else {
+        for volume in volumes {
+            var stats = statvfs()
+            guard statvfs(volume, &stats) == 0 else { continue }
+            let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
+            guard free - Int64(needed) < settings.minFreeBytes else { continue }
             throw APIProblem(.insufficientStorage,
                              "The server is low on disk space and cannot take this upload now; try again later.",
                              headers: [("Retry-After", "60")])

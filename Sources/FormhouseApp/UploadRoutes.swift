@@ -31,7 +31,7 @@ struct UploadRoutes {
         }
         router.on(.head, "/v1/forms/{id}/tus/{uid}") { request, _ in
             try TusUploads.checkVersion(request.headers)
-            let record = try await tus.upload(formID: try request.formID(), id: try request.parameters.require("uid"))
+            let record = try await tus.status(formID: try request.formID(), id: try request.parameters.require("uid"))
             var headers = tusHeaders(record)
             headers.set("Upload-Offset", String(record.received))
             if let length = record.declaredSize ?? (record.isComplete ? record.received : nil) {

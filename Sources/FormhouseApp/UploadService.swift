@@ -116,18 +116,31 @@ struct UploadService: Sendable {
     }
 
     /// Deletes an upload no submission holds: its record first, which fails if a submission bound it
-    /// meanwhile, then its bytes.
-    func forget(_ record: UploadRecord) async {
+    /// meanwhile, then its bytes (so bytes a submission holds are never deleted). Returns whether
+    /// the record went.
+    @discardableResult
+    func forget(_ record: UploadRecord) async -> Bool {
+        let deleted: Bool
         do {
-            guard try await store.deleteUnboundUpload(id: record.id) else { return }
+            deleted = try await store.deleteUnboundUpload(id: record.id)
+        } catch {
+            logger.warning("could not delete an upload's record; the sweeper will retry", metadata: ["upload": "\(record.id)", "error": "\(error)"])
+            return false
+        }
+        guard deleted else { return false }
+        do {
             try await storage.delete(key: record.storageKey)
         } catch {
-            logger.warning("could not delete a failed upload; the sweeper will", metadata: ["upload": "\(record.id)", "error": "\(error)"])
+            // Its record is gone, so nothing will look for it again: the operator can, by this line.
+            logger.error("an upload's record was deleted but its bytes were not; delete the object by hand",
+                         metadata: ["upload": "\(record.id)", "key": "\(record.storageKey)", "error": "\(error)"])
         }
+        return true
     }
 
     func storageProblem(_ error: any Error) -> APIProblem {
         logger.error("file storage failed", metadata: ["error": "\(error)"])
+        if let storage = error as? BlobStorageError { return storage.problem }
         return APIProblem.unavailable("The file storage did not answer; try again shortly.", retryAfter: 5)
     }
 }
@@ -184,7 +197,9 @@ struct Receiver {
                 message: found.map { "The file's content is \($0), not \(declared)." } ?? "The file's content is not \(declared).")])
         }
         let type = MediaSniffer.storedType(declared: declared, sniffed: found)
-        guard type == declared || target.rules.accepts(mediaType: type) else {
+        // Checked again here: a declared type the input takes may turn out to be one it does not
+        // (`application/octet-stream`, or bytes of another format).
+        guard target.rules.accepts(mediaType: type) else {
             throw SubmissionFailure.invalid([FieldError(field: field, code: .fileType, message: "Files of type \(type) are not accepted here.")])
         }
         storedType = type

@@ -9,14 +9,17 @@ struct UploadSweeper: Sendable {
     let store: any FormStore
     let tus: TusUploads
     let interval: Duration
+    /// How old a staged file must be before one without an unfinished upload is removed.
+    let orphanAge: TimeInterval
     let logger: Logger
     static let batch = 100
     private let swept = Counter(label: "formhouse_uploads_swept_total")
 
-    init(store: any FormStore, tus: TusUploads, interval: Duration, logger: Logger) {
+    init(store: any FormStore, tus: TusUploads, interval: Duration, orphanAge: TimeInterval, logger: Logger) {
         self.store = store
         self.tus = tus
         self.interval = interval
+        self.orphanAge = orphanAge
         self.logger = logger
     }
 
@@ -38,14 +41,17 @@ struct UploadSweeper: Sendable {
         var total = 0
         while true {
             let expired = try await store.expiredUploads(before: now, limit: Self.batch)
-            for record in expired {
-                await tus.terminate(record)
-            }
-            total += expired.count
-            swept.increment(by: expired.count)
-            if expired.count < Self.batch || Task.isCancelled { break }
+            var deleted = 0
+            for record in expired where await tus.terminate(record) { deleted += 1 }
+            total += deleted
+            swept.increment(by: deleted)
+            // A batch that deleted nothing (the database refuses deletes) waits for the next round.
+            if expired.count < Self.batch || deleted == 0 || Task.isCancelled { break }
         }
-        if total > 0 { logger.info("swept expired uploads", metadata: ["count": "\(total)"]) }
+        let orphans = try await tus.removeOrphanedStagedFiles(olderThan: orphanAge)
+        if total > 0 || orphans > 0 {
+            logger.info("swept expired uploads", metadata: ["count": "\(total)", "staged_files": "\(orphans)"])
+        }
         return total
     }
 }

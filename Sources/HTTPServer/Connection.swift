@@ -198,14 +198,15 @@ final class Connection: @unchecked Sendable {
 
     /// Dispatches a request whose route streams its body; the body's bytes follow through ``feedBody(_:)``.
     private func startStreamedRequest(_ head: RequestHead, bodyEnded: Bool) {
-        // Its handler decides whether the body is wanted, so the client is asked for it at once.
-        if head.expectsContinue { write(Self.continueLine) }
         let length: Int? = switch head.framing {
         case .none: 0
         case .length(let length): length
         case .chunked: nil
         }
         let body = RequestBody(expectedLength: length, loop: loop, connection: self)
+        // Its handler decides whether the body is wanted: the client is told to send it when the
+        // handler first reads it, so a refusal (a file too large, a type not taken) costs no upload.
+        body.continuePending = head.expectsContinue && !bodyEnded
         if bodyEnded {
             body.end()
         } else {
@@ -246,6 +247,13 @@ final class Connection: @unchecked Sendable {
         body.fail(error)
         decoder = RequestDecoder(limits: loop.server.limits)
         machine.bodyEndsConnection()
+    }
+
+    /// The handler reads a body whose client waits for `100 Continue`.
+    func sendContinue() {
+        guard feeding != nil, machine.isProcessing else { return }
+        bodyDeadline = loop.now + loop.server.timeouts.body
+        write(Self.continueLine)
     }
 
     /// The handler took enough of a streamed body for the connection to read the client again.

@@ -41,6 +41,9 @@ public final class RequestBody: @unchecked Sendable {
     private var waiter: CheckedContinuation<[UInt8]?, any Error>?
     /// Bytes the handler has taken so far.
     public private(set) var receivedBytes = 0
+    /// The client sent `Expect: 100-continue` and has not been told to go on: it is, when the
+    /// handler first asks for the body, so a handler that refuses at once is spared the body.
+    var continuePending = false
 
     /// A body fed by a connection.
     init(expectedLength: Int?, loop: EventLoop, connection: Connection) {
@@ -64,6 +67,10 @@ public final class RequestBody: @unchecked Sendable {
     /// end (the client left, was too slow, or sent a malformed or oversized body).
     public func next() async throws -> [UInt8]? {
         if let loop, !loop.inLoop { await loop.hop() }
+        if continuePending {
+            continuePending = false
+            connection?.sendContinue()
+        }
         if partIndex < parts.count {
             let part = parts[partIndex]
             parts[partIndex] = []
@@ -89,7 +96,7 @@ public final class RequestBody: @unchecked Sendable {
     var wantsInput: Bool { !isEnded && failure == nil && bufferedBytes < Self.highWater }
 
     /// Whether the handler waits for bytes from the client (so the client, not the server, is late).
-    var awaitsClient: Bool { wantsInput }
+    var awaitsClient: Bool { wantsInput && !continuePending }
 
     func deliver(_ part: [UInt8]) {
         guard !part.isEmpty, failure == nil else { return }

@@ -85,6 +85,80 @@ import Testing
         await server.finish()
     }
 
+    @Test func aClientHoldsAsManyUnfinishedUploadsAsItMaySend() async throws {
+        let server = try await UploadsAPITests.server { $0.uploadMaxInProgressPerClient = 2 }
+        _ = try await Self.create(server.client, length: 100)
+        _ = try await Self.create(server.client, length: 100)
+        let third = try await server.client.send("POST", "/v1/forms/claim/tus/", headers: Self.tusHeaders([
+            ("Upload-Length", "100"), ("Upload-Metadata", Self.metadata([("field", "photo")]))]))
+        #expect(third.status == 429)
+        #expect(third.object["type"] as? String == ProblemType.tooManyUploads.uri)
+        await server.finish()
+    }
+
+    @Test func aSecondPatchOrADeleteWhileOneIsSendingIsRefusedAndTheFileStaysWhole() async throws {
+        let server = try await UploadsAPITests.server()
+        let client = server.client
+        let png = FileFixtures.png
+        let path = try await Self.create(client, length: png.count)
+        let port = server.port
+        // A PATCH that has sent its head and 10 bytes, then waits.
+        let first = try await Offload.blocking { () -> Int32 in
+            let fd = try TestSocket.connect(port: port)
+            try TestSocket.send(fd, Array("PATCH \(path) HTTP/1.1\r\nHost: x\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: \(png.count)\r\n\r\n".utf8) + png[..<10])
+            return fd
+        }
+        // Its bytes reached the staged file: it holds the upload.
+        let staged = server.data.path + "/uploads-staging/" + String(path.split(separator: "/").last!)
+        try await WebhooksAPITests.wait("the first PATCH's bytes") {
+            ((try? FileManager.default.attributesOfItem(atPath: staged))?[.size] as? Int) == 10
+        }
+        let second = try await Self.patch(client, path, offset: 0, png)
+        #expect(second.status == 409)
+        #expect(second.object["type"] as? String == ProblemType.uploadBusy.uri)
+        #expect(try await client.send("DELETE", path, headers: Self.tusHeaders()).status == 409)
+        // The first goes on and finishes the file.
+        let reply = try await Offload.blocking { () -> [UInt8] in
+            defer { close(first) }
+            try TestSocket.send(first, Array(png[10...]))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                let n = buffer.withUnsafeMutableBytes { recv(first, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { break }
+                received += buffer[0..<n]
+            }
+            return received
+        }
+        #expect(String(decoding: reply, as: UTF8.self).hasPrefix("HTTP/1.1 204"), "\(String(decoding: reply, as: UTF8.self))")
+        let id = String(path.split(separator: "/").last!)
+        #expect(try await client.admin("GET", "/v1/admin/files/\(id)").body == png)
+        await server.finish()
+    }
+
+    @Test func anUploadWhoseStorageFailedAtTheEndIsFinishedByItsNextHead() async throws {
+        let server = try await UploadsAPITests.server()
+        let client = server.client
+        let png = FileFixtures.png
+        let path = try await Self.create(client, length: png.count)
+        let id = String(path.split(separator: "/").last!)
+        // A directory where the file must go makes the move into storage fail.
+        let obstacle = server.data.path + "/files/" + id
+        try FileManager.default.createDirectory(atPath: obstacle + "/in-the-way", withIntermediateDirectories: true)
+        let failed = try await Self.patch(client, path, offset: 0, png)
+        #expect(failed.status == 503, "\(failed.text)")
+        try FileManager.default.removeItem(atPath: obstacle)
+        let head = try await client.send("HEAD", path, headers: Self.tusHeaders())
+        #expect(head.status == 200)
+        #expect(head.header("Upload-Offset") == String(png.count))
+        #expect(head.header("Upload-Id") == id)
+        let submitted = try await client.postJSON("/v1/forms/claim/submissions", #"{"values": {"photo": "\#(id)"}}"#)
+        #expect(submitted.status == 201, "\(submitted.text)")
+        #expect(((submitted.object["values"] as? [String: Any])?["photo"] as? [String: Any])?["sha256"] as? String
+                == FileFixtures.sha256Hex(png))
+        await server.finish()
+    }
+
     @Test func terminationDeletesAnUnfinishedUpload() async throws {
         let server = try await UploadsAPITests.server()
         let client = server.client
@@ -185,6 +259,55 @@ import Testing
         let stored = (submitted.object["values"] as? [String: Any])?["doc"] as? [String: Any]
         #expect(stored?["sha256"] as? String == FileFixtures.sha256Hex(bytes))
         #expect(stored?["size"] as? Int == bytes.count)
+        #expect(server.terminate() == 0)
+    }
+
+    @Test func aServerKilledInTheMiddleOfAPatchResumesFromItsLastRecordedOffset() async throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let environment = ["FORMHOUSE_UPLOADS_MIN_FREE_BYTES": "0"]
+        var server = try ServerProcess(dataDirectory: data.path + "/data", environment: environment)
+        #expect(try await server.client.admin("PUT", "/v1/admin/forms/big", json: Self.bigForm).status == 201)
+        let (file, bytes) = try Self.bigFile(in: data.path)
+        let created = try await server.client.send("POST", "/v1/forms/big/tus/", headers: Self.tusHeaders([
+            ("Upload-Length", String(bytes.count)), ("Upload-Metadata", Self.metadata([("field", "doc"), ("filetype", "application/pdf")]))]))
+        let path = try #require(created.header("Location"))
+        let id = String(path.split(separator: "/").last!)
+        let staged = data.path + "/data/uploads-staging/" + id
+
+        // One PATCH for the whole file, slowed down past 6 MiB; the server dies once 10 MiB are staged.
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        client.arguments = ["python3", Repo.root.appendingPathComponent("Tests/tus/tus_upload.py").path, "--port", String(server.port),
+                            "--form", "big", "--field", "doc", "--file", file, "--url", "http://127.0.0.1:\(server.port)\(path)",
+                            "--chunk-size", String(32 << 20), "--throttle-after", String(6 << 20), "--throttle-ms", "20"]
+        client.standardOutput = FileHandle.nullDevice
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        try await WebhooksAPITests.wait("10 MiB staged", seconds: 60) {
+            ((try? FileManager.default.attributesOfItem(atPath: staged))?[.size] as? Int ?? 0) >= 10 << 20
+        }
+        server.kill9()
+        // The client would retry against a server that is gone: it is stopped, as a phone losing its link would be.
+        client.terminate()
+        client.waitUntilExit()
+        let stagedAtKill = (try FileManager.default.attributesOfItem(atPath: staged))[.size] as? Int ?? 0
+
+        server = try ServerProcess(dataDirectory: data.path + "/data", environment: environment)
+        let head = try await server.client.send("HEAD", path, headers: Self.tusHeaders())
+        let offset = try #require(head.header("Upload-Offset").flatMap { Int($0) })
+        // Recorded every 4 MiB while the PATCH ran: at least two records, never past what was staged.
+        #expect(offset >= 8 << 20, "\(offset)")
+        #expect(offset <= stagedAtKill && offset < bytes.count, "\(offset) of \(stagedAtKill) staged")
+        let resumed = try await Offload.blocking { [port = server.port] in
+            try Self.runTusClient(["--port", String(port), "--form", "big", "--field", "doc", "--file", file,
+                                   "--url", "http://127.0.0.1:\(port)\(path)"])
+        }
+        #expect(resumed.status == 0, "\(resumed.output)")
+        let submitted = try await server.client.postJSON("/v1/forms/big/submissions", #"{"values": {"doc": "\#(id)"}}"#)
+        #expect(submitted.status == 201, "\(submitted.text)")
+        let stored = (submitted.object["values"] as? [String: Any])?["doc"] as? [String: Any]
+        #expect(stored?["sha256"] as? String == FileFixtures.sha256Hex(bytes))
         #expect(server.terminate() == 0)
     }
 }

@@ -79,6 +79,12 @@ import Testing
         // A type the input does not take is refused before a byte is read.
         let pdf = try await Self.upload(server.client, field: "photo", type: "application/pdf", FileFixtures.pdf)
         #expect(pdf.status == 422)
+        // Bytes of no known format, sent as "anything", are not an image.
+        let unknown = try await Self.upload(server.client, field: "photo", type: "application/octet-stream", Array("plain words".utf8))
+        #expect(unknown.status == 422, "\(unknown.text)")
+        // Sent as "anything", a PNG is kept as what it is.
+        let png = try await Self.upload(server.client, field: "photo", type: "application/octet-stream", FileFixtures.png)
+        #expect(png.object["contentType"] as? String == "image/png")
         await server.finish()
     }
 
@@ -185,6 +191,24 @@ import Testing
             }
         }
         #expect(refused == 1)
+        close(slow)
+        await server.finish()
+    }
+
+    @Test func uploadsInProgressOnTheNodeAreCapped() async throws {
+        let server = try await Self.server { $0.uploadMaxInProgress = 1 }
+        let port = server.port
+        let slow = try await Offload.blocking { () -> Int32 in
+            let fd = try TestSocket.connect(port: port)
+            try TestSocket.send(fd, Array("POST /v1/forms/claim/uploads?field=photo HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n".utf8) + FileFixtures.png)
+            return fd
+        }
+        var statuses: [Int] = []
+        for _ in 0..<50 where !statuses.contains(429) {
+            statuses.append(try await Self.upload(server.client, field: "photo", type: "image/png", FileFixtures.png).status)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(statuses.contains(429))
         close(slow)
         await server.finish()
     }

@@ -179,14 +179,22 @@ import Testing
         #expect(seen.errors.withLock { $0 } == [.timedOut])
     }
 
-    @Test func aClientThatExpectsContinueIsToldAtOnce() async throws {
-        try await withServer(Self.router(Seen())) { port, _ in
+    @Test func aClientThatExpectsContinueIsToldWhenItsHandlerReads() async throws {
+        var router = Self.router(Seen())
+        router.on(.post, "/reject", body: .streamed(maxBytes: Self.limit)) { _, _ in Response(status: 413) }
+        try await withServer(router) { port, _ in
             try await blocking {
                 let client = try RawClient(port: port)
                 try client.send("POST /sum HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
                 #expect(try client.readReply().status == 100)
                 try client.send("ab")
                 #expect(try client.readReply().text == #"{"count":2,"sum":195}"#)
+                // A handler that refuses without reading spares the client its body: no 100 first.
+                let refused = try RawClient(port: port)
+                try refused.send("POST /reject HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 99999\r\n\r\n")
+                let reply = try refused.readReply()
+                #expect(reply.status == 413)
+                #expect(reply.headers["Connection"] == "close")
             }
         }
     }
