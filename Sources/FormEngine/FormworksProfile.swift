@@ -4,29 +4,38 @@ extension FormDefinition {
     /// regex hint, sections are flattened, group members get key-path ids (`address.line1`,
     /// `kids[0].name`) and a repeat is shown `min` times (at least once). Conditions cannot be
     /// expressed, so conditional inputs are served as optional; the server still applies the full
-    /// rules to what comes back. `file` inputs are left out: Formworks has no file component. Serve
-    /// it only when ``formworksProfileRefusal`` is nil.
+    /// rules to what comes back. `file` inputs are left out: Formworks has no file component, and the
+    /// form's `description` says which were left out, for the person filling it in. Serve it only
+    /// when ``formworksProfileRefusal`` is nil.
     public func formworksProfile() -> JSONValue {
         var out = JSONObject()
         out.append("id", top["id"] ?? .string(id ?? ""))
         out.append("responseFormat", top["responseFormat"] ?? "long")
         out.append("title", .string(title))
-        if let style = top["style"] { out.append("style", style) }
         var components: [JSONValue] = []
-        Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, into: &components)
+        var dropped: [String] = []
+        Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, into: &components, dropped: &dropped)
+        let description = top["description"]?.stringValue
+        if !dropped.isEmpty {
+            let note = "Files are not asked for in this app (" + dropped.joined(separator: ", ") + "); the full form takes them."
+            out.append("description", .string(description.map { $0 + "\n\n" + note } ?? note))
+        } else if let description {
+            out.append("description", .string(description))
+        }
+        if let style = top["style"] { out.append("style", style) }
         out.append("components", .array(components))
         return .object(out)
     }
 
     private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool,
-                                into components: inout [JSONValue]) {
+                                into components: inout [JSONValue], dropped: inout [String]) {
         for node in nodes {
             let hidden = conditional || node.visibleWhen != nil
             switch node.kind {
             case .section(let children):
-                flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, into: &components)
+                flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, into: &components, dropped: &dropped)
             case .input(let spec) where spec.type == .file:
-                continue
+                dropped.append(titlePrefix + (spec.title.isEmpty ? spec.id : spec.title))
             case .input(let spec):
                 components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden))
             case .group(let group):
@@ -34,13 +43,13 @@ extension FormDefinition {
                 guard let bounds = group.repeatBounds else {
                     flatten(group.children, prefix: prefix + group.id + ".",
                             titlePrefix: title.isEmpty ? titlePrefix : titlePrefix + title + ": ",
-                            conditional: hidden, into: &components)
+                            conditional: hidden, into: &components, dropped: &dropped)
                     continue
                 }
                 for i in 0..<max(bounds.min, 1) {
                     let itemTitle = (title.isEmpty ? group.id : title) + " \(i + 1): "
                     flatten(group.children, prefix: prefix + group.id + "[\(i)].", titlePrefix: titlePrefix + itemTitle,
-                            conditional: hidden || i >= bounds.min, into: &components)
+                            conditional: hidden || i >= bounds.min, into: &components, dropped: &dropped)
                 }
             }
         }

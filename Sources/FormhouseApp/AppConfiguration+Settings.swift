@@ -90,7 +90,7 @@ extension AppConfiguration {
         .wholeNumber("uploads.maxInProgress", \.uploadMaxInProgress, range: 1...100_000,
                      "Uploads this node receives at once; past it a new one gets 429."),
         .wholeNumber("uploads.maxInProgressPerClient", \.uploadMaxInProgressPerClient, range: 1...100_000,
-                     "Uploads one client address may send at once; past it a new one gets 429."),
+                     "Uploads one client address may send at once, and unfinished tus uploads it may hold; past it a new one gets 429."),
         .wholeNumber("uploads.bytesPerSecondPerClient", \.uploadBytesPerSecondPerClient, range: 1_024...(1 << 40), unit: .bytes,
                      "Upload bytes per second one client address is read at, at most."),
         .wholeNumber("uploads.minFreeBytes", \.uploadMinFreeBytes, range: 0...(1 << 40), unit: .bytes,
