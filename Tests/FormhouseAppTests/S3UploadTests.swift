@@ -42,4 +42,35 @@ import Testing
         #expect(try await moto.s3("HEAD", "/\(bucket)/files/\(keptID)").status == 200)
         await server.finish()
     }
+
+    @Test func aTusUploadIsStagedOnTheNodeAndMovedToTheBucketWhenItFinishes() async throws {
+        let moto = try await MotoServer.shared()
+        let bucket = try await moto.makeBucket()
+        let server = try await UploadsAPITests.server { configuration in
+            configuration.storageURL = "s3://\(bucket)/files"
+            configuration.storageEndpoint = moto.endpoint
+            configuration.storageRegion = moto.region
+            configuration.storageAccessKeyID = moto.accessKeyId
+            configuration.storageSecretAccessKey = moto.secretAccessKey
+        }
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/big", json: Self.bigForm).status == 201)
+        let bytes = FileFixtures.pdf(size: 9 << 20)
+        let created = try await client.send("POST", "/v1/forms/big/tus/", headers: TusTests.tusHeaders([
+            ("Upload-Length", String(bytes.count)), ("Upload-Metadata", TusTests.metadata([("field", "doc"), ("filetype", "application/pdf")]))]))
+        let path = try #require(created.header("Location"))
+        let id = String(path.split(separator: "/").last!)
+        #expect(try await TusTests.patch(client, path, offset: 0, Array(bytes[..<(5 << 20)])).status == 204)
+        // Unfinished, it is only on the node's disk.
+        #expect(try await moto.s3("HEAD", "/\(bucket)/files/\(id)").status == 404)
+        #expect(try await TusTests.patch(client, path, offset: 5 << 20, Array(bytes[(5 << 20)...])).status == 204)
+        let object = try await moto.s3("HEAD", "/\(bucket)/files/\(id)")
+        #expect(object.status == 200)
+        #expect(object.etag?.hasSuffix("-2\"") == true, "\(object.etag ?? "no ETag")")
+        #expect(!FileManager.default.fileExists(atPath: server.data.path + "/uploads-staging/" + id))
+        let submitted = try await client.postJSON("/v1/forms/big/submissions", #"{"values": {"doc": "\#(id)"}}"#)
+        #expect(submitted.status == 201, "\(submitted.text)")
+        #expect(try await client.admin("GET", "/v1/admin/files/\(id)").body == bytes)
+        await server.finish()
+    }
 }
