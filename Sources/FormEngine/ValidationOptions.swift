@@ -5,11 +5,15 @@ public struct ValidationOptions: Sendable {
     /// The uploads the submission names, by id (``FormDefinition/fileIDs(in:)`` lists the ids to
     /// fetch); a file input's id missing here is refused with code `file`.
     public var files: [String: UploadedFile] = [:]
+    /// Judges a draft, not a submission: what is not answered yet is no error (no `required`, and
+    /// no `repeat` for too few items), while every answer given is judged in full.
+    public var partial = false
 
-    /// Options with text values capped at `maxValueLength` characters (the server's default), and
-    /// the facts of the uploads the submission names.
-    public init(maxValueLength: Int = 10_000, files: [String: UploadedFile] = [:]) {
+    /// Options with text values capped at `maxValueLength` characters (the server's default), the
+    /// facts of the uploads the submission names, and whether unanswered inputs are left alone.
+    public init(maxValueLength: Int = 10_000, files: [String: UploadedFile] = [:], partial: Bool = false) {
         self.maxValueLength = maxValueLength
         self.files = files
+        self.partial = partial
     }
 }

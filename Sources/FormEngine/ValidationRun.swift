@@ -123,7 +123,7 @@ struct ValidationRun {
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
-        if counted.count < bounds.min || counted.count > bounds.max {
+        if (counted.count < bounds.min && !options.partial) || counted.count > bounds.max {
             fail(.repeat, bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
                                                     : "Add between \(bounds.min) and \(bounds.max) items.", nil)
         }
@@ -209,7 +209,7 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.spec.required { fail(.required, "This field is required.", rule) }
+            if rule.spec.required, !options.partial { fail(.required, "This field is required.", rule) }
             return nil
         }
         switch rule.spec.type {
@@ -296,7 +296,8 @@ struct ValidationRun {
                 fail(.boolean, "Please answer with true or false.", rule)
                 return nil
             }
-            if rule.spec.required, !b {
+            // Off is a switch's unanswered state: a draft has not said no yet.
+            if rule.spec.required, !b, !options.partial {
                 fail(.required, "This must be switched on.", rule)
                 return nil
             }
