@@ -78,7 +78,7 @@ final class TusUploads: Sendable {
             try? FileManager.default.removeItem(atPath: stagingPath(record.id))
             throw error
         }
-        if length == 0 { return (try await finish(record, target: target, sha256: Hex.encode(SHA256.hash(data: [UInt8]()))), 0) }
+        if length == 0 { return (try await finish(record, target: target, sha256: SubmissionService.hash([])), 0) }
         return (record, length)
     }
 
