@@ -8,17 +8,24 @@ import Testing
 @Suite struct S3UploadTests {
     static let bigForm = #"{"id": "big", "title": "Big", "components": [{"file": {"id": "doc", "title": "Doc", "accept": ["application/pdf"], "maxSize": 31457280}}]}"#
 
-    @Test func uploadsGoToTheBucketInPartsAreReadBackAndUnboundOnesAreSwept() async throws {
-        let moto = try await MotoServer.shared()
-        let bucket = try await moto.makeBucket()
-        let server = try await UploadsAPITests.server { configuration in
+    /// A server that keeps its files under `files/` in `bucket` on `moto`.
+    static func server(
+        _ moto: MotoServer, bucket: String, _ configure: (inout AppConfiguration) -> Void = { _ in }
+    ) async throws -> InProcessServer {
+        try await UploadsAPITests.server { configuration in
             configuration.storageURL = "s3://\(bucket)/files"
             configuration.storageEndpoint = moto.endpoint
             configuration.storageRegion = moto.region
             configuration.storageAccessKeyID = moto.accessKeyId
             configuration.storageSecretAccessKey = moto.secretAccessKey
-            configuration.uploadKeepUnboundHours = 0.003
+            configure(&configuration)
         }
+    }
+
+    @Test func uploadsGoToTheBucketInPartsAreReadBackAndUnboundOnesAreSwept() async throws {
+        let moto = try await MotoServer.shared()
+        let bucket = try await moto.makeBucket()
+        let server = try await Self.server(moto, bucket: bucket) { $0.uploadKeepUnboundHours = 0.003 }
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/big", json: Self.bigForm).status == 201)
         let bytes = FileFixtures.pdf(size: 12 << 20)
@@ -46,13 +53,7 @@ import Testing
     @Test func aTusUploadIsStagedOnTheNodeAndMovedToTheBucketWhenItFinishes() async throws {
         let moto = try await MotoServer.shared()
         let bucket = try await moto.makeBucket()
-        let server = try await UploadsAPITests.server { configuration in
-            configuration.storageURL = "s3://\(bucket)/files"
-            configuration.storageEndpoint = moto.endpoint
-            configuration.storageRegion = moto.region
-            configuration.storageAccessKeyID = moto.accessKeyId
-            configuration.storageSecretAccessKey = moto.secretAccessKey
-        }
+        let server = try await Self.server(moto, bucket: bucket)
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/big", json: Self.bigForm).status == 201)
         let bytes = FileFixtures.pdf(size: 9 << 20)

@@ -170,8 +170,21 @@ import Testing
         await server.finish()
     }
 
-    @Test func uploadsInProgressPerClientAreCapped() async throws {
-        let server = try await Self.server { $0.uploadMaxInProgressPerClient = 1 }
+    /// Which cap on uploads in progress a test reaches with a second upload.
+    enum InProgressCap: String, CaseIterable, Sendable {
+        case perClient, perNode
+
+        func apply(_ configuration: inout AppConfiguration) {
+            switch self {
+            case .perClient: configuration.uploadMaxInProgressPerClient = 1
+            case .perNode: configuration.uploadMaxInProgress = 1
+            }
+        }
+    }
+
+    @Test(arguments: InProgressCap.allCases)
+    func uploadsInProgressAreCapped(_ cap: InProgressCap) async throws {
+        let server = try await Self.server { cap.apply(&$0) }
         let port = server.port
         // One upload that has sent its head and part of its body, and waits.
         let slow = try await Offload.blocking { () -> Int32 in
@@ -187,25 +200,6 @@ import Testing
         #expect(reply.status == 429)
         #expect(reply.object["type"] as? String == ProblemType.tooManyUploads.uri)
         #expect(reply.header("Retry-After") != nil)
-        close(slow)
-        await server.finish()
-    }
-
-    @Test func uploadsInProgressOnTheNodeAreCapped() async throws {
-        let server = try await Self.server { $0.uploadMaxInProgress = 1 }
-        let port = server.port
-        let slow = try await Offload.blocking { () -> Int32 in
-            let fd = try TestSocket.connect(port: port)
-            try TestSocket.send(fd, Array("POST /v1/forms/claim/uploads?field=photo HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n".utf8) + FileFixtures.png)
-            return fd
-        }
-        // Its record is written once it holds its place.
-        try await WebhooksAPITests.wait("the slow upload to begin") {
-            try await server.app.store.incompleteUploadCount(clientAddress: nil, since: .distantPast) == 1
-        }
-        let refused = try await Self.upload(server.client, field: "photo", type: "image/png", FileFixtures.png)
-        #expect(refused.status == 429)
-        #expect(refused.object["type"] as? String == ProblemType.tooManyUploads.uri)
         close(slow)
         await server.finish()
     }
