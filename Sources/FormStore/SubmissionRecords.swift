@@ -7,6 +7,8 @@ public struct NewSubmission: Sendable {
     public var record: SubmissionRecord
     /// The uploads its values name, bound to it in its transaction; each id counts once.
     public var uploadIDs: [String]
+    /// The draft it is submitted from, closed in its transaction (see ``InsertOutcome/draftSubmitted(existing:)``).
+    public var draftID: String?
     /// Builds the body sent to each of the form's webhook endpoints. Called only when the form has
     /// endpoints at the moment the submission is stored, so a form without any pays nothing for it.
     public var makeWebhookPayload: @Sendable () -> [UInt8]
@@ -14,9 +16,13 @@ public struct NewSubmission: Sendable {
     /// The body sent to each of the form's webhook endpoints.
     public var webhookPayload: [UInt8] { makeWebhookPayload() }
 
-    public init(_ record: SubmissionRecord, uploadIDs: [String] = [], webhookPayload: @escaping @Sendable () -> [UInt8]) {
+    public init(
+        _ record: SubmissionRecord, uploadIDs: [String] = [], draftID: String? = nil,
+        webhookPayload: @escaping @Sendable () -> [UInt8]
+    ) {
         self.record = record
         self.uploadIDs = uploadIDs
+        self.draftID = draftID
         makeWebhookPayload = webhookPayload
     }
 }
@@ -86,6 +92,9 @@ public enum InsertOutcome: Sendable, Equatable {
     /// Nothing was stored: the uploads with these ids, in the order named, are unknown, not complete,
     /// of another form, or bound to a submission already.
     case uploadsUnavailable([String])
+    /// Nothing was stored: the draft it names was submitted already, as this stored submission. A
+    /// draft that does not exist (deleted, swept) fails with ``StoreError/notFound(_:)`` instead.
+    case draftSubmitted(existing: SubmissionRecord)
 }
 
 /// A position in a form's submission list: the last row of a page.

@@ -3,7 +3,8 @@ public protocol SubmissionStore: Sendable {
     /// Stores a submission and one pending delivery per active webhook endpoint of its form, durably,
     /// and binds the uploads it names to it in the same transaction. When one of them cannot be bound
     /// (see ``InsertOutcome/uploadsUnavailable(_:)``) nothing of the submission is stored, and the
-    /// others of its group are stored all the same. A replay of a stored idempotency key answers
+    /// others of its group are stored all the same. A submission from a draft closes the draft in the same
+    /// transaction, once (see ``InsertOutcome/draftSubmitted(existing:)``). A replay of a stored idempotency key answers
     /// ``InsertOutcome/duplicate(existing:)`` without looking at its uploads.
     ///
     /// Returns only after the transaction that holds it is committed to disk. Throws

@@ -176,6 +176,9 @@ final class SubmissionService: Sendable {
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
             return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+        case .draftSubmitted(let existing):
+            // A second submit of the draft raced this one and stored first: answer what it stored.
+            return .replayed(body: Self.answer(existing))
         case .uploadsUnavailable(let ids):
             // Another submission took them between validation and commit.
             counters(form.id).rejected.increment()
@@ -202,9 +205,14 @@ final class SubmissionService: Sendable {
         guard earlier.bodyHash == bodyHash else {
             throw SubmissionFailure.idempotencyKeyReused
         }
-        return .replayed(body: AcceptedSubmissionJSON.bytes(
-            id: earlier.id, formID: earlier.formID, formVersion: earlier.formVersion,
-            receivedAt: Timestamp.rfc3339(earlier.receivedAt), values: earlier.values.utf8))
+        return .replayed(body: answer(earlier))
+    }
+
+    /// The 201 body of a stored submission, as it was first answered.
+    static func answer(_ stored: SubmissionRecord) -> [UInt8] {
+        AcceptedSubmissionJSON.bytes(
+            id: stored.id, formID: stored.formID, formVersion: stored.formVersion,
+            receivedAt: Timestamp.rfc3339(stored.receivedAt), values: stored.values.utf8)
     }
 
     private static func parseOffLoop(_ body: [UInt8]) async throws(SubmissionError) -> Submission {
