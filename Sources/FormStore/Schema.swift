@@ -165,6 +165,34 @@ enum Schema {
                 """)
         }
 
+        // Drafts, submitted once: the submission's transaction sets `submission_id`. The sweeper reads
+        // them by expiry; the per-client creation limit counts a client's recent ones. An upload a
+        // draft names is tied to it (`draft_id`), so that deleting the draft lets the upload go.
+        migrator.registerMigration("007 drafts") { db in
+            try db.execute(sql: """
+                CREATE TABLE drafts (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    form_id TEXT NOT NULL,
+                    form_version INTEGER NOT NULL,
+                    token_hash TEXT NOT NULL,
+                    revision INTEGER NOT NULL,
+                    "values" TEXT NOT NULL,
+                    client_address TEXT,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    submission_id TEXT REFERENCES submissions(id),
+                    FOREIGN KEY (form_id, form_version) REFERENCES form_versions(form_id, version)
+                ) STRICT;
+
+                CREATE INDEX drafts_by_expiry ON drafts(expires_at, id);
+                CREATE INDEX drafts_by_client ON drafts(client_address, created_at) WHERE client_address IS NOT NULL;
+
+                ALTER TABLE uploads ADD COLUMN draft_id TEXT;
+                CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL;
+                """)
+        }
+
         return migrator
     }
 }

@@ -4,7 +4,8 @@ import GRDB
 /// Writes one group of submissions, and their deliveries, in one transaction.
 enum SubmissionWriter {
     /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
-    /// (a repeated idempotency key, an unknown form version) or names an upload it cannot have fails alone. Any other error, and a failed
+    /// (a repeated idempotency key, an unknown form version), names an upload it cannot have or a draft
+    /// that is gone or submitted already fails alone. Any other error, and a failed
     /// COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
     ///
     /// Returns one result per submission and the number of deliveries queued.
@@ -57,15 +58,19 @@ enum SubmissionWriter {
         let receivedAt = submission.record.receivedAt.storedMilliseconds
         do {
             let endpoints = try endpointIDs(formID: submission.record.formID, in: db, cache: &activeEndpoints)
-            if endpoints.isEmpty && submission.uploadIDs.isEmpty {
+            if endpoints.isEmpty && submission.uploadIDs.isEmpty && submission.draftID == nil {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
                 try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
             } else {
                 try inSavepoint(db) {
-                    // The row first: a replayed key fails here, before its uploads (bound to the
-                    // first submission) are looked at.
+                    // The row first: a replayed key fails here, before its draft and uploads (taken by
+                    // the first submission) are looked at; then the draft, so that submitting it again is
+                    // answered as such whatever its uploads.
                     try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
+                    if let draftID = submission.draftID {
+                        try DraftQueries.close(draftID, by: submission.record, in: db)
+                    }
                     try UploadQueries.bind(submission.uploadIDs, to: submission.record, in: db)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
@@ -84,6 +89,10 @@ enum SubmissionWriter {
             return .success(.inserted)
         } catch let unavailable as UploadQueries.Unavailable {
             return .success(.uploadsUnavailable(unavailable.ids))
+        } catch let submitted as DraftQueries.Submitted {
+            return .success(.draftSubmitted(existing: submitted.existing))
+        } catch let missing as DraftQueries.Missing {
+            return .failure(.notFound("draft \(missing.draftID)"))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.record.idempotencyKey,
