@@ -44,8 +44,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A store of forms, submissions, uploads and webhooks that commits submissions in groups and counts them.
-protocol GroupCommittingStore: FormVersionStore, SubmissionStore, UploadStore, WebhookStore {
+/// A store of forms, submissions, drafts, uploads and webhooks that commits submissions in groups and counts them.
+protocol GroupCommittingStore: FormVersionStore, SubmissionStore, DraftStore, UploadStore, WebhookStore {
     var commitStatistics: CommitStatistics { get }
 }
 
