@@ -282,6 +282,36 @@ import Testing
         }
     }
 
+    /// A submission of a draft refused for its uploads leaves the draft open: the next submission of it,
+    /// in the same group, closes it; whichever comes first, no answer names a submission not stored.
+    @Test(arguments: StoreKind.allCases)
+    func aDraftSubmissionRefusedForItsUploadsLeavesTheDraftToTheNext(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            try await store.createUpload(newUpload(id: "upl_partial", complete: false))
+            for index in 0..<20 { try await store.createDraft(newDraft(id: "drf_\(index)"), uploadIDs: []) }
+            let outcomes = try await withThrowingTaskGroup(of: (String, InsertOutcome).self) { group in
+                for index in 0..<20 {
+                    for (id, uploads) in [("bad-\(index)", ["upl_partial"]), ("good-\(index)", [])] {
+                        let submission = newSubmission(id: id, uploadIDs: uploads, draftID: "drf_\(index)")
+                        group.addTask { (id, try await store.insertSubmission(submission)) }
+                    }
+                }
+                return try await group.reduce(into: [String: InsertOutcome]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(store.commitStatistics.largestGroup > 1, "the submissions never shared a group")
+            for index in 0..<20 {
+                #expect(outcomes["good-\(index)"] == .inserted)
+                let stored = try #require(try await store.submission(id: "good-\(index)"))
+                let refused = outcomes["bad-\(index)"]
+                #expect(refused == .uploadsUnavailable(["upl_partial"]) || refused == .draftSubmitted(existing: stored), "\(index)")
+                #expect(try await store.submission(id: "bad-\(index)") == nil)
+                #expect(try await store.draft(id: "drf_\(index)")?.submissionID == "good-\(index)")
+            }
+            #expect(try await store.listForms().first?.submissionCount == 20)
+        }
+    }
+
     /// A draft that is gone fails its own submission only; the rest of its group is stored.
     @Test(arguments: StoreKind.allCases)
     func aSubmissionOfAMissingDraftFailsAloneInItsGroup(_ kind: StoreKind) async throws {
