@@ -71,7 +71,8 @@ struct SubmissionGroupWriter: Sendable {
             let draftRefused = drafts.claim(for: storedNow, in: group)
             try await deleteAgain(draftRefused.keys.map { group[$0].record.id }, on: connection)
             let refused = try await bindUploads(of: storedNow.filter { draftRefused[$0] == nil }, in: group, on: connection)
-            // The keys of rows taken back for their drafts or uploads: the submissions that clashed on them are tried again.
+            // The keys of rows taken back for their drafts or uploads: the submissions that clashed on
+            // them are tried again.
             var freed = Set<KeyOwner>()
             for index in storedNow {
                 if let refusal = draftRefused[index] {
@@ -260,7 +261,9 @@ struct SubmissionGroupWriter: Sendable {
     }
 
     /// The stored submissions with these ids, by id.
-    private func submissions(ids: Set<String>, on connection: PostgresConnection) async throws -> [String: SubmissionRecord] {
+    private func submissions(
+        ids: Set<String>, on connection: PostgresConnection
+    ) async throws -> [String: SubmissionRecord] {
         if ids.isEmpty { return [:] }
         let rows = try await connection.query(
             "SELECT \(unescaped: PostgresSubmissionQueries.columns) FROM submissions WHERE id = ANY(\(Array(ids)))",
