@@ -20,6 +20,7 @@ public final class SQLiteFormStore: FormStore {
     let logger = Logger(label: "formhouse.store")
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
+    let rejectionCommitter: GroupCommitter<Rejection, Void>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
     let damage: DamageLatch
@@ -94,6 +95,15 @@ public final class SQLiteFormStore: FormStore {
                 do { return try AttemptWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
             }
         }
+        rejectionCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, metricPrefix: "rejection_", logger: logger
+        ) { group in
+            try damage.checkWritable()
+            try files.check()
+            return try pool.writeWithoutTransaction { db in
+                do { return try RejectionWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
+            }
+        }
     }
 
     /// Fails queued submissions, lets a group being written finish, moves the WAL into the database
@@ -101,6 +111,7 @@ public final class SQLiteFormStore: FormStore {
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()
+        rejectionCommitter.close()
         if let finding = damage.finding {
             // Checkpointing would copy the log into a damaged file, or write on after a failed fsync;
             // the WAL stays as it is, for recovery or inspection. Not checkpointing here is not enough:
