@@ -8,6 +8,7 @@ extension SQLiteToPostgresCopy {
         "004 due deliveries by endpoint",
         "005 submission counts",
         "006 uploads",
+        "008 form stats",
     ]
 
     /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
@@ -25,6 +26,13 @@ extension SQLiteToPostgresCopy {
         CopiedTable("submissions", key: ["id"], columns: [
             .text("id"), .text("form_id"), .bigint("form_version"), .bigint("received_at"), .text("values"),
             .bytea("raw_body"), .text("idempotency_key"), .text("body_hash"), .text("client_address"),
+        ]),
+        CopiedTable("form_daily_stats", key: ["form_id", "day"], columns: [
+            .text("form_id"), .bigint("day"), .bigint("submissions"), .bigint("rejected"), .bigint("drafts_started"),
+            .bigint("drafts_submitted"),
+        ]),
+        CopiedTable("form_rejection_stats", key: ["form_id", "day", "field", "code"], columns: [
+            .text("form_id"), .bigint("day"), .text("field"), .text("code"), .bigint("count"),
         ]),
         CopiedTable("uploads", key: ["id"], columns: [
             .text("id"), .text("form_id"), .text("field"), .text("filename"), .text("content_type"),
