@@ -106,8 +106,8 @@ public final class SQLiteFormStore: FormStore {
         }
     }
 
-    /// Fails queued submissions, lets a group being written finish, moves the WAL into the database
-    /// file, and closes every connection.
+    /// Fails queued submissions and rejections, lets a group being written finish, moves the WAL into
+    /// the database file, and closes every connection.
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()

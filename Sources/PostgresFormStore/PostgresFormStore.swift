@@ -153,8 +153,8 @@ public final class PostgresFormStore: Sendable {
         closed.withLock { $0 }
     }
 
-    /// Fails queued submissions and refuses new operations; the group being written finishes before
-    /// the connection pool stops. The notification listener stops at once.
+    /// Fails queued submissions and rejections and refuses new operations; the groups being written
+    /// finish before the connection pool stops. The notification listener stops at once.
     public func close() {
         let wasClosed = closed.withLock { closed in
             defer { closed = true }
@@ -163,13 +163,15 @@ public final class PostgresFormStore: Sendable {
         if wasClosed { return }
         startupTask.withLock { $0 }?.cancel()
         changeListener.stop()
+        // Both refuse new items now; the pool stops once the groups being written are done.
         let submissions = submissionCommitter
         let rejections = rejectionCommitter
+        submissions.close()
+        rejections.close()
         let runTask = runTask
         Task {
-            async let submissionsClosed: Void = submissions.closeAndWait()
+            await submissions.closeAndWait()
             await rejections.closeAndWait()
-            await submissionsClosed
             runTask.cancel()
         }
     }
