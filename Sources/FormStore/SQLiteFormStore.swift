@@ -86,22 +86,25 @@ public final class SQLiteFormStore: FormStore {
             if deliveriesCreated > 0 { observer.notify() }
             return results
         }
-        attemptCommitter = GroupCommitter(
-            maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
-        ) { group in
+        attemptCommitter = Self.committer(
+            metricPrefix: "attempt_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
+            damage: damage) { try AttemptWriter.write($0, in: $1) }
+        rejectionCommitter = Self.committer(
+            metricPrefix: "rejection_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
+            damage: damage) { try RejectionWriter.write($0, in: $1) }
+    }
+
+    /// A committer of items that answer nothing, whose groups `write` writes on the writer
+    /// connection after the checks every write makes.
+    private static func committer<Item: Sendable>(
+        metricPrefix: String, maxGroupSize: Int, logger: Logger, pool: DatabasePool, files: DatabaseFiles,
+        damage: DamageLatch, write: @escaping @Sendable ([Item], Database) throws -> [Result<Void, StoreError>]
+    ) -> GroupCommitter<Item, Void> {
+        GroupCommitter(maxGroupSize: maxGroupSize, metricPrefix: metricPrefix, logger: logger) { group in
             try damage.checkWritable()
             try files.check()
             return try pool.writeWithoutTransaction { db in
-                do { return try AttemptWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
-            }
-        }
-        rejectionCommitter = GroupCommitter(
-            maxGroupSize: configuration.maxGroupSize, metricPrefix: "rejection_", logger: logger
-        ) { group in
-            try damage.checkWritable()
-            try files.check()
-            return try pool.writeWithoutTransaction { db in
-                do { return try RejectionWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
+                do { return try write(group, db) } catch { throw damage.note(error, writing: true) }
             }
         }
     }

@@ -11,7 +11,8 @@ extension PostgresFormStore: FormStatsStore {
 
     public func stats(formID: String, from: Int, through: Int) async throws -> FormStats {
         try await transaction { connection in
-            try await PostgresFormStatsQueries.stats(formID: formID, from: from, through: through, on: connection, logger: self.logger)
+            try await PostgresFormStatsQueries.stats(
+                formID: formID, from: from, through: through, on: connection, logger: self.logger)
         }
     }
 }
