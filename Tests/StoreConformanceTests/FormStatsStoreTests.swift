@@ -14,6 +14,18 @@ import Testing
         Date(timeIntervalSince1970: Double(day) * 86_400 + hour * 3_600)
     }
 
+    /// Records `count` rejections at once, each from its own task, so that they share groups.
+    private static func recordConcurrently(
+        _ count: Int, in store: any GroupCommittingStore, _ rejection: @escaping @Sendable (Int) -> Rejection
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask { try await store.recordRejection(rejection(index)) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     private static func failures(_ pairs: [(String, String)]) -> [FieldFailure] {
         pairs.map { FieldFailure(field: $0.0, code: $0.1) }
     }
@@ -94,14 +106,8 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             let at = Self.at(Self.dayA, hour: 1)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<40 {
-                    let formID = index % 2 == 0 ? "signup" : "nobody"
-                    group.addTask {
-                        try await store.recordRejection(Rejection(formID: formID, at: at, failures: Self.failures([("name", "required")])))
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.recordConcurrently(40, in: store) { index in
+                Rejection(formID: index % 2 == 0 ? "signup" : "nobody", at: at, failures: Self.failures([("name", "required")]))
             }
             #expect(try await store.stats(formID: "signup", from: Self.dayA, through: Self.dayA) == FormStats(
                 days: [FormStatsDay(day: Self.dayA, rejected: 20)], rejections: ["name": ["required": 20]]))
@@ -114,15 +120,8 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             let at = Self.at(Self.dayB, hour: 8)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        try await store.recordRejection(Rejection(
-                            formID: "signup", at: at,
-                            failures: Self.failures([("email", "format"), ("items[\(index % 4)].qty", "minimum")])))
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.recordConcurrently(200, in: store) { index in
+                Rejection(formID: "signup", at: at, failures: Self.failures([("email", "format"), ("items[\(index % 4)].qty", "minimum")]))
             }
             let stats = try await store.stats(formID: "signup", from: Self.dayB, through: Self.dayB)
             #expect(stats.days == [FormStatsDay(day: Self.dayB, rejected: 200)])
