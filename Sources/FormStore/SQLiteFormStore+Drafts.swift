@@ -19,6 +19,7 @@ extension SQLiteFormStore {
                 throw StoreError.conflict("draft \(draft.id) exists")
             }
             try DraftQueries.tieUploads(uploadIDs, to: draft.id, formID: draft.formID, expiresAt: draft.expiresAt, in: db)
+            try FormStatsQueries.countDraftStarted(formID: draft.formID, day: draft.createdAt.statsDay, in: db)
         }
     }
 

@@ -193,6 +193,35 @@ enum Schema {
                 """)
         }
 
+        // A form's counters per UTC day, kept by the transactions that change what they count (see
+        // `FormStatsStore`). Submissions already stored are counted here, so the counters equal the
+        // rows from the first start on.
+        migrator.registerMigration("008 form stats") { db in
+            try db.execute(sql: """
+                CREATE TABLE form_daily_stats (
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    day INTEGER NOT NULL,
+                    submissions INTEGER NOT NULL DEFAULT 0,
+                    rejected INTEGER NOT NULL DEFAULT 0,
+                    drafts_started INTEGER NOT NULL DEFAULT 0,
+                    drafts_submitted INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (form_id, day)
+                ) WITHOUT ROWID, STRICT;
+
+                CREATE TABLE form_rejection_stats (
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    day INTEGER NOT NULL,
+                    field TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (form_id, day, field, code)
+                ) WITHOUT ROWID, STRICT;
+
+                INSERT INTO form_daily_stats (form_id, day, submissions)
+                    SELECT form_id, received_at / 86400000, COUNT(*) FROM submissions GROUP BY form_id, received_at / 86400000;
+                """)
+        }
+
         return migrator
     }
 }

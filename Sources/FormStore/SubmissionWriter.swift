@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Writes one group of submissions, and their deliveries, in one transaction.
+/// Writes one group of submissions, their deliveries and their forms' counters, in one transaction.
 enum SubmissionWriter {
     /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
     /// (a repeated idempotency key, an unknown form version), names an upload it cannot have or a draft
@@ -17,8 +17,8 @@ enum SubmissionWriter {
         results.reserveCapacity(group.count)
         var deliveriesCreated = 0
         try db.inTransaction(.immediate) {
-            // Rows stored per form, added to its count once per group (a group is usually one form).
-            var stored: [(formID: String, count: Int)] = []
+            // Rows stored per form and day, added to the form's count and its day's counters once per group.
+            var stored = SubmissionTally()
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
@@ -31,17 +31,20 @@ enum SubmissionWriter {
                 if case .success(.inserted) = result {
                     let formID = submission.record.formID
                     deliveriesCreated += activeEndpoints[formID]?.count ?? 0
-                    if let index = stored.firstIndex(where: { $0.formID == formID }) {
-                        stored[index].count += 1
-                    } else {
-                        stored.append((formID, 1))
-                    }
+                    stored.add(
+                        formID: formID, receivedAtMilliseconds: submission.record.receivedAt.storedMilliseconds,
+                        fromDraft: submission.draftID != nil)
                 }
                 results.append(result)
             }
-            for (formID, count) in stored {
+            for (formID, count) in stored.perForm {
                 try db.cachedStatement(sql: "UPDATE forms SET submission_count = submission_count + ? WHERE id = ?")
                     .execute(arguments: [count, formID])
+            }
+            for entry in stored.entries {
+                try FormStatsQueries.addSubmissions(
+                    entry.submissions, draftsSubmitted: entry.draftsSubmitted, formID: entry.formDay.formID,
+                    day: entry.formDay.day, in: db)
             }
             try beforeCommit?()
             return .commit

@@ -9,6 +9,7 @@ extension SQLiteToPostgresCopy {
         "005 submission counts",
         "006 uploads",
         "007 drafts",
+        "008 form stats",
     ]
 
     /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
@@ -31,6 +32,13 @@ extension SQLiteToPostgresCopy {
             .text("id"), .text("form_id"), .bigint("form_version"), .text("token_hash"), .bigint("revision"),
             .text("values"), .text("client_address"), .bigint("created_at"), .bigint("updated_at"), .bigint("expires_at"),
             .text("submission_id"),
+        ]),
+        CopiedTable("form_daily_stats", key: ["form_id", "day"], columns: [
+            .text("form_id"), .bigint("day"), .bigint("submissions"), .bigint("rejected"), .bigint("drafts_started"),
+            .bigint("drafts_submitted"),
+        ]),
+        CopiedTable("form_rejection_stats", key: ["form_id", "day", "field", "code"], columns: [
+            .text("form_id"), .bigint("day"), .text("field"), .text("code"), .bigint("count"),
         ]),
         CopiedTable("uploads", key: ["id"], columns: [
             .text("id"), .text("form_id"), .text("field"), .text("filename"), .text("content_type"),

@@ -22,6 +22,9 @@ extension PostgresFormStore: DraftStore {
             guard inserted else { throw StoreError.conflict("draft \(draft.id) exists") }
             try await PostgresDraftQueries.tieUploads(
                 uploadIDs, to: draft.id, formID: draft.formID, expiresAt: draft.expiresAt, on: connection, logger: self.logger)
+            // Last: the counter's row is the most contended lock of the transaction, so it is held the shortest.
+            try await PostgresFormStatsQueries.countDraftStarted(
+                formID: draft.formID, day: draft.createdAt.statsDay, on: connection, logger: self.logger)
         }
     }
 

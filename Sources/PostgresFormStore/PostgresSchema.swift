@@ -187,6 +187,36 @@ enum PostgresSchema {
             "ALTER TABLE uploads ADD COLUMN draft_id text COLLATE \"C\"",
             "CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL",
         ]),
+        // A form's counters per UTC day, kept by the transactions that change what they count (see
+        // `FormStatsStore`). Submissions already stored are counted here, so the counters equal the
+        // rows from the first start on. Numbered 5: 4 is the drafts' migration.
+        Migration(version: 5, name: "form stats", statements: [
+            """
+            CREATE TABLE form_daily_stats (
+                form_id text COLLATE "C" NOT NULL REFERENCES forms(id),
+                day bigint NOT NULL,
+                submissions bigint NOT NULL DEFAULT 0,
+                rejected bigint NOT NULL DEFAULT 0,
+                drafts_started bigint NOT NULL DEFAULT 0,
+                drafts_submitted bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (form_id, day)
+            )
+            """,
+            """
+            CREATE TABLE form_rejection_stats (
+                form_id text COLLATE "C" NOT NULL REFERENCES forms(id),
+                day bigint NOT NULL,
+                field text COLLATE "C" NOT NULL,
+                code text COLLATE "C" NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (form_id, day, field, code)
+            )
+            """,
+            """
+            INSERT INTO form_daily_stats (form_id, day, submissions)
+                SELECT form_id, received_at / 86400000, count(*) FROM submissions GROUP BY form_id, received_at / 86400000
+            """,
+        ]),
     ]
 
     /// Applies the migrations the database lacks, each in its own transaction, under the advisory lock

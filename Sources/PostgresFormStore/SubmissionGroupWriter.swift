@@ -2,10 +2,10 @@ import FormStore
 import Foundation
 import PostgresNIO
 
-/// Writes one group of submissions, their deliveries and the forms' counts in one transaction, and
-/// binds the uploads and closes the drafts they name, as `SubmissionWriter` does in SQLite: a row that
-/// clashes, names an upload it cannot have or a draft that is gone or submitted already, fails alone;
-/// any other failure fails the group.
+/// Writes one group of submissions, their deliveries and the forms' counts and daily counters in one
+/// transaction, and binds the uploads and closes the drafts they name, as `SubmissionWriter` does in
+/// SQLite: a row that clashes, names an upload it cannot have or a draft that is gone or submitted
+/// already, fails alone; any other failure fails the group.
 ///
 /// PostgreSQL aborts a transaction at its first failed statement, so nothing here is allowed to fail
 /// on a clash: versions are checked first (a version is never removed), and the rows go in one
@@ -129,6 +129,13 @@ struct SubmissionGroupWriter: Sendable {
         }
         let deliveries = try await insertDeliveries(for: inserted.map { group[$0] }, endpoints: endpoints, on: connection)
         try await addToCounts(inserted.map { group[$0].record.formID }, on: connection)
+        var tally = SubmissionTally()
+        for index in inserted {
+            tally.add(
+                formID: group[index].record.formID, receivedAtMilliseconds: group[index].record.receivedAt.storedMilliseconds,
+                fromDraft: group[index].draftID != nil)
+        }
+        try await PostgresFormStatsQueries.addSubmissions(tally, on: connection, logger: logger)
         if deliveries > 0 {
             // Delivered to every listening node when (and only if) the transaction commits.
             try await connection.execute("SELECT pg_notify(\(Self.deliveriesChannel), '')", logger: logger)

@@ -5,12 +5,13 @@ import Foundation
 /// moves: forms with several versions and a deleted one, submissions with and without idempotency
 /// keys (one body not UTF-8, one over 1 MiB), uploads bound, complete, in progress and without a
 /// size (one tied to a draft), drafts open, submitted and anonymous, two endpoints (one with a rotated
-/// secret), and deliveries that were attempted, left leased, or never claimed.
+/// secret), deliveries that were attempted, left leased, or never claimed, and the forms' daily
+/// counters with a rejection.
 struct DataDirectoryFixture {
     /// Rows per table, as the fixture made them.
     static let counts: [String: Int] = [
         "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
-        "delivery_attempts": 4, "uploads": 5, "drafts": 3,
+        "delivery_attempts": 4, "uploads": 5, "drafts": 3, "form_daily_stats": 3, "form_rejection_stats": 2,
     ]
     static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
     /// Over 1 MiB, and over the test's batch byte limit.
@@ -85,6 +86,11 @@ struct DataDirectoryFixture {
             _ = try await store.insertSubmission(NewSubmission(
                 record, uploadIDs: uploads, draftID: index == 5 ? "drf_1" : nil, webhookPayload: { payload }))
         }
+
+        // Counted on a day of its own: alpha has a day of submissions and a day of rejections, beta one.
+        try await store.recordRejection(Rejection(
+            formID: "alpha", at: Date(timeIntervalSince1970: 1_700_100_000),
+            failures: [FieldFailure(field: "photos[0]", code: "required"), FieldFailure(field: "Имя", code: "tooLong")]))
 
         let claimed = try await store.claimDueDeliveries(owner: "worker-1", limit: 6, now: Date(), lease: 600)
         let outcomes: [DeliveryOutcome] = [.succeeded, .retry(at: Date().addingTimeInterval(60)), .dead, .succeeded]
