@@ -27,7 +27,7 @@ struct DraftRoutes {
             try saveRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
             let draft = try await drafts.patch(
                 id: try request.parameters.require("did"), token: request.draftToken, patch: request.body,
-                expectedRevision: try request.expectedRevision())
+                ifMatch: { try request.expectedRevision() })
             return answer(draft)
         }
         router.on(.delete, "/v1/drafts/{did}") { request, _ in

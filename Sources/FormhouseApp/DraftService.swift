@@ -72,14 +72,17 @@ final class DraftService: Sendable {
 
     /// Applies a JSON merge patch (RFC 7396) to the draft's values. With `expectedRevision` (If-Match)
     /// the patch applies only to that revision; without, to whatever the draft holds when it is stored.
-    func patch(id: String, token: String?, patch body: [UInt8], expectedRevision: Int?, now: Date = Date()) async throws -> Draft {
+    /// `ifMatch` reads the revision from the request once the draft is open, so that a request for a
+    /// draft it cannot open is the same 404 whatever else it holds.
+    func patch(id: String, token: String?, patch body: [UInt8], ifMatch: () throws -> Int?, now: Date = Date()) async throws -> Draft {
+        var record = try await open(id: id, token: token, now: now)
+        let expectedRevision = try ifMatch()
         let patch: JSONValue
         do {
             patch = try JSONValue(parsing: body, limits: JSONLimits(maxDepth: SubmissionLimits().maxDepth))
         } catch {
             throw APIProblem(.invalidBody, "The merge patch is not valid JSON: \(error.message).", extra: ProblemExtra(offset: error.offset))
         }
-        var record = try await open(id: id, token: token, now: now)
         // Without If-Match a patch made from an older revision still applies, to the values as they
         // are: a change stored in between is merged with, not overwritten.
         for _ in 0..<3 {
