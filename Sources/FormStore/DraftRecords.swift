@@ -51,14 +51,20 @@ public struct DraftChange: Sendable, Equatable {
     public var uploadIDs: [String]
     public var updatedAt: Date
     public var expiresAt: Date
+    /// When the draft's unbound uploads that `uploadIDs` no longer names expire: they are let go.
+    public var releasedUploadsExpireAt: Date
 
-    public init(id: String, expectedRevision: Int, values: String, uploadIDs: [String], updatedAt: Date, expiresAt: Date) {
+    public init(
+        id: String, expectedRevision: Int, values: String, uploadIDs: [String], updatedAt: Date, expiresAt: Date,
+        releasedUploadsExpireAt: Date
+    ) {
         self.id = id
         self.expectedRevision = expectedRevision
         self.values = values
         self.uploadIDs = uploadIDs
         self.updatedAt = updatedAt
         self.expiresAt = expiresAt
+        self.releasedUploadsExpireAt = releasedUploadsExpireAt
     }
 }
 
@@ -72,4 +78,12 @@ public enum DraftUpdateOutcome: Sendable, Equatable {
     case submitted(current: DraftRecord)
     /// There is no such draft (never was, deleted or swept).
     case notFound
+}
+
+extension Date {
+    /// The clock hour this instant falls in, as hours since 1970 (its stored milliseconds / 3 600 000):
+    /// the hour a draft created at it counts against its client's hourly limit.
+    public var draftStartHour: Int64 {
+        storedMilliseconds / 3_600_000
+    }
 }

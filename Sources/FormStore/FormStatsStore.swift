@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - `submissions`: in ``SubmissionStore/insertSubmission(_:)``'s transaction, on the day of `receivedAt`;
 /// - `draftsSubmitted`: there too, when the submission closes a draft;
-/// - `draftsStarted`: in ``DraftStore/createDraft(_:uploadIDs:)``'s transaction, on the day of `createdAt`;
+/// - `draftsStarted`: in ``DraftStore/createDraft(_:uploadIDs:maxPerClientPerHour:)``'s transaction, on the day of `createdAt`;
 /// - `rejected` and the failures by input: by ``recordRejection(_:)``.
 public protocol FormStatsStore: Sendable {
     /// Counts a rejected submission and its failures, durably, before it returns: rejections are grouped

@@ -2,8 +2,12 @@ import Foundation
 import GRDB
 
 extension SQLiteFormStore {
-    public func createDraft(_ draft: DraftRecord, uploadIDs: [String]) async throws {
+    public func createDraft(_ draft: DraftRecord, uploadIDs: [String], maxPerClientPerHour: Int) async throws {
         try await write { db in
+            if let clientAddress = draft.clientAddress {
+                try DraftQueries.countStart(
+                    clientAddress: clientAddress, hour: draft.createdAt.draftStartHour, limit: maxPerClientPerHour, in: db)
+            }
             do {
                 try db.execute(sql: """
                     INSERT INTO drafts (\(DraftQueries.columns))
@@ -41,6 +45,8 @@ extension SQLiteFormStore {
             if changed {
                 try DraftQueries.tieUploads(
                     change.uploadIDs, to: change.id, formID: current.formID, expiresAt: change.expiresAt, in: db)
+                try DraftQueries.releaseUploads(
+                    ofDrafts: [change.id], except: change.uploadIDs, expiringAt: change.releasedUploadsExpireAt, in: db)
                 return .updated(current)
             }
             return current.submissionID == nil ? .revisionMismatch(current: current) : .submitted(current: current)
@@ -51,13 +57,14 @@ extension SQLiteFormStore {
         try await write { db in
             try db.execute(sql: "DELETE FROM drafts WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
-            try DraftQueries.releaseUploads(ofDrafts: [id], in: db)
+            try DraftQueries.releaseUploads(ofDrafts: [id], expiringAt: Date(), in: db)
             return true
         }
     }
 
     public func deleteExpiredDrafts(before date: Date, limit: Int) async throws -> Int {
         try await write { db in
+            try DraftQueries.forgetStarts(before: date.draftStartHour - 1, in: db)
             let ids = try String.fetchAll(db, sql: """
                 SELECT id FROM drafts WHERE expires_at < ? ORDER BY expires_at, id LIMIT ?
                 """, arguments: [date.storedMilliseconds, Int64(clamping: limit)])
@@ -65,15 +72,10 @@ extension SQLiteFormStore {
             try db.execute(
                 sql: "DELETE FROM drafts WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
                 arguments: StatementArguments(ids))
-            try DraftQueries.releaseUploads(ofDrafts: ids, in: db)
+            // Just before `date`: the upload sweep of the same pass, which reads uploads expired before it, takes them.
+            try DraftQueries.releaseUploads(
+                ofDrafts: ids, expiringAt: Date(storedMilliseconds: date.storedMilliseconds - 1), in: db)
             return ids.count
-        }
-    }
-
-    public func draftCount(clientAddress: String, since: Date) async throws -> Int {
-        try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM drafts WHERE client_address = ? AND created_at >= ?",
-                             arguments: [clientAddress, since.storedMilliseconds]) ?? 0
         }
     }
 }

@@ -166,8 +166,9 @@ enum Schema {
         }
 
         // Drafts, submitted once: the submission's transaction sets `submission_id`. The sweeper reads
-        // them by expiry; the per-client creation limit counts a client's recent ones. An upload a
-        // draft names is tied to it (`draft_id`), so that deleting the draft lets the upload go.
+        // them by expiry. The per-client hourly limit counts starts in `draft_starts`, which deleting a
+        // draft does not decrease. An upload a draft names is tied to it (`draft_id`), so that deleting
+        // the draft lets the upload go.
         migrator.registerMigration("007 drafts") { db in
             try db.execute(sql: """
                 CREATE TABLE drafts (
@@ -186,7 +187,13 @@ enum Schema {
                 ) STRICT;
 
                 CREATE INDEX drafts_by_expiry ON drafts(expires_at, id);
-                CREATE INDEX drafts_by_client ON drafts(client_address, created_at) WHERE client_address IS NOT NULL;
+
+                CREATE TABLE draft_starts (
+                    client_address TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (client_address, hour)
+                ) WITHOUT ROWID, STRICT;
 
                 ALTER TABLE uploads ADD COLUMN draft_id TEXT;
                 CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL;

@@ -8,7 +8,13 @@ public struct NewSubmission: Sendable {
     /// The uploads its values name, bound to it in its transaction; each id counts once.
     public var uploadIDs: [String]
     /// The draft it is submitted from, closed in its transaction (see ``InsertOutcome/draftSubmitted(existing:)``).
+    /// The draft's unbound uploads that ``uploadIDs`` does not name are let go, expiring at the
+    /// submission's `receivedAt`.
     public var draftID: String?
+    /// The revision of the draft the submission was made from. When set, the draft is closed only if it
+    /// is still at it: a draft open at another revision (changed since it was read) fails the submission
+    /// with ``StoreError/conflict(_:)``, nothing of it stored. When nil, the draft is closed at any revision.
+    public var draftRevision: Int?
     /// Builds the body sent to each of the form's webhook endpoints. Called only when the form has
     /// endpoints at the moment the submission is stored, so a form without any pays nothing for it.
     public var makeWebhookPayload: @Sendable () -> [UInt8]
@@ -17,12 +23,13 @@ public struct NewSubmission: Sendable {
     public var webhookPayload: [UInt8] { makeWebhookPayload() }
 
     public init(
-        _ record: SubmissionRecord, uploadIDs: [String] = [], draftID: String? = nil,
+        _ record: SubmissionRecord, uploadIDs: [String] = [], draftID: String? = nil, draftRevision: Int? = nil,
         webhookPayload: @escaping @Sendable () -> [UInt8]
     ) {
         self.record = record
         self.uploadIDs = uploadIDs
         self.draftID = draftID
+        self.draftRevision = draftRevision
         makeWebhookPayload = webhookPayload
     }
 }

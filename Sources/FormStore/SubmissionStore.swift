@@ -4,7 +4,11 @@ public protocol SubmissionStore: Sendable {
     /// and binds the uploads it names to it in the same transaction. When one of them cannot be bound
     /// (see ``InsertOutcome/uploadsUnavailable(_:)``) nothing of the submission is stored, and the
     /// others of its group are stored all the same. A submission from a draft closes the draft in the same
-    /// transaction, once (see ``InsertOutcome/draftSubmitted(existing:)``). A replay of a stored idempotency key answers
+    /// transaction, once (see ``InsertOutcome/draftSubmitted(existing:)``; a draft that is gone fails it
+    /// with ``StoreError/notFound(_:)``), and only at ``NewSubmission/draftRevision`` when that is set:
+    /// a draft open at another revision fails it with ``StoreError/conflict(_:)`` ("draft <id> changed
+    /// since it was read"), nothing of it stored, the draft left open. The draft's unbound uploads the
+    /// submission does not bind expire at its received time. A replay of a stored idempotency key answers
     /// ``InsertOutcome/duplicate(existing:)`` without looking at its uploads.
     ///
     /// Returns only after the transaction that holds it is committed to disk. Throws

@@ -5,8 +5,8 @@ import GRDB
 enum SubmissionWriter {
     /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
     /// (a repeated idempotency key, an unknown form version), names an upload it cannot have or a draft
-    /// that is gone or submitted already fails alone. Any other error, and a failed
-    /// COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
+    /// that is gone, submitted already or changed since it was read fails alone. Any other error, and a
+    /// failed COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
     ///
     /// Returns one result per submission and the number of deliveries queued.
     static func write(
@@ -72,9 +72,14 @@ enum SubmissionWriter {
                     // answered as such whatever its uploads.
                     try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
                     if let draftID = submission.draftID {
-                        try DraftQueries.close(draftID, by: submission.record, in: db)
+                        try DraftQueries.close(draftID, at: submission.draftRevision, by: submission.record, in: db)
                     }
                     try UploadQueries.bind(submission.uploadIDs, to: submission.record, in: db)
+                    if let draftID = submission.draftID {
+                        // Those it did not bind were removed from the answers: they go with the draft.
+                        try DraftQueries.releaseUploads(
+                            ofDrafts: [draftID], expiringAt: submission.record.receivedAt, in: db)
+                    }
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
                         INSERT INTO deliveries (id, endpoint_id, submission_id, form_id, payload, status, attempts,
@@ -96,6 +101,8 @@ enum SubmissionWriter {
             return .success(.draftSubmitted(existing: submitted.existing))
         } catch let missing as DraftQueries.Missing {
             return .failure(.notFound("draft \(missing.draftID)"))
+        } catch let changed as DraftQueries.Changed {
+            return .failure(.conflict("draft \(changed.draftID) changed since it was read"))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.record.idempotencyKey,

@@ -33,6 +33,9 @@ extension SQLiteToPostgresCopy {
             .text("values"), .text("client_address"), .bigint("created_at"), .bigint("updated_at"), .bigint("expires_at"),
             .text("submission_id"),
         ]),
+        CopiedTable("draft_starts", key: ["client_address", "hour"], columns: [
+            .text("client_address"), .bigint("hour"), .bigint("count"),
+        ]),
         CopiedTable("form_daily_stats", key: ["form_id", "day"], columns: [
             .text("form_id"), .bigint("day"), .bigint("submissions"), .bigint("rejected"), .bigint("drafts_started"),
             .bigint("drafts_submitted"),

@@ -16,10 +16,14 @@ struct DraftClaims {
         case missing(draftID: String)
         /// The draft was submitted already, as this submission.
         case submitted(submissionID: String)
+        /// The draft is open at another revision than the one the submission was made from.
+        case changed(draftID: String)
     }
 
     /// The locked drafts by id: the submission each went to, nil while open. A draft not here does not exist.
     private var holders: [String: String?] = [:]
+    /// The locked drafts' revisions, by id.
+    private var revisions: [String: Int] = [:]
     private let logger: Logger
 
     /// Locks the drafts that the rows `indices` of `group` name.
@@ -28,9 +32,10 @@ struct DraftClaims {
         let ids = Array(Set(indices.compactMap { group[$0].draftID }))
         if ids.isEmpty { return }
         let rows = try await connection.query(
-            "SELECT id, submission_id FROM drafts WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE", logger: logger)
-        for try await (id, submissionID) in rows.decode((String, String?).self) {
+            "SELECT id, submission_id, revision FROM drafts WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE", logger: logger)
+        for try await (id, submissionID, revision) in rows.decode((String, String?, Int).self) {
             holders[id] = .some(submissionID)
+            revisions[id] = revision
         }
     }
 
@@ -49,8 +54,8 @@ struct DraftClaims {
         return (now, later)
     }
 
-    /// Gives each just stored row of `stored` its draft, when the draft is open, and answers why the
-    /// others cannot have theirs.
+    /// Gives each just stored row of `stored` its draft, when the draft is open (and at the row's
+    /// `draftRevision`, when it names one), and answers why the others cannot have theirs.
     mutating func claim(for stored: [Int], in group: [NewSubmission]) -> [Int: Refusal] {
         var refused: [Int: Refusal] = [:]
         for index in stored {
@@ -58,7 +63,12 @@ struct DraftClaims {
             switch holders[draftID] {
             case nil: refused[index] = .missing(draftID: draftID)
             case .some(.some(let submissionID)): refused[index] = .submitted(submissionID: submissionID)
-            case .some(nil): holders[draftID] = .some(group[index].record.id)
+            case .some(nil):
+                if let expected = group[index].draftRevision, expected != revisions[draftID] {
+                    refused[index] = .changed(draftID: draftID)
+                } else {
+                    holders[draftID] = .some(group[index].record.id)
+                }
             }
         }
         return refused
@@ -69,15 +79,26 @@ struct DraftClaims {
         if let draftID = submission.draftID { holders[draftID] = .some(nil) }
     }
 
-    /// Closes the drafts of the rows the group stores, in one statement.
+    /// Closes the drafts of the rows the group stores, in one statement, and lets go of their unbound
+    /// uploads (those the rows did not bind), expiring at the received time of the row that closed each.
+    /// Run after the rows' uploads are bound.
     func close(_ inserted: [NewSubmission], on connection: PostgresConnection) async throws {
         let closing = inserted.filter { $0.draftID != nil }
         if closing.isEmpty { return }
+        let draftIDs = closing.map { $0.draftID ?? "" }
+        let receivedAt = closing.map(\.record.receivedAt.storedMilliseconds)
         try await connection.execute("""
             UPDATE drafts SET submission_id = c.submission_id, updated_at = c.updated_at
-            FROM unnest(\(closing.map { $0.draftID ?? "" })::text[], \(closing.map(\.record.id))::text[],
-                \(closing.map(\.record.receivedAt.storedMilliseconds))::bigint[]) AS c(id, submission_id, updated_at)
+            FROM unnest(\(draftIDs)::text[], \(closing.map(\.record.id))::text[], \(receivedAt)::bigint[])
+                AS c(id, submission_id, updated_at)
             WHERE drafts.id = c.id
+            """, logger: logger)
+        // Locked in id order, as tying and binding uploads lock them.
+        try await connection.execute("""
+            UPDATE uploads SET expires_at = LEAST(uploads.expires_at, c.expires_at), draft_id = NULL
+            FROM unnest(\(draftIDs)::text[], \(receivedAt)::bigint[]) AS c(draft_id, expires_at)
+            WHERE uploads.draft_id = c.draft_id AND uploads.id IN (
+                SELECT id FROM uploads WHERE draft_id = ANY(\(draftIDs)) AND submission_id IS NULL ORDER BY id FOR UPDATE)
             """, logger: logger)
     }
 }

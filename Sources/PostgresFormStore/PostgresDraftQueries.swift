@@ -30,15 +30,39 @@ enum PostgresDraftQueries {
             """, logger: logger)
     }
 
-    /// Lets go of the unbound uploads of deleted drafts: they expire now, for the upload sweeper, and
-    /// no longer name the drafts. Uploads bound to a submission keep theirs.
-    static func releaseUploads(ofDrafts draftIDs: [String], on connection: PostgresConnection, logger: Logger) async throws {
+    /// Lets go of the unbound uploads of `draftIDs` other than `kept`: they no longer name the drafts
+    /// and expire at `expiresAt` (or earlier, when they already did), for the upload sweeper. Uploads
+    /// bound to a submission keep theirs. Locked in id order, as
+    /// ``tieUploads(_:to:formID:expiresAt:on:logger:)`` locks them.
+    static func releaseUploads(
+        ofDrafts draftIDs: [String], except kept: [String] = [], expiringAt expiresAt: Date,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
         if draftIDs.isEmpty { return }
         try await connection.execute("""
-            UPDATE uploads SET expires_at = LEAST(expires_at, \(Date().storedMilliseconds)), draft_id = NULL
+            UPDATE uploads SET expires_at = LEAST(expires_at, \(expiresAt.storedMilliseconds)), draft_id = NULL
             WHERE id IN (
-                SELECT id FROM uploads WHERE draft_id = ANY(\(draftIDs)) AND submission_id IS NULL ORDER BY id FOR UPDATE)
+                SELECT id FROM uploads
+                WHERE draft_id = ANY(\(draftIDs)) AND submission_id IS NULL AND id <> ALL(\(kept)::text[])
+                ORDER BY id FOR UPDATE)
             """, logger: logger)
+    }
+
+    /// Counts a draft as started by `clientAddress` in `hour` unless the client already started `limit`
+    /// in it. One statement: of concurrent ones, each waits for the row the one before it wrote, so the
+    /// count never passes the limit.
+    static func countStart(
+        clientAddress: String, hour: Int64, limit: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        // A new row starts at 1 without the update's check: a limit below 1 is refused here.
+        guard limit > 0, try await connection.query("""
+            INSERT INTO draft_starts (client_address, hour, count) VALUES (\(clientAddress), \(hour), 1)
+            ON CONFLICT (client_address, hour) DO UPDATE SET count = draft_starts.count + 1
+            WHERE draft_starts.count < \(Int64(limit))
+            RETURNING count
+            """, logger: logger).first(as: Int64.self) != nil else {
+            throw StoreError.limitReached("client \(clientAddress) started \(limit) drafts this hour")
+        }
     }
 }
 

@@ -4,8 +4,13 @@ import PostgresNIO
 
 /// Drafts. Closing one when it is submitted is the group writer's (`SubmissionGroupWriter`).
 extension PostgresFormStore: DraftStore {
-    public func createDraft(_ draft: DraftRecord, uploadIDs: [String]) async throws {
+    public func createDraft(_ draft: DraftRecord, uploadIDs: [String], maxPerClientPerHour: Int) async throws {
         try await transaction { connection in
+            if let clientAddress = draft.clientAddress {
+                try await PostgresDraftQueries.countStart(
+                    clientAddress: clientAddress, hour: draft.createdAt.draftStartHour, limit: maxPerClientPerHour,
+                    on: connection, logger: self.logger)
+            }
             let inserted: Bool
             do {
                 inserted = try await connection.query("""
@@ -46,6 +51,9 @@ extension PostgresFormStore: DraftStore {
                 try await PostgresDraftQueries.tieUploads(
                     change.uploadIDs, to: updated.id, formID: updated.formID, expiresAt: change.expiresAt, on: connection,
                     logger: self.logger)
+                try await PostgresDraftQueries.releaseUploads(
+                    ofDrafts: [updated.id], except: change.uploadIDs, expiringAt: change.releasedUploadsExpireAt,
+                    on: connection, logger: self.logger)
                 return .updated(updated)
             }
             guard let current = try await PostgresDraftQueries.draft(id: change.id, on: connection, logger: self.logger) else {
@@ -59,7 +67,10 @@ extension PostgresFormStore: DraftStore {
         try await transaction { connection in
             let deleted = try await connection.query("DELETE FROM drafts WHERE id = \(id) RETURNING 1", logger: self.logger)
                 .first(as: Int.self) != nil
-            if deleted { try await PostgresDraftQueries.releaseUploads(ofDrafts: [id], on: connection, logger: self.logger) }
+            if deleted {
+                try await PostgresDraftQueries.releaseUploads(
+                    ofDrafts: [id], expiringAt: Date(), on: connection, logger: self.logger)
+            }
             return deleted
         }
     }
@@ -76,16 +87,13 @@ extension PostgresFormStore: DraftStore {
                 """, logger: self.logger).decode(String.self) {
                 deleted.append(id)
             }
-            try await PostgresDraftQueries.releaseUploads(ofDrafts: deleted, on: connection, logger: self.logger)
+            // Just before `date`: the upload sweep of the same pass, which reads uploads expired before it, takes them.
+            try await PostgresDraftQueries.releaseUploads(
+                ofDrafts: deleted, expiringAt: Date(storedMilliseconds: date.storedMilliseconds - 1), on: connection,
+                logger: self.logger)
+            try await connection.execute(
+                "DELETE FROM draft_starts WHERE hour < \(date.draftStartHour - 1)", logger: self.logger)
             return deleted.count
-        }
-    }
-
-    public func draftCount(clientAddress: String, since: Date) async throws -> Int {
-        try await read { connection in
-            try await connection.query("""
-                SELECT COUNT(*) FROM drafts WHERE client_address = \(clientAddress) AND created_at >= \(since.storedMilliseconds)
-                """, logger: self.logger).first(as: Int.self) ?? 0
         }
     }
 }

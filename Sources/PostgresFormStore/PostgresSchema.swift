@@ -161,9 +161,10 @@ enum PostgresSchema {
             "CREATE INDEX uploads_incomplete ON uploads(client_address, created_at) WHERE NOT complete",
         ]),
         // Drafts, submitted once: the submission's transaction sets `submission_id`. The sweeper reads
-        // them by expiry; the per-client creation limit counts a client's recent ones; a submission the
-        // group writer deletes again is checked against `submission_id`. An upload a draft names is
-        // tied to it (`draft_id`), so that deleting the draft lets the upload go.
+        // them by expiry; a submission the group writer deletes again is checked against `submission_id`.
+        // The per-client hourly limit counts starts in `draft_starts`, which deleting a draft does not
+        // decrease. An upload a draft names is tied to it (`draft_id`), so that deleting the draft lets
+        // the upload go.
         Migration(version: 4, name: "drafts", statements: [
             """
             CREATE TABLE drafts (
@@ -182,7 +183,14 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX drafts_by_expiry ON drafts(expires_at, id)",
-            "CREATE INDEX drafts_by_client ON drafts(client_address, created_at) WHERE client_address IS NOT NULL",
+            """
+            CREATE TABLE draft_starts (
+                client_address text COLLATE "C" NOT NULL,
+                hour bigint NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (client_address, hour)
+            )
+            """,
             "CREATE INDEX drafts_by_submission ON drafts(submission_id) WHERE submission_id IS NOT NULL",
             "ALTER TABLE uploads ADD COLUMN draft_id text COLLATE \"C\"",
             "CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL",

@@ -4,8 +4,8 @@ import PostgresNIO
 
 /// Writes one group of submissions, their deliveries and the forms' counts and daily counters in one
 /// transaction, and binds the uploads and closes the drafts they name, as `SubmissionWriter` does in
-/// SQLite: a row that clashes, names an upload it cannot have or a draft that is gone or submitted
-/// already, fails alone; any other failure fails the group.
+/// SQLite: a row that clashes, names an upload it cannot have or a draft that is gone, submitted
+/// already or changed since it was read, fails alone; any other failure fails the group.
 ///
 /// PostgreSQL aborts a transaction at its first failed statement, so nothing here is allowed to fail
 /// on a clash: versions are checked first (a version is never removed), and the rows go in one
@@ -79,6 +79,7 @@ struct SubmissionGroupWriter: Sendable {
                     switch refusal {
                     case .missing(let draftID): results[index] = .failure(.notFound("draft \(draftID)"))
                     case .submitted(let submissionID): draftReplays[index] = submissionID
+                    case .changed(let draftID): results[index] = .failure(.conflict("draft \(draftID) changed since it was read"))
                     }
                 } else if let ids = refused[index] {
                     results[index] = .success(.uploadsUnavailable(ids))

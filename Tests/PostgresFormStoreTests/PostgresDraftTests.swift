@@ -13,7 +13,7 @@ import Testing
     @Test func aDraftBeingSubmittedOnOneNodeIsAnsweredAsSubmittedOnAnother() async throws {
         let holding = Gate()
         try await withTwoNodes(firstHeldAt: holding) { first, second in
-            try await first.createDraft(newDraft(id: "drf_a"), uploadIDs: [])
+            try await first.createDraft(newDraft(id: "drf_a"), uploadIDs: [], maxPerClientPerHour: 100)
             let held = Task { try await first.insertSubmission(newSubmission(id: "from-first", draftID: "drf_a")) }
             try await holding.waitUntilSomeoneWaits()
             let waiting = Task { try await second.insertSubmission(newSubmission(id: "from-second", draftID: "drf_a")) }
@@ -34,7 +34,9 @@ import Testing
         let nodes = [try await PostgresFormStore(settings: settings), try await PostgresFormStore(settings: settings)]
         defer { nodes.forEach { $0.close() } }
         try await makeForm(nodes[0])
-        for index in 0..<10 { try await nodes[0].createDraft(newDraft(id: "drf_\(index)"), uploadIDs: []) }
+        for index in 0..<10 {
+            try await nodes[0].createDraft(newDraft(id: "drf_\(index)"), uploadIDs: [], maxPerClientPerHour: 100)
+        }
         let outcomes = try await withThrowingTaskGroup(of: (String, InsertOutcome).self) { group in
             for index in 0..<120 {
                 let node = nodes[index % 2]

@@ -13,22 +13,22 @@ import Testing
             var draft = newDraft(id: "drf_a", createdAt: Date(storedMilliseconds: 1_700_000_000_123))
             draft.values = #"{"name":"Zoë","tags":["a","b"]}"#
             draft.expiresAt = Date(storedMilliseconds: 1_702_592_000_789)
-            try await store.createDraft(draft, uploadIDs: [])
+            try await store.createDraft(draft, uploadIDs: [], maxPerClientPerHour: 100)
             let anonymous = newDraft(id: "drf_b", clientAddress: nil)
-            try await store.createDraft(anonymous, uploadIDs: [])
+            try await store.createDraft(anonymous, uploadIDs: [], maxPerClientPerHour: 100)
             #expect(try await store.draft(id: "drf_a") == draft)
             #expect(try await store.draft(id: "drf_b") == anonymous)
             #expect(try await store.draft(id: "drf_none") == nil)
 
             await #expect(throws: StoreError.conflict("draft drf_a exists")) {
-                try await store.createDraft(newDraft(id: "drf_a", values: "{}"), uploadIDs: [])
+                try await store.createDraft(newDraft(id: "drf_a", values: "{}"), uploadIDs: [], maxPerClientPerHour: 100)
             }
             #expect(try await store.draft(id: "drf_a") == draft)
             await #expect(throws: StoreError.notFound("form signup has no version 2")) {
-                try await store.createDraft(newDraft(id: "drf_c", version: 2), uploadIDs: [])
+                try await store.createDraft(newDraft(id: "drf_c", version: 2), uploadIDs: [], maxPerClientPerHour: 100)
             }
             await #expect(throws: StoreError.notFound("form nowhere has no version 1")) {
-                try await store.createDraft(newDraft(id: "drf_d", formID: "nowhere"), uploadIDs: [])
+                try await store.createDraft(newDraft(id: "drf_d", formID: "nowhere"), uploadIDs: [], maxPerClientPerHour: 100)
             }
             #expect(try await store.draft(id: "drf_c") == nil)
             #expect(try await store.draft(id: "drf_d") == nil)
@@ -40,11 +40,12 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             let draft = newDraft(id: "drf_a")
-            try await store.createDraft(draft, uploadIDs: [])
+            try await store.createDraft(draft, uploadIDs: [], maxPerClientPerHour: 100)
             let later = Date(storedMilliseconds: draft.createdAt.storedMilliseconds + 60_123)
             let expiry = Date(storedMilliseconds: later.storedMilliseconds + 86_400_000)
             let change = DraftChange(
-                id: "drf_a", expectedRevision: 1, values: #"{"name":"Bea"}"#, uploadIDs: [], updatedAt: later, expiresAt: expiry)
+                id: "drf_a", expectedRevision: 1, values: #"{"name":"Bea"}"#, uploadIDs: [], updatedAt: later, expiresAt: expiry,
+                releasedUploadsExpireAt: later)
             var expected = draft
             expected.revision = 2
             expected.values = #"{"name":"Bea"}"#
@@ -80,9 +81,9 @@ import Testing
     func deletingADraftRemovesItOnce(_ kind: StoreKind) async throws {
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
-            try await store.createDraft(newDraft(id: "drf_open"), uploadIDs: [])
-            try await store.createDraft(newDraft(id: "drf_done"), uploadIDs: [])
-            try await store.createDraft(newDraft(id: "drf_kept"), uploadIDs: [])
+            try await store.createDraft(newDraft(id: "drf_open"), uploadIDs: [], maxPerClientPerHour: 100)
+            try await store.createDraft(newDraft(id: "drf_done"), uploadIDs: [], maxPerClientPerHour: 100)
+            try await store.createDraft(newDraft(id: "drf_kept"), uploadIDs: [], maxPerClientPerHour: 100)
             #expect(try await store.insertSubmission(newSubmission(id: "s1", draftID: "drf_done")) == .inserted)
 
             #expect(try await store.deleteDraft(id: "drf_open"))
@@ -102,7 +103,8 @@ import Testing
             try await makeForm(store)
             let base = Date(storedMilliseconds: 1_700_000_000_000)
             for (id, seconds) in [("drf_3", 3), ("drf_1", 1), ("drf_4", 4), ("drf_2", 2), ("drf_at", 10), ("drf_later", 11)] {
-                try await store.createDraft(newDraft(id: id, createdAt: base, lifetime: TimeInterval(seconds)), uploadIDs: [])
+                try await store.createDraft(
+                    newDraft(id: id, createdAt: base, lifetime: TimeInterval(seconds)), uploadIDs: [], maxPerClientPerHour: 100)
             }
             let cutoff = base.addingTimeInterval(10)
             #expect(try await store.deleteExpiredDrafts(before: cutoff, limit: 2) == 2)
@@ -124,24 +126,68 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
-    func draftsAreCountedPerClientSinceATime(_ kind: StoreKind) async throws {
+    func aClientStartsAtMostTheLimitOfDraftsPerClockHour(_ kind: StoreKind) async throws {
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
-            let now = Date(storedMilliseconds: 1_700_000_000_000)
-            let drafts = [
-                newDraft(clientAddress: "192.0.2.1", createdAt: now),
-                newDraft(clientAddress: "192.0.2.1", createdAt: now.addingTimeInterval(-3600)),
-                newDraft(clientAddress: "192.0.2.1", createdAt: now.addingTimeInterval(-3601)),
-                newDraft(clientAddress: "192.0.2.2", createdAt: now),
-                newDraft(clientAddress: nil, createdAt: now),
-            ]
-            for draft in drafts { try await store.createDraft(draft, uploadIDs: []) }
-            let since = now.addingTimeInterval(-3600)
-            #expect(try await store.draftCount(clientAddress: "192.0.2.1", since: since) == 2)
-            #expect(try await store.draftCount(clientAddress: "192.0.2.1", since: now.addingTimeInterval(-7200)) == 3)
-            #expect(try await store.draftCount(clientAddress: "192.0.2.2", since: since) == 1)
-            #expect(try await store.draftCount(clientAddress: "198.51.100.7", since: since) == 0)
-            #expect(try await store.draftCount(clientAddress: "192.0.2.1", since: now.addingTimeInterval(0.001)) == 0)
+            let hour: Int64 = 472_222
+            let start = Date(storedMilliseconds: hour * 3_600_000)
+            func create(_ id: String, client: String? = "192.0.2.1", at milliseconds: Int64) async throws {
+                let createdAt = Date(storedMilliseconds: start.storedMilliseconds + milliseconds)
+                try await store.createDraft(
+                    newDraft(id: id, clientAddress: client, createdAt: createdAt), uploadIDs: [], maxPerClientPerHour: 3)
+            }
+            let refusal = StoreError.limitReached("client 192.0.2.1 started 3 drafts this hour")
+            try await create("drf_1", at: 0)
+            try await create("drf_2", at: 1_800_000)
+            try await create("drf_3", at: 3_599_999)
+            await #expect(throws: refusal) { try await create("drf_4", at: 3_599_999) }
+            #expect(try await store.draft(id: "drf_4") == nil)
+            // A deleted draft was started all the same.
+            #expect(try await store.deleteDraft(id: "drf_1"))
+            await #expect(throws: refusal) { try await create("drf_5", at: 10) }
+            // Another client, and drafts without a client address, are not held back.
+            for index in 0..<3 { try await create("drf_other_\(index)", client: "192.0.2.2", at: 20) }
+            for index in 0..<5 { try await create("drf_anonymous_\(index)", client: nil, at: 30) }
+            // The next hour starts afresh.
+            for index in 0..<3 { try await create("drf_next_\(index)", at: 3_600_000 + Int64(index)) }
+            await #expect(throws: refusal) { try await create("drf_next_3", at: 7_199_999) }
+            let started = try await store.stats(formID: "signup", from: Int(hour / 24), through: Int(hour / 24) + 1)
+            #expect(started.days.map(\.draftsStarted).reduce(0, +) == 14, "a refused draft was counted as started")
+
+            // A sweep in the hour after the next forgets the first hour's starts, not the next one's.
+            let sweep = Date(storedMilliseconds: (hour + 2) * 3_600_000 + 5)
+            #expect(try await store.deleteExpiredDrafts(before: sweep, limit: 10) == 0)
+            try await create("drf_again", at: 100)
+            await #expect(throws: refusal) { try await create("drf_next_4", at: 3_600_100) }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func concurrentStartsOfOneClientStopAtTheLimit(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            let createdAt = Date(storedMilliseconds: Date().storedMilliseconds)
+            let outcomes = try await withThrowingTaskGroup(of: Result<String, StoreError>.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        do {
+                            try await store.createDraft(
+                                newDraft(id: "drf_\(index)", createdAt: createdAt), uploadIDs: [], maxPerClientPerHour: 5)
+                            return .success("drf_\(index)")
+                        } catch let error as StoreError {
+                            return .failure(error)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let created = outcomes.compactMap { try? $0.get() }
+            #expect(created.count == 5, "\(outcomes)")
+            let refusal = StoreError.limitReached("client 192.0.2.1 started 5 drafts this hour")
+            #expect(outcomes.filter { $0 == .failure(refusal) }.count == 15, "\(outcomes)")
+            var stored: [String] = []
+            for index in 0..<20 where try await store.draft(id: "drf_\(index)") != nil { stored.append("drf_\(index)") }
+            #expect(stored.sorted() == created.sorted())
         }
     }
 
@@ -163,7 +209,8 @@ import Testing
             }
             let before = try await store.uploads(ids: ["upl_b", "upl_c", "upl_long", "upl_elsewhere"])
             let draft = newDraft(id: "drf_a", createdAt: created)
-            try await store.createDraft(draft, uploadIDs: ["upl_a", "upl_bound", "upl_long", "upl_elsewhere", "upl_none"])
+            try await store.createDraft(
+                draft, uploadIDs: ["upl_a", "upl_bound", "upl_long", "upl_elsewhere", "upl_none"], maxPerClientPerHour: 100)
             #expect(try await store.upload(id: "upl_a")?.expiresAt == draft.expiresAt)
             #expect(try await store.upload(id: "upl_bound")?.expiresAt == draft.expiresAt)
             // Kept at least as long as the draft: a later expiry stays; another form's upload is not the draft's.
@@ -171,8 +218,10 @@ import Testing
             #expect(try await store.upload(id: "upl_b") == before[0])
 
             let expiry = Date(storedMilliseconds: draft.expiresAt.storedMilliseconds + 5_000)
+            // Still naming the uploads it was created with, so that it keeps them.
             let change = DraftChange(
-                id: "drf_a", expectedRevision: 1, values: "{}", uploadIDs: ["upl_b"], updatedAt: created, expiresAt: expiry)
+                id: "drf_a", expectedRevision: 1, values: "{}", uploadIDs: ["upl_a", "upl_bound", "upl_long", "upl_b"],
+                updatedAt: created, expiresAt: expiry, releasedUploadsExpireAt: created)
             guard case .updated = try await store.updateDraft(change) else {
                 Issue.record("the change was not stored")
                 return
@@ -210,23 +259,130 @@ import Testing
             let now = Date(storedMilliseconds: Date().storedMilliseconds)
             try await store.createDraft(
                 newDraft(id: "drf_old", createdAt: now.addingTimeInterval(-3600), lifetime: 60),
-                uploadIDs: ["upl_old", "upl_old_bound"])
-            try await store.createDraft(newDraft(id: "drf_young", createdAt: now), uploadIDs: ["upl_young"])
+                uploadIDs: ["upl_old", "upl_old_bound"], maxPerClientPerHour: 100)
+            try await store.createDraft(newDraft(id: "drf_young", createdAt: now), uploadIDs: ["upl_young"], maxPerClientPerHour: 100)
             #expect(try await store.insertSubmission(newSubmission(id: "s1", uploadIDs: ["upl_old_bound"])) == .inserted)
             let young = try await store.upload(id: "upl_young")
             let bound = try await store.upload(id: "upl_old_bound")
 
             #expect(try await store.deleteExpiredDrafts(before: now, limit: 10) == 1)
-            let sweptAt = Date()
             #expect(try await store.draft(id: "drf_old") == nil)
             let old = try #require(try await store.upload(id: "upl_old"))
-            #expect(old.expiresAt <= sweptAt && old.submissionID == nil)
+            #expect(old.expiresAt < now && old.submissionID == nil)
+            // The upload sweep of the same pass, with the same time, takes it.
+            #expect(try await store.expiredUploads(before: now, limit: 10).map(\.id) == ["upl_old"])
             #expect(try await store.upload(id: "upl_young") == young)
             #expect(try await store.upload(id: "upl_old_bound") == bound)
         }
     }
 
+/// A change lets go of the unbound uploads its values no longer name: they expire when the change says
+    /// and are no longer the draft's, so deleting the draft later leaves them be.
+    @Test(arguments: StoreKind.allCases)
+    func aChangeLetsGoOfTheUploadsItNoLongerNames(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            for id in ["upl_kept", "upl_dropped", "upl_bound", "upl_stale"] { try await store.createUpload(newUpload(id: id)) }
+            let draft = newDraft(id: "drf_a")
+            try await store.createDraft(
+                draft, uploadIDs: ["upl_kept", "upl_dropped", "upl_bound", "upl_stale"], maxPerClientPerHour: 100)
+            #expect(try await store.insertSubmission(newSubmission(id: "s1", uploadIDs: ["upl_bound"])) == .inserted)
+            let bound = try await store.upload(id: "upl_bound")
+            let later = Date(storedMilliseconds: draft.createdAt.storedMilliseconds + 60_000)
+            let released = Date(storedMilliseconds: later.storedMilliseconds + 3_600_000)
+            let change = DraftChange(
+                id: "drf_a", expectedRevision: 1, values: "{}", uploadIDs: ["upl_kept", "upl_stale"], updatedAt: later,
+                expiresAt: draft.expiresAt, releasedUploadsExpireAt: released)
+            guard case .updated = try await store.updateDraft(change) else {
+                Issue.record("the change was not stored")
+                return
+            }
+            #expect(try await store.upload(id: "upl_dropped")?.expiresAt == released)
+            #expect(try await store.upload(id: "upl_kept")?.expiresAt == draft.expiresAt)
+            #expect(try await store.upload(id: "upl_bound") == bound)
+            // A stale change lets go of nothing.
+            var stale = change
+            stale.uploadIDs = ["upl_kept"]
+            guard case .revisionMismatch = try await store.updateDraft(stale) else {
+                Issue.record("a stale change was stored")
+                return
+            }
+            #expect(try await store.upload(id: "upl_stale")?.expiresAt == draft.expiresAt)
+
+            #expect(try await store.deleteDraft(id: "drf_a"))
+            #expect(try await store.upload(id: "upl_dropped")?.expiresAt == released, "the dropped upload was still the draft's")
+            for id in ["upl_kept", "upl_stale"] {
+                #expect(try await store.upload(id: id).map { $0.expiresAt <= Date() } == true, "\(id) was not the draft's")
+            }
+        }
+    }
+
+    /// Submitted, a draft lets go of the uploads its submission did not take: they expire at its received time.
+    @Test(arguments: StoreKind.allCases)
+    func aSubmissionLetsGoOfTheDraftUploadsItDoesNotBind(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            for id in ["upl_taken", "upl_left"] { try await store.createUpload(newUpload(id: id)) }
+            let draft = newDraft(id: "drf_a")
+            try await store.createDraft(draft, uploadIDs: ["upl_taken", "upl_left"], maxPerClientPerHour: 100)
+            var submission = newSubmission(id: "s1", uploadIDs: ["upl_taken"], draftID: "drf_a")
+            submission.record.receivedAt = Date(storedMilliseconds: draft.createdAt.storedMilliseconds + 90_000)
+            let receivedAt = submission.record.receivedAt
+            #expect(try await store.insertSubmission(submission) == .inserted)
+            let taken = try #require(try await store.upload(id: "upl_taken"))
+            #expect(taken.submissionID == "s1" && taken.expiresAt == draft.expiresAt)
+            let left = try #require(try await store.upload(id: "upl_left"))
+            #expect(left.submissionID == nil && left.expiresAt == receivedAt)
+            let expired = try await store.expiredUploads(before: receivedAt.addingTimeInterval(0.001), limit: 10)
+            #expect(expired.map(\.id) == ["upl_left"])
+        }
+    }
+
     // MARK: Submitting
+
+    /// A submission made from a revision the draft has left is refused, alone in its group; made from
+    /// the draft's revision, it is stored.
+    @Test(arguments: StoreKind.allCases)
+    func aSubmissionFromAnOlderRevisionIsRefusedAndTheDraftStaysOpen(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            try await makeForm(store)
+            try await store.createUpload(newUpload(id: "upl_1"))
+            let draft = newDraft(id: "drf_a")
+            try await store.createDraft(draft, uploadIDs: ["upl_1"], maxPerClientPerHour: 100)
+            let change = DraftChange(
+                id: "drf_a", expectedRevision: 1, values: #"{"name":"Bea"}"#, uploadIDs: ["upl_1"], updatedAt: draft.createdAt,
+                expiresAt: draft.expiresAt, releasedUploadsExpireAt: draft.createdAt)
+            guard case .updated(let changed) = try await store.updateDraft(change) else {
+                Issue.record("the change was not stored")
+                return
+            }
+            var submissions = (0..<20).map { newSubmission(id: "plain-\($0)") }
+            submissions.append(
+                newSubmission(id: "stale", idempotencyKey: "stale", uploadIDs: ["upl_1"], draftID: "drf_a", draftRevision: 1))
+            let outcomes = try await insertAtOnce(submissions, into: store)
+            #expect(outcomes["stale"] == .failure(.conflict("draft drf_a changed since it was read")))
+            for index in 0..<20 { #expect(outcomes["plain-\(index)"] == .success(.inserted)) }
+            #expect(try await store.submission(id: "stale") == nil)
+            #expect(try await store.submission(formID: "signup", idempotencyKey: "stale") == nil)
+            #expect(try await store.upload(id: "upl_1")?.submissionID == nil)
+            #expect(try await store.draft(id: "drf_a") == changed)
+            #expect(try await store.listForms().first?.submissionCount == 20)
+
+            let current = newSubmission(
+                id: "current", idempotencyKey: "stale", uploadIDs: ["upl_1"], draftID: "drf_a", draftRevision: 2)
+            #expect(try await store.insertSubmission(current) == .inserted)
+            #expect(try await store.draft(id: "drf_a")?.submissionID == "current")
+            #expect(try await store.upload(id: "upl_1")?.submissionID == "current")
+            // Submitted, it answers with its submission whatever revision is named.
+            let stored = try #require(try await store.submission(id: "current"))
+            let again = newSubmission(id: "again", draftID: "drf_a", draftRevision: 1)
+            #expect(try await store.insertSubmission(again) == .draftSubmitted(existing: stored))
+            await #expect(throws: StoreError.notFound("draft drf_none")) {
+                try await store.insertSubmission(newSubmission(id: "none", draftID: "drf_none", draftRevision: 1))
+            }
+        }
+    }
+
 
     @Test(arguments: StoreKind.allCases)
     func aSubmissionClosesItsDraftAndASecondIsAnsweredWithTheFirst(_ kind: StoreKind) async throws {
@@ -235,7 +391,7 @@ import Testing
             try await store.createUpload(newUpload(id: "upl_1"))
             try await store.createUpload(newUpload(id: "upl_2"))
             let draft = newDraft(id: "drf_a")
-            try await store.createDraft(draft, uploadIDs: ["upl_1"])
+            try await store.createDraft(draft, uploadIDs: ["upl_1"], maxPerClientPerHour: 100)
             let first = newSubmission(id: "s1", idempotencyKey: "k1", uploadIDs: ["upl_1"], draftID: "drf_a")
             #expect(try await store.insertSubmission(first) == .inserted)
             let stored = try #require(try await store.submission(id: "s1"))
@@ -265,7 +421,7 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             for round in 0..<4 {
-                try await store.createDraft(newDraft(id: "drf_\(round)"), uploadIDs: [])
+                try await store.createDraft(newDraft(id: "drf_\(round)"), uploadIDs: [], maxPerClientPerHour: 100)
                 let outcomes = try await insertAtOnce(
                     (0..<8).map { newSubmission(id: "s\(round)-\($0)", draftID: "drf_\(round)") }, into: store)
                 let winners = outcomes.filter { $0.value == .success(.inserted) }.map(\.key)
@@ -286,7 +442,7 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             try await store.createUpload(newUpload(id: "upl_partial", complete: false))
-            for index in 0..<20 { try await store.createDraft(newDraft(id: "drf_\(index)"), uploadIDs: []) }
+            for index in 0..<20 { try await store.createDraft(newDraft(id: "drf_\(index)"), uploadIDs: [], maxPerClientPerHour: 100) }
             let outcomes = try await insertAtOnce((0..<20).flatMap { index in [
                 newSubmission(id: "bad-\(index)", uploadIDs: ["upl_partial"], draftID: "drf_\(index)"),
                 newSubmission(id: "good-\(index)", draftID: "drf_\(index)"),
@@ -313,8 +469,8 @@ import Testing
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
             try await store.createUpload(newUpload(id: "upl_1"))
-            for index in 0..<20 { try await store.createDraft(newDraft(id: "drf_\(index)"), uploadIDs: []) }
-            try await store.createDraft(newDraft(id: "drf_deleted"), uploadIDs: [])
+            for index in 0..<20 { try await store.createDraft(newDraft(id: "drf_\(index)"), uploadIDs: [], maxPerClientPerHour: 100) }
+            try await store.createDraft(newDraft(id: "drf_deleted"), uploadIDs: [], maxPerClientPerHour: 100)
             #expect(try await store.deleteDraft(id: "drf_deleted"))
             var submissions = (0..<20).map { newSubmission(id: "good-\($0)", draftID: "drf_\($0)") }
             submissions += (0..<20).map { newSubmission(id: "plain-\($0)") }

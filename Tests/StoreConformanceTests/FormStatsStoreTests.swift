@@ -87,7 +87,7 @@ import Testing
         try await store.createDraft(DraftRecord(
             id: "drf_1", formID: "signup", formVersion: 1, tokenHash: String(repeating: "0", count: 64), revision: 1,
             values: "{}", clientAddress: nil, createdAt: date, updatedAt: date, expiresAt: date.addingTimeInterval(86_400)),
-            uploadIDs: [])
+            uploadIDs: [], maxPerClientPerHour: 100)
         var submission = newSubmission(receivedAt: date)
         submission.draftID = "drf_1"
         #expect(try await store.insertSubmission(submission) == .inserted)

@@ -11,7 +11,7 @@ struct DataDirectoryFixture {
     /// Rows per table, as the fixture made them.
     static let counts: [String: Int] = [
         "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
-        "delivery_attempts": 4, "uploads": 5, "drafts": 3, "form_daily_stats": 3, "form_rejection_stats": 2,
+        "delivery_attempts": 4, "uploads": 5, "drafts": 3, "draft_starts": 1, "form_daily_stats": 3, "form_rejection_stats": 2,
     ]
     static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
     /// Over 1 MiB, and over the test's batch byte limit.
@@ -59,14 +59,16 @@ struct DataDirectoryFixture {
                 id: "upl_\(index)", size: 1_000 + index, sha256: String(repeating: "\(index)f", count: 32), contentType: "image/png")
         }
 
-        // drf_0 is open and holds upl_3, drf_1 is submitted as sub_05, drf_2 has no client address.
+        // drf_0 is open and holds upl_3, drf_1 is submitted as sub_05, drf_2 has no client address (drf_0
+        // and drf_1 are one client's starts in one hour).
         for index in 0..<3 {
             let created = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) / 8)
             try await store.createDraft(DraftRecord(
                 id: "drf_\(index)", formID: index == 2 ? "beta" : "alpha", formVersion: index == 2 ? 1 : 3,
                 tokenHash: String(repeating: "\(index)e", count: 32), revision: index + 1, values: #"{"name":"Zoë \#(index)"}"#,
                 clientAddress: index == 2 ? nil : "192.0.2.7", createdAt: created, updatedAt: created.addingTimeInterval(5),
-                expiresAt: created.addingTimeInterval(30 * 86_400)), uploadIDs: index == 0 ? ["upl_3"] : [])
+                expiresAt: created.addingTimeInterval(30 * 86_400)),
+                uploadIDs: index == 0 ? ["upl_3"] : [], maxPerClientPerHour: 10)
         }
 
         for index in 0..<40 {

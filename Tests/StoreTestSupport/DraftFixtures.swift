@@ -14,11 +14,14 @@ public func newDraft(
         expiresAt: Date(storedMilliseconds: createdAt.storedMilliseconds + Int64(lifetime * 1000)))
 }
 
-/// ``newSubmission(id:formID:version:receivedAt:idempotencyKey:rawBody:values:uploadIDs:)`` submitted from `draftID`.
+/// ``newSubmission(id:formID:version:receivedAt:idempotencyKey:rawBody:values:uploadIDs:)`` submitted from `draftID`,
+/// made from its `draftRevision` when given.
 public func newSubmission(
-    id: String = RandomID.make(prefix: "sub_"), idempotencyKey: String? = nil, uploadIDs: [String] = [], draftID: String
+    id: String = RandomID.make(prefix: "sub_"), idempotencyKey: String? = nil, uploadIDs: [String] = [], draftID: String,
+    draftRevision: Int? = nil
 ) -> NewSubmission {
     var submission = newSubmission(id: id, idempotencyKey: idempotencyKey, uploadIDs: uploadIDs)
     submission.draftID = draftID
+    submission.draftRevision = draftRevision
     return submission
 }
