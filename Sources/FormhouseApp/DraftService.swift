@@ -45,11 +45,6 @@ final class DraftService: Sendable {
     func create(formID: String, body: [UInt8], clientAddress: String, now: Date = Date()) async throws -> Draft {
         let parsed = try Self.startingValues(body)
         let form = try await version(formID: formID, requested: parsed.formVersion, clientAddress: clientAddress)
-        let recent = try await store.draftCount(clientAddress: clientAddress, since: now.addingTimeInterval(-3_600))
-        guard recent < settings.maxPerClientPerHour else {
-            throw APIProblem(.tooManyDrafts, "This address started \(settings.maxPerClientPerHour) drafts in the last hour; finish one or try again later.",
-                             headers: [("Retry-After", "600")])
-        }
         let (values, result) = try await judge(parsed.values, form: form)
         let token = DraftToken.make()
         let created = Date(storedMilliseconds: now.storedMilliseconds)
@@ -57,7 +52,12 @@ final class DraftService: Sendable {
             id: RandomID.make(prefix: "drf_"), formID: form.id, formVersion: form.version, tokenHash: DraftToken.hash(token),
             revision: 1, values: values, clientAddress: clientAddress, createdAt: created, updatedAt: created,
             expiresAt: created.addingTimeInterval(settings.lifetime))
-        try await store.createDraft(record, uploadIDs: result.fileIDs)
+        do {
+            try await store.createDraft(record, uploadIDs: result.fileIDs, maxPerClientPerHour: settings.maxPerClientPerHour)
+        } catch StoreError.limitReached {
+            throw APIProblem(.tooManyDrafts, "This address started \(settings.maxPerClientPerHour) drafts this hour; finish one or try again later.",
+                             headers: [("Retry-After", "600")])
+        }
         return Draft(record: record, values: parsed.values, errors: result.errors, token: token)
     }
 
@@ -95,7 +95,7 @@ final class DraftService: Sendable {
             let updated = Date(storedMilliseconds: now.storedMilliseconds)
             let change = DraftChange(
                 id: record.id, expectedRevision: record.revision, values: text, uploadIDs: result.fileIDs,
-                updatedAt: updated, expiresAt: updated.addingTimeInterval(settings.lifetime))
+                updatedAt: updated, expiresAt: updated.addingTimeInterval(settings.lifetime), releasedUploadsExpireAt: updated)
             switch try await store.updateDraft(change) {
             case .updated(let stored):
                 return Draft(record: stored, values: values, errors: result.errors)
