@@ -20,14 +20,15 @@ struct DraftRoutes {
         }
         router.on(.get, "/v1/drafts/{did}") { request, _ in
             try saveRateLimiter.admit(request.remoteAddress)
-            return answer(try await drafts.read(id: try request.parameters.require("did"), token: request.draftToken))
+            return answer(try await drafts.read(
+                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress))
         }
         router.on(.patch, "/v1/drafts/{did}") { request, _ in
             try request.requireMergePatch()
             try saveRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
             let draft = try await drafts.patch(
                 id: try request.parameters.require("did"), token: request.draftToken, patch: request.body,
-                ifMatch: { try request.expectedRevision() })
+                ifMatch: { try request.expectedRevision() }, clientAddress: request.remoteAddress)
             return answer(draft)
         }
         router.on(.delete, "/v1/drafts/{did}") { request, _ in
@@ -37,16 +38,8 @@ struct DraftRoutes {
         }
         router.on(.post, "/v1/drafts/{did}/submit") { request, _ in
             try rateLimiter.admit(request.remoteAddress)
-            let outcome = try await drafts.submit(
-                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress)
-            switch outcome {
-            case .accepted(let body):
-                return .json(body, status: 201)
-            case .replayed(let body):
-                var response = Response.json(body, status: 201)
-                response.headers.set("Idempotent-Replayed", "true")
-                return response
-            }
+            return try await drafts.submit(
+                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress).response
         }
     }
 
@@ -81,8 +74,9 @@ extension Request {
 
     /// A draft is changed by a JSON merge patch (RFC 7396), in UTF-8 and not content-coded.
     func requireMergePatch() throws {
+        // Up to the first `;`, which an empty or parameter-only field may not have.
         guard let type = headers["Content-Type"],
-              type.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/merge-patch+json" else {
+              type.prefix(while: { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() == "application/merge-patch+json" else {
             throw APIProblem(.unsupportedMediaType, "Send a JSON merge patch with 'Content-Type: application/merge-patch+json'.",
                              headers: [("Accept-Patch", "application/merge-patch+json")])
         }

@@ -4,15 +4,19 @@ import Foundation
 
 /// Drafts: answers saved as a person goes, resumed with the draft's token on any device, submitted
 /// once. Every draft call but creation opens the draft with its token first; an unknown draft, an
-/// expired one and a wrong or missing token are one and the same 404, for the same work.
+/// expired one and a wrong or missing token are one and the same 404: the draft is looked up and a
+/// digest compared in each case.
 final class DraftService: Sendable {
     struct Settings: Sendable {
         /// How long a draft lives after its last change.
         var lifetime: TimeInterval
         var maxPerClientPerHour: Int
+        /// The changes one draft may take.
         var maxRevisions: Int
         /// The most bytes a draft's values may take, as written: a submission's body limit.
         var maxValuesBytes: Int
+        /// How long an upload a draft no longer names waits for a submission, as any unbound upload does.
+        var releasedUploadLifetime: TimeInterval
     }
 
     /// A draft with its values read and judged.
@@ -31,6 +35,10 @@ final class DraftService: Sendable {
     private let settings: Settings
     /// Charged when a draft of an old version needs that version compiled.
     private let rateLimiter: RateLimiter?
+
+    /// Times a change or a submit is tried again when another change lands between its read and its
+    /// write, before the client is told to retry.
+    private static let attempts = 3
 
     init(catalog: FormCatalog, store: any FormStore, submissions: SubmissionService, settings: Settings, rateLimiter: RateLimiter? = nil) {
         self.catalog = catalog
@@ -55,47 +63,60 @@ final class DraftService: Sendable {
         do {
             try await store.createDraft(record, uploadIDs: result.fileIDs, maxPerClientPerHour: settings.maxPerClientPerHour)
         } catch StoreError.limitReached {
+            let hourLeft = 3_600 - Int(created.timeIntervalSince1970.truncatingRemainder(dividingBy: 3_600))
             throw APIProblem(.tooManyDrafts, "This address started \(settings.maxPerClientPerHour) drafts this hour; finish one or try again later.",
-                             headers: [("Retry-After", "600")])
+                             headers: [("Retry-After", String(max(1, hourLeft)))])
         }
         return Draft(record: record, values: parsed.values, errors: result.errors, token: token)
     }
 
     /// The draft and the errors of its answers.
-    func read(id: String, token: String?, now: Date = Date()) async throws -> Draft {
+    func read(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> Draft {
         let record = try await open(id: id, token: token, now: now)
         let values = try Self.values(of: record)
-        let form = try await version(of: record)
+        let form = try await version(of: record, clientAddress: clientAddress)
         let result = try await submissions.validateDraft(values, with: form, bodyBytes: record.values.utf8.count)
         return Draft(record: record, values: values, errors: result.errors)
     }
 
-    /// Applies a JSON merge patch (RFC 7396) to the draft's values. With `expectedRevision` (If-Match)
-    /// the patch applies only to that revision; without, to whatever the draft holds when it is stored.
+    /// Applies a JSON merge patch (RFC 7396) to the draft's values. With a revision from `ifMatch` the
+    /// patch applies only to that revision; without, to whatever the draft holds when it is stored.
     /// `ifMatch` reads the revision from the request once the draft is open, so that a request for a
     /// draft it cannot open is the same 404 whatever else it holds.
-    func patch(id: String, token: String?, patch body: [UInt8], ifMatch: () throws -> Int?, now: Date = Date()) async throws -> Draft {
+    func patch(
+        id: String, token: String?, patch body: [UInt8], ifMatch: () throws -> Int?, clientAddress: String, now: Date = Date()
+    ) async throws -> Draft {
         var record = try await open(id: id, token: token, now: now)
-        let expectedRevision = try ifMatch()
+        let expectedRevision: Int?
+        do {
+            expectedRevision = try ifMatch()
+        } catch var problem as APIProblem {
+            // What the client needs to go on: the revision to send next.
+            problem.headers.append(("ETag", "\"\(record.revision)\""))
+            problem.extra.currentRevision = record.revision
+            throw problem
+        }
         let patch: JSONValue
         do {
-            patch = try JSONValue(parsing: body, limits: JSONLimits(maxDepth: SubmissionLimits().maxDepth))
+            // One level less than a submission may nest: submitting wraps the values in a body.
+            patch = try JSONValue(parsing: body, limits: JSONLimits(maxDepth: SubmissionLimits().maxDepth - 1))
         } catch {
             throw APIProblem(.invalidBody, "The merge patch is not valid JSON: \(error.message).", extra: ProblemExtra(offset: error.offset))
         }
         // Without If-Match a patch made from an older revision still applies, to the values as they
         // are: a change stored in between is merged with, not overwritten.
-        for _ in 0..<3 {
+        for _ in 0..<Self.attempts {
             try check(record, expectedRevision: expectedRevision)
             guard case .object(let values) = JSONValue.object(try Self.values(of: record)).mergePatched(with: patch) else {
-                throw APIProblem(.invalidBody, "A draft's values are an object: send a merge patch object such as {\"name\": \"Ada\"}.")
+                throw APIProblem(.invalidBody, "A draft's values are an object: send a merge patch object such as {\"name\": \"Ana\"}.")
             }
-            let form = try await version(of: record)
+            let form = try await version(of: record, clientAddress: clientAddress)
             let (text, result) = try await judge(values, form: form)
             let updated = Date(storedMilliseconds: now.storedMilliseconds)
             let change = DraftChange(
                 id: record.id, expectedRevision: record.revision, values: text, uploadIDs: result.fileIDs,
-                updatedAt: updated, expiresAt: updated.addingTimeInterval(settings.lifetime), releasedUploadsExpireAt: updated)
+                updatedAt: updated, expiresAt: updated.addingTimeInterval(settings.lifetime),
+                releasedUploadsExpireAt: updated.addingTimeInterval(settings.releasedUploadLifetime))
             switch try await store.updateDraft(change) {
             case .updated(let stored):
                 return Draft(record: stored, values: values, errors: result.errors)
@@ -105,7 +126,7 @@ final class DraftService: Sendable {
                 throw Self.notFound(id)
             }
         }
-        throw APIProblem(.conflict, "Draft '\(id)' is being changed by others at this moment; send the patch again.")
+        throw Self.busy(id)
     }
 
     /// Deletes the draft; its uploads no submission took go with it.
@@ -115,30 +136,39 @@ final class DraftService: Sendable {
     }
 
     /// Submits the draft's values against its version, as `POST /submissions` would; the draft is
-    /// closed in the submission's transaction. A submitted draft answers its submission again.
+    /// closed in the submission's transaction, at the revision whose values were submitted. A
+    /// submitted draft answers its submission again, until the draft expires.
     func submit(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> SubmissionService.Outcome {
-        let record = try await open(id: id, token: token, now: now)
-        if let submissionID = record.submissionID {
-            guard let stored = try await store.submission(id: submissionID) else { throw Self.notFound(id) }
-            return .replayed(body: SubmissionService.answer(stored))
+        for _ in 0..<Self.attempts {
+            let record = try await open(id: id, token: token, now: now)
+            if let submissionID = record.submissionID {
+                guard let stored = try await store.submission(id: submissionID) else { throw Self.notFound(id) }
+                return .replayed(body: SubmissionService.answer(stored))
+            }
+            // The body a client would have sent: stored as the submission's raw body, like any other.
+            var body = Array(#"{"formVersion":"#.utf8)
+            body.append(contentsOf: String(record.formVersion).utf8)
+            body.append(contentsOf: #","values":"#.utf8)
+            body.append(contentsOf: record.values.utf8)
+            body.append(UInt8(ascii: "}"))
+            do {
+                return try await submissions.submit(.init(
+                    formID: record.formID, body: body, idempotencyKey: nil, clientAddress: clientAddress,
+                    draft: (id: record.id, revision: record.revision)))
+            } catch StoreError.notFound {
+                // Deleted or swept between opening it and the commit.
+                throw Self.notFound(id)
+            } catch StoreError.conflict {
+                // Changed by another device after it was read: submit what it holds now.
+                continue
+            }
         }
-        // The body a client would have sent: stored as the submission's raw body, like any other.
-        var body = Array(#"{"formVersion":"#.utf8)
-        body.append(contentsOf: String(record.formVersion).utf8)
-        body.append(contentsOf: #","values":"#.utf8)
-        body.append(contentsOf: record.values.utf8)
-        body.append(UInt8(ascii: "}"))
-        do {
-            return try await submissions.submit(.init(
-                formID: record.formID, body: body, idempotencyKey: nil, clientAddress: clientAddress, draftID: record.id))
-        } catch StoreError.notFound {
-            // Deleted or swept between opening it and the commit.
-            throw Self.notFound(id)
-        }
+        throw Self.busy(id)
     }
 
     /// The draft `id` when `token` opens it and it has not expired; else the one 404 for every such case.
     private func open(id: String, token: String?, now: Date) async throws -> DraftRecord {
+        // An id that is no draft id is not looked up: whoever sent it knows it is none.
         let record = Self.isDraftID(id) ? try await store.draft(id: id) : nil
         // Compared even without a draft, so that an unknown id costs what a wrong token does.
         let opens = DraftToken.matches(token, storedHash: record?.tokenHash ?? DraftToken.absentHash)
@@ -155,8 +185,9 @@ final class DraftService: Sendable {
                              "Draft '\(record.id)' is at revision \(record.revision), not \(expectedRevision): another device saved first. Read it, apply your change again and send it with If-Match: \"\(record.revision)\".",
                              headers: [("ETag", "\"\(record.revision)\"")], extra: ProblemExtra(currentRevision: record.revision))
         }
-        guard record.revision < settings.maxRevisions else {
-            throw APIProblem(.draftRevisionLimit, "Draft '\(record.id)' has reached \(settings.maxRevisions) revisions; submit it or start a new one.")
+        // Revision 1 is the draft as created; each change adds one.
+        guard record.revision <= settings.maxRevisions else {
+            throw APIProblem(.draftRevisionLimit, "Draft '\(record.id)' has taken \(settings.maxRevisions) changes; submit it or start a new one.")
         }
     }
 
@@ -170,10 +201,14 @@ final class DraftService: Sendable {
         return (String(decoding: text, as: UTF8.self), result)
     }
 
-    private func version(of record: DraftRecord) async throws -> PublishedForm {
-        // A draft keeps its version even once the form has moved on or was deleted: it was started on it.
+    /// The version the draft was started on, even once the form has moved on: an old one not in memory
+    /// costs a compile, charged to the client's rate limit and capped as every old version is. A draft
+    /// of a deleted form can still be read, changed and deleted; submitting it is 404, as a submission
+    /// to the form is.
+    private func version(of record: DraftRecord, clientAddress: String) async throws -> PublishedForm {
         if let current = try await catalog.current(id: record.formID), current.version == record.formVersion { return current }
-        guard let form = try await catalog.version(id: record.formID, version: record.formVersion) else {
+        guard let form = try await catalog.oldVersion(
+            id: record.formID, version: record.formVersion, charge: { try rateLimiter?.admit(clientAddress) }) else {
             throw Self.notFound(record.id)
         }
         return form
@@ -222,5 +257,10 @@ final class DraftService: Sendable {
 
     static func notFound(_ id: String) -> APIProblem {
         APIProblem.notFound("There is no draft '\(id.prefix(64))' that this token opens: it may have expired, been deleted, or the token is wrong.")
+    }
+
+    /// Other changes kept landing between this request's read and its write.
+    private static func busy(_ id: String) -> APIProblem {
+        APIProblem(.conflict, "Draft '\(id)' is being changed by others at this moment; send the request again.")
     }
 }

@@ -27,6 +27,7 @@ public final class FormhouseApplication: Sendable {
     /// Deletes uploads no submission took; started with the server, cancelled at shutdown.
     let sweeper: UploadSweeper
     let links: FileLinks
+    let drafts: DraftService
     private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens the store (PostgreSQL when `database.url` is set, else the SQLite database under the data
@@ -97,10 +98,11 @@ public final class FormhouseApplication: Sendable {
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
         UploadRoutes(uploads: uploads, tus: tus, maxFileBytes: configuration.uploadMaxFileBytes).register(on: &router)
-        let drafts = DraftService(
+        drafts = DraftService(
             catalog: catalog, store: store, submissions: submissions,
             settings: .init(lifetime: configuration.draftTTLDays * 86_400, maxPerClientPerHour: configuration.draftMaxPerClientPerHour,
-                            maxRevisions: configuration.draftMaxRevisions, maxValuesBytes: configuration.maxBodyBytes),
+                            maxRevisions: configuration.draftMaxRevisions, maxValuesBytes: configuration.maxBodyBytes,
+                            releasedUploadLifetime: configuration.uploadKeepUnboundHours * 3_600),
             rateLimiter: rateLimiter)
         DraftRoutes(drafts: drafts, rateLimiter: rateLimiter, saveRateLimiter: validateRateLimiter).register(on: &router)
         let fileRoutes = FileRoutes(store: store, storage: storage, links: links)
