@@ -40,8 +40,9 @@ final class SubmissionService: Sendable {
         var body: [UInt8]
         var idempotencyKey: String?
         var clientAddress: String
-        /// The draft this submits, closed in the submission's transaction.
-        var draftID: String? = nil
+        /// The draft this submits and the revision its values are from: closed in the submission's
+        /// transaction if it is still at that revision.
+        var draft: (id: String, revision: Int)? = nil
     }
 
     enum Outcome {
@@ -170,7 +171,8 @@ final class SubmissionService: Sendable {
                 rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
                 clientAddress: input.clientAddress),
             uploadIDs: result.fileIDs,
-            draftID: input.draftID,
+            draftID: input.draft?.id,
+            draftRevision: input.draft?.revision,
             webhookPayload: { WebhookPayload.envelope(time: time, data: hookBody) }
         )
         let outcome: InsertOutcome
@@ -209,43 +211,10 @@ final class SubmissionService: Sendable {
     private func countRejection(formID: String, _ errors: [FieldError]) async {
         counters(formID).rejected.increment()
         do {
-            try await store.recordRejection(Rejection(formID: formID, at: Date(), failures: Self.failures(errors)))
+            try await store.recordRejection(Rejection(formID: formID, at: Date(), failures: FieldFailure.counted(errors)))
         } catch {
             Self.logger.warning("a rejection could not be counted in the form's statistics", metadata: ["form": "\(formID)", "error": "\(error)"])
         }
-    }
-
-    /// What the statistics keep of a refusal's errors: each input and code once, repeat items folded
-    /// together (`items[].qty`), and every unknown key as one `*`, since a client chooses those names
-    /// and each distinct name would be a counter of its own.
-    static func failures(_ errors: [FieldError]) -> [FieldFailure] {
-        var seen = Set<FieldFailure>()
-        var failures: [FieldFailure] = []
-        for error in errors {
-            let field = error.code == .unknown ? "*" : foldingRepeatIndexes(error.field)
-            let failure = FieldFailure(field: field, code: error.code.rawValue)
-            if seen.insert(failure).inserted { failures.append(failure) }
-        }
-        return failures
-    }
-
-    /// `items[3].qty` → `items[].qty`.
-    private static func foldingRepeatIndexes(_ path: String) -> String {
-        guard path.utf8.contains(UInt8(ascii: "[")) else { return path }
-        var folded = ""
-        var inIndex = false
-        for character in path {
-            if character == "[" {
-                inIndex = true
-                folded.append("[")
-            } else if character == "]" {
-                inIndex = false
-                folded.append("]")
-            } else if !inIndex {
-                folded.append(character)
-            }
-        }
-        return folded
     }
 
     private static let logger = Logger(label: "formhouse.submissions")

@@ -42,8 +42,6 @@ enum Timestamp {
         }
     }
 
-    /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (Howard Hinnant's
-    /// `civil_from_days`).
     /// The date `YYYY-MM-DD` of a day counted from 1970-01-01.
     static func date(day: Int) -> String {
         let (year, month, dayOfMonth) = civil(fromDays: Int64(day))
@@ -54,6 +52,8 @@ enum Timestamp {
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))"
     }
 
+    /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (Howard Hinnant's
+    /// `civil_from_days`).
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097

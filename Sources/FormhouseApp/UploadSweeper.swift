@@ -41,7 +41,12 @@ struct UploadSweeper: Sendable {
     /// Deletes every upload expired by `now`; returns how many.
     @discardableResult
     func sweepOnce(now: Date = Date()) async throws -> Int {
-        try await drafts?.sweepOnce(now: now)
+        do {
+            try await drafts?.sweepOnce(now: now)
+        } catch {
+            // The uploads' pass does not depend on it: it still runs.
+            logger.warning("sweeping expired drafts failed; trying again later", metadata: ["error": "\(error)"])
+        }
         var total = 0
         while true {
             let expired = try await store.expiredUploads(before: now, limit: Self.batch)

@@ -12,8 +12,6 @@ import Testing
         return reply.object
     }
 
-    static let complete = #"{"values": {"name": "Ana", "mail": "ana@example.org", "address": {"line1": "Rua A"}, "guests": [{"guest": "Bia"}]}}"#
-
     @Test func aKnownSequenceGivesItsCountsAndOutlivesARestart() async throws {
         let data = try TemporaryDirectory()
         let server = try await DraftsAPITests.server { $0.dataDirectory = data.path }
@@ -26,7 +24,7 @@ import Testing
         #expect(try await DraftsAPITests.call(client, "POST", "/v1/drafts/\(first.id)/submit", token: first.token).status == 201)
         // Three direct submissions, one of them replayed by its key (counted once).
         for key in ["k1", "k2", "k2"] {
-            #expect(try await client.postJSON("/v1/forms/trip/submissions", Self.complete, headers: [("Idempotency-Key", key)]).status == 201)
+            #expect(try await client.postJSON("/v1/forms/trip/submissions", DraftsAPITests.completeTrip, headers: [("Idempotency-Key", key)]).status == 201)
         }
         // Refusals: two inputs of one repeat item each, an unknown key, an e-mail; and a body that is no
         // JSON, which is no refusal of values and is not counted.
@@ -91,12 +89,18 @@ import Testing
                     tally.attempted.withLock { $0[kind] += 1 }
                     let reply: TestResponse?
                     switch kind {
-                    case 0: reply = try? client.postJSONNow("/v1/forms/trip/submissions", Self.complete)
+                    case 0: reply = try? client.postJSONNow("/v1/forms/trip/submissions", DraftsAPITests.completeTrip)
                     case 1: reply = try? client.postJSONNow("/v1/forms/trip/submissions", #"{"values": {"mail": "x"}}"#)
-                    default: reply = try? client.postJSONNow("/v1/forms/trip/drafts", #"{"values": {"name": "Ana"}}"#)
+                    default: reply = try? client.postJSONNow("/v1/forms/trip/drafts", DraftsAPITests.completeTrip)
                     }
                     guard let reply else { break }
                     if [201, 422].contains(reply.status) { tally.acknowledged.withLock { $0[kind] += 1 } }
+                    // Every other draft is submitted at once.
+                    if kind == 2, i % 2 == 0, let id = reply.object["id"] as? String, let token = reply.object["token"] as? String {
+                        tally.attempted.withLock { $0[3] += 1 }
+                        guard let submitted = try? client.sendNow("POST", "/v1/drafts/\(id)/submit", headers: [("Authorization", "Bearer \(token)")]) else { break }
+                        if submitted.status == 201 { tally.acknowledged.withLock { $0[3] += 1 } }
+                    }
                 }
             }
         }
@@ -115,9 +119,12 @@ import Testing
         let rows = export.text.split(separator: "\n").count
         let acknowledged = tally.acknowledged.withLock { $0 }
         let attempted = tally.attempted.withLock { $0 }
-        #expect(acknowledged[0] >= 50 && acknowledged[1] >= 50 && acknowledged[2] >= 50, "\(acknowledged)")
+        #expect(acknowledged[0] >= 50 && acknowledged[1] >= 50 && acknowledged[2] >= 50 && acknowledged[3] >= 10, "\(acknowledged)")
         #expect(stats["submissions"] as? Int == rows, "the counter is written in the rows' own transaction")
-        #expect((acknowledged[0]...attempted[0]).contains(rows))
+        let fromDrafts = stats["draftsSubmitted"] as? Int ?? -1
+        #expect((acknowledged[3]...attempted[3]).contains(fromDrafts), "\(fromDrafts) drafts submitted, \(acknowledged[3]) answered")
+        #expect((acknowledged[0] + acknowledged[3]...attempted[0] + attempted[3]).contains(rows))
+        #expect(rows - fromDrafts <= attempted[0], "the direct submissions are the rest")
         let rejected = stats["rejected"] as? Int ?? -1
         #expect((acknowledged[1]...attempted[1]).contains(rejected), "\(rejected) refusals counted, \(acknowledged[1]) answered")
         let started = stats["draftsStarted"] as? Int ?? -1
@@ -127,9 +134,9 @@ import Testing
     }
 }
 
-/// Requests by kind (0 valid submission, 1 refused submission, 2 draft): sent, and answered.
+/// Requests by kind (0 valid submission, 1 refused submission, 2 draft, 3 draft submit): sent, and answered.
 final class StatsTally: Sendable {
-    let acknowledged = Mutex<[Int]>([0, 0, 0])
-    let attempted = Mutex<[Int]>([0, 0, 0])
+    let acknowledged = Mutex<[Int]>([0, 0, 0, 0])
+    let attempted = Mutex<[Int]>([0, 0, 0, 0])
     let stop = Atomic<Bool>(false)
 }
