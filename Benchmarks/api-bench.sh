@@ -61,12 +61,9 @@ done
 # Prints "req/s p99_ms non2xx" for one wrk run.
 measure() {
     local url="$1" c="$2" script="${3:-}"
-    local args=(-t1 -c"$c" -d"$duration" --latency)
+    local args=(-t1 -c"$c" -d"$duration")
     [[ -n "$script" ]] && args+=(-s "$script")
-    wrk "${args[@]}" "$url" >"$work/wrk.out" 2>&1
-    local bad
-    bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
-    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
+    wrk_measure "$work/wrk.out" "${args[@]}" "$url"
 }
 
 {

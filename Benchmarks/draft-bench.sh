@@ -70,12 +70,9 @@ with open(validate_lua, "w") as out:
     out.write("wrk.body = " + json.dumps(body.decode().strip()) + "\n")
 PY
 
-# Prints "req/s p99_ms non2xx" for one wrk run.
+# Prints "req/s p99_ms non2xx" for one wrk run of SCRIPT.
 measure() {
-    wrk -t1 -c"$conns" -d"$duration" --latency -s "$1" "$base" >"$work/wrk.out" 2>&1
-    local bad
-    bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
-    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
+    wrk_measure "$work/wrk.out" -t1 -c"$conns" -d"$duration" -s "$1" "$base"
 }
 
 {

@@ -75,6 +75,17 @@ wrk_p99_ms() {
         "$(awk '$1 == "99%" {print $2}' "$1")"
 }
 
+# wrk_measure OUT WRK-ARGUMENTS...: one `wrk --latency` run with the arguments given, its report kept in
+# OUT; prints "req/s p99_ms non2xx".
+wrk_measure() {
+    local out="$1"
+    shift
+    wrk --latency "$@" >"$out" 2>&1
+    local bad
+    bad="$(awk '/Non-2xx/ {print $4}' "$out")"
+    echo "$(wrk_rate "$out") $(wrk_p99_ms "$out") ${bad:-0}"
+}
+
 # A submission to the sample form `formworks-example` that validates.
 bench_body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
 

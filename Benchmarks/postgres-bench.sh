@@ -103,10 +103,7 @@ post_script "$work/submissions.lua" "/v1/forms/$form/submissions"
 
 # Prints "req/s p99_ms non2xx" for one wrk run against PORT.
 measure() {
-    wrk -t1 -c"$conns" -d"$duration" --latency -s "$work/submissions.lua" "http://127.0.0.1:$1" >"$work/wrk.out" 2>&1
-    local bad
-    bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
-    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
+    wrk_measure "$work/wrk.out" -t1 -c"$conns" -d"$duration" -s "$work/submissions.lua" "http://127.0.0.1:$1"
 }
 
 {
