@@ -6,7 +6,8 @@
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 720;
 const HEIGHT = 260;
-const MARGIN = { top: 12, right: 8, bottom: 34, left: 44 };
+/** Room for the axes' text; on the right, for half of the newest day's date. */
+const MARGIN = { top: 12, right: 24, bottom: 34, left: 44 };
 /** How many of the inputs refused most are listed. */
 const FAILING_SHOWN = 5;
 
@@ -114,14 +115,15 @@ function legend() {
 function dailyTable(stats, days) {
   const columns = ["Date", "Submissions", "Rejected", "Drafts started", "Drafts submitted"];
   const keys = ["submissions", "rejected", "draftsStarted", "draftsSubmitted"];
-  return html("table", { class: "fh-visually-hidden", id: "stats-table" }, [
+  // Hidden by its wrapper: a table is never narrower than its text, whatever width it is given.
+  return html("div", { class: "fh-visually-hidden" }, [html("table", { id: "stats-table" }, [
     html("caption", { text: `Per day from ${dayLabel(stats.from)} to ${dayLabel(stats.to)}` }),
     html("thead", {}, [html("tr", {}, columns.map((title) => html("th", { scope: "col", text: title })))]),
     html("tbody", {}, days.map((day) => html("tr", { "data-date": day.date }, [
       html("th", { scope: "row", text: dayLabel(day.date) }),
       ...keys.map((key) => html("td", { "data-key": key, text: count(day[key]) })),
     ]))),
-  ]);
+  ])]);
 }
 
 function completion(stats) {
@@ -184,7 +186,7 @@ export function statsPanel(stats) {
   return html("section", { class: "ad-panel st-panel", "aria-labelledby": "stats-title" }, [
     html("h2", { id: "stats-title", text: `Last ${plural(days.length, "day", "days")}` }),
     html("div", { class: "st-head" }, [completion(stats), totals(stats)]),
-    html("figure", { class: "st-figure" }, [chart(stats, days), html("figcaption", {}, [legend()])]),
+    html("figure", { class: "st-figure" }, [html("div", { class: "st-scroll" }, [chart(stats, days)]), html("figcaption", {}, [legend()])]),
     dailyTable(stats, days),
     failing(stats),
   ]);
