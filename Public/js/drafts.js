@@ -219,6 +219,8 @@ export class DraftKeeper {
   changed() {
     if (this.unavailable || this.closed) return;
     this.dirty = true;
+    // Said at once, so "Saved" never stands over a change that is not.
+    if (this.draft) this.say("Saving…");
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.save().catch(() => {}), SAVE_DELAY_MS);
   }
