@@ -11,11 +11,11 @@ const MARGIN = { top: 12, right: 24, bottom: 34, left: 44 };
 /** How many of the inputs refused most are listed. */
 const FAILING_SHOWN = 5;
 
-/** The series drawn per day: the member of a `daily` entry, its name, and its color class. */
+/** The series drawn per day: the member of a `daily` entry, its name, its color class, and a count of it in words. */
 const SERIES = [
-  ["submissions", "Submissions", "st-submissions"],
-  ["rejected", "Rejected", "st-rejected"],
-  ["draftsStarted", "Drafts started", "st-drafts"],
+  ["submissions", "Submissions", "st-submissions", (n) => plural(n, "submission", "submissions")],
+  ["rejected", "Rejected", "st-rejected", (n) => `${n.toLocaleString("en-US")} rejected`],
+  ["draftsStarted", "Drafts started", "st-drafts", (n) => plural(n, "draft started", "drafts started")],
 ];
 
 function node(tag, attributes = {}, children = [], namespace = null) {
@@ -61,11 +61,9 @@ function sum(days, key) {
 
 /** The one-sentence summary the chart is named by. */
 function summarize(stats, days) {
-  const totals = SERIES.map(([key, name]) => `${sum(days, key).toLocaleString("en-US")} ${name.toLowerCase()}`).join(", ");
+  const totals = SERIES.map(([key, , , words]) => words(sum(days, key))).join(", ");
   const last = days[days.length - 1];
-  const today = last
-    ? ` On ${dayLabel(last.date)}: ${SERIES.map(([key, name]) => `${count(last[key])} ${name.toLowerCase()}`).join(", ")}.`
-    : "";
+  const today = last ? ` On ${dayLabel(last.date)}: ${SERIES.map(([key, , , words]) => words(count(last[key]))).join(", ")}.` : "";
   return `Per day from ${dayLabel(stats.from)} to ${dayLabel(stats.to)}: ${totals} in all.${today}`;
 }
 
@@ -89,12 +87,12 @@ function chart(stats, days) {
   }
   days.forEach((day, index) => {
     const left = MARGIN.left + index * slot + 2;
-    SERIES.forEach(([key, name, className], k) => {
+    SERIES.forEach(([key, , className, words], k) => {
       const value = count(day[key]);
       if (value === 0) return;
       figure.append(svg("rect", {
         class: `st-bar ${className}`, x: left + k * bar, y: y(value), width: Math.max(bar - 1, 1), height: y(0) - y(value),
-      }, [svg("title", { text: `${dayLabel(day.date)}: ${value} ${name.toLowerCase()}` })]));
+      }, [svg("title", { text: `${dayLabel(day.date)}: ${words(value)}` })]));
     });
     // A date under every seventh day, counted back from the last, so the newest day is always named.
     if ((days.length - 1 - index) % 7 === 0) {
