@@ -147,10 +147,14 @@ export class DraftKeeper {
     const note = document.createElement("span");
     note.className = "fh-draft-note";
     note.textContent = "Anyone with this link can read and change your answers.";
+    // Shown only where the clipboard is refused, selected for the person to copy.
+    this.address = document.createElement("code");
+    this.address.className = "fh-draft-url";
+    this.address.hidden = true;
     this.resume = document.createElement("p");
     this.resume.className = "fh-draft-resume";
     this.resume.hidden = true;
-    this.resume.append(this.link, " ", this.copy, " ", note);
+    this.resume.append(this.link, " ", this.copy, " ", note, this.address);
     this.bar.replaceChildren(this.status, this.resume);
     this.bar.hidden = true;
   }
@@ -171,8 +175,10 @@ export class DraftKeeper {
       await navigator.clipboard.writeText(this.resumeURL());
       this.copy.textContent = "Copied";
     } catch {
+      this.address.textContent = this.resumeURL();
+      this.address.hidden = false;
       const range = document.createRange();
-      range.selectNodeContents(this.link);
+      range.selectNodeContents(this.address);
       getSelection().removeAllRanges();
       getSelection().addRange(range);
       this.copy.textContent = "Press Ctrl+C to copy";
