@@ -121,9 +121,7 @@ let fiveFieldSnapshot = Array(#"""
 let fiveFieldValues = Array(#"""
 {"values":{"name":"Ana Maria","email":"ana.maria@example.org","about":"I build forms.","text-what-is-your-mothers-name":"Beatriz","phone":"(11) 91234-5678","age":"34"}}
 """#.utf8)
-let fortyFieldValues = Array(#"""
-{"values":{"firstName":"Ana","lastName":"Souza","email":"ana.souza@example.com","phone":"(11) 91234-5678","usPhone":"555-123-4567","birthDate":"1990-04-12","age":"35","pronouns":"other","pronounsOther":"ela/dela","password":"correct horse battery","address":{"line1":"Rua das Flores, 100","line2":"apto 12","city":"São Paulo","country":"BR","cep":"01310-100"},"ticket":"full","dinner":true,"diet":"other","dietNotes":"No peanuts, please.","guests":2,"donation":"25.50","badgeNumber":"004217","arrival":"2026-06-14","companions":[{"name":"Bia","email":"bia@example.com","child":false},{"name":"Caio","child":true,"age":9}],"work":{"company":"Formhouse","role":"Engineer","billingEmail":"billing@example.com","vatId":"BR12345678"},"heardFrom":"other","heardOther":"A podcast","referralCode":"AB12CD","comments":"Looking forward to it!","terms":true}}
-"""#.utf8)
+let fortyFieldValues = load("Benchmarks/forms/registration-40-values.json")
 
 func definition(_ path: String) -> FormDefinition {
     do {

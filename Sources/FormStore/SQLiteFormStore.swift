@@ -20,6 +20,7 @@ public final class SQLiteFormStore: FormStore {
     let logger = Logger(label: "formhouse.store")
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
+    let rejectionCommitter: GroupCommitter<Rejection, Void>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
     let damage: DamageLatch
@@ -85,22 +86,35 @@ public final class SQLiteFormStore: FormStore {
             if deliveriesCreated > 0 { observer.notify() }
             return results
         }
-        attemptCommitter = GroupCommitter(
-            maxGroupSize: configuration.maxGroupSize, metricPrefix: "attempt_", logger: logger
-        ) { group in
+        attemptCommitter = Self.committer(
+            metricPrefix: "attempt_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
+            damage: damage) { try AttemptWriter.write($0, in: $1) }
+        rejectionCommitter = Self.committer(
+            metricPrefix: "rejection_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
+            damage: damage) { try RejectionWriter.write($0, in: $1) }
+    }
+
+    /// A committer of items that answer nothing, whose groups `write` writes on the writer
+    /// connection after the checks every write makes.
+    private static func committer<Item: Sendable>(
+        metricPrefix: String, maxGroupSize: Int, logger: Logger, pool: DatabasePool, files: DatabaseFiles,
+        damage: DamageLatch, write: @escaping @Sendable ([Item], Database) throws -> [Result<Void, StoreError>]
+    ) -> GroupCommitter<Item, Void> {
+        GroupCommitter(maxGroupSize: maxGroupSize, metricPrefix: metricPrefix, logger: logger) { group in
             try damage.checkWritable()
             try files.check()
             return try pool.writeWithoutTransaction { db in
-                do { return try AttemptWriter.write(group, in: db) } catch { throw damage.note(error, writing: true) }
+                do { return try write(group, db) } catch { throw damage.note(error, writing: true) }
             }
         }
     }
 
-    /// Fails queued submissions, lets a group being written finish, moves the WAL into the database
-    /// file, and closes every connection.
+    /// Fails queued submissions and rejections, lets a group being written finish, moves the WAL into
+    /// the database file, and closes every connection.
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()
+        rejectionCommitter.close()
         if let finding = damage.finding {
             // Checkpointing would copy the log into a damaged file, or write on after a failed fsync;
             // the WAL stays as it is, for recovery or inspection. Not checkpointing here is not enough:

@@ -165,6 +165,63 @@ enum Schema {
                 """)
         }
 
+        // Drafts, submitted once: the submission's transaction sets `submission_id`. The sweeper reads
+        // them by expiry; the per-client creation limit counts a client's recent ones. An upload a
+        // draft names is tied to it (`draft_id`), so that deleting the draft lets the upload go.
+        migrator.registerMigration("007 drafts") { db in
+            try db.execute(sql: """
+                CREATE TABLE drafts (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    form_id TEXT NOT NULL,
+                    form_version INTEGER NOT NULL,
+                    token_hash TEXT NOT NULL,
+                    revision INTEGER NOT NULL,
+                    "values" TEXT NOT NULL,
+                    client_address TEXT,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    submission_id TEXT REFERENCES submissions(id),
+                    FOREIGN KEY (form_id, form_version) REFERENCES form_versions(form_id, version)
+                ) STRICT;
+
+                CREATE INDEX drafts_by_expiry ON drafts(expires_at, id);
+                CREATE INDEX drafts_by_client ON drafts(client_address, created_at) WHERE client_address IS NOT NULL;
+
+                ALTER TABLE uploads ADD COLUMN draft_id TEXT;
+                CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL;
+                """)
+        }
+
+        // A form's counters per UTC day, kept by the transactions that change what they count (see
+        // `FormStatsStore`). Submissions already stored are counted here, so the counters equal the
+        // rows from the first start on.
+        migrator.registerMigration("008 form stats") { db in
+            try db.execute(sql: """
+                CREATE TABLE form_daily_stats (
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    day INTEGER NOT NULL,
+                    submissions INTEGER NOT NULL DEFAULT 0,
+                    rejected INTEGER NOT NULL DEFAULT 0,
+                    drafts_started INTEGER NOT NULL DEFAULT 0,
+                    drafts_submitted INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (form_id, day)
+                ) WITHOUT ROWID, STRICT;
+
+                CREATE TABLE form_rejection_stats (
+                    form_id TEXT NOT NULL REFERENCES forms(id),
+                    day INTEGER NOT NULL,
+                    field TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (form_id, day, field, code)
+                ) WITHOUT ROWID, STRICT;
+
+                INSERT INTO form_daily_stats (form_id, day, submissions)
+                    SELECT form_id, received_at / 86400000, COUNT(*) FROM submissions GROUP BY form_id, received_at / 86400000;
+                """)
+        }
+
         return migrator
     }
 }

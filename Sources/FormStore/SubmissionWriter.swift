@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 
-/// Writes one group of submissions, and their deliveries, in one transaction.
+/// Writes one group of submissions, their deliveries and their forms' counters, in one transaction.
 enum SubmissionWriter {
     /// Runs the group's transaction; each submission in its own savepoint so that a row that clashes
-    /// (a repeated idempotency key, an unknown form version) or names an upload it cannot have fails alone. Any other error, and a failed
+    /// (a repeated idempotency key, an unknown form version), names an upload it cannot have or a draft
+    /// that is gone or submitted already fails alone. Any other error, and a failed
     /// COMMIT, fails the whole group: the caller then answers every waiter "unavailable".
     ///
     /// Returns one result per submission and the number of deliveries queued.
@@ -16,8 +17,8 @@ enum SubmissionWriter {
         results.reserveCapacity(group.count)
         var deliveriesCreated = 0
         try db.inTransaction(.immediate) {
-            // Rows stored per form, added to its count once per group (a group is usually one form).
-            var stored: [(formID: String, count: Int)] = []
+            // Rows stored per form and day, added to the form's count and its day's counters once per group.
+            var stored = SubmissionTally()
             let now = Date().storedMilliseconds
             var activeEndpoints: [String: [String]] = [:]
             // Looked up once per group: the statement cache hashes the SQL text on every lookup. A failed
@@ -30,17 +31,20 @@ enum SubmissionWriter {
                 if case .success(.inserted) = result {
                     let formID = submission.record.formID
                     deliveriesCreated += activeEndpoints[formID]?.count ?? 0
-                    if let index = stored.firstIndex(where: { $0.formID == formID }) {
-                        stored[index].count += 1
-                    } else {
-                        stored.append((formID, 1))
-                    }
+                    stored.add(
+                        formID: formID, receivedAtMilliseconds: submission.record.receivedAt.storedMilliseconds,
+                        fromDraft: submission.draftID != nil)
                 }
                 results.append(result)
             }
-            for (formID, count) in stored {
+            for (formID, count) in stored.perForm {
                 try db.cachedStatement(sql: "UPDATE forms SET submission_count = submission_count + ? WHERE id = ?")
                     .execute(arguments: [count, formID])
+            }
+            for entry in stored.entries {
+                try FormStatsQueries.addSubmissions(
+                    entry.submissions, draftsSubmitted: entry.draftsSubmitted, formID: entry.formDay.formID,
+                    day: entry.formDay.day, in: db)
             }
             try beforeCommit?()
             return .commit
@@ -57,15 +61,19 @@ enum SubmissionWriter {
         let receivedAt = submission.record.receivedAt.storedMilliseconds
         do {
             let endpoints = try endpointIDs(formID: submission.record.formID, in: db, cache: &activeEndpoints)
-            if endpoints.isEmpty && submission.uploadIDs.isEmpty {
+            if endpoints.isEmpty && submission.uploadIDs.isEmpty && submission.draftID == nil {
                 // One statement: a failing INSERT backs out by itself and leaves the transaction open,
                 // so no savepoint is needed (it would cost two more statements per row).
                 try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
             } else {
                 try inSavepoint(db) {
-                    // The row first: a replayed key fails here, before its uploads (bound to the
-                    // first submission) are looked at.
+                    // The row first: a replayed key fails here, before its draft and uploads (taken by
+                    // the first submission) are looked at; then the draft, so that submitting it again is
+                    // answered as such whatever its uploads.
                     try insertRow(submission.record, receivedAt: receivedAt, with: &binding)
+                    if let draftID = submission.draftID {
+                        try DraftQueries.close(draftID, by: submission.record, in: db)
+                    }
                     try UploadQueries.bind(submission.uploadIDs, to: submission.record, in: db)
                     let payload = Data(submission.webhookPayload)
                     let statement = try db.cachedStatement(sql: """
@@ -84,6 +92,10 @@ enum SubmissionWriter {
             return .success(.inserted)
         } catch let unavailable as UploadQueries.Unavailable {
             return .success(.uploadsUnavailable(unavailable.ids))
+        } catch let submitted as DraftQueries.Submitted {
+            return .success(.draftSubmitted(existing: submitted.existing))
+        } catch let missing as DraftQueries.Missing {
+            return .failure(.notFound("draft \(missing.draftID)"))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The failed INSERT (or the savepoint) is backed out; the rest of the group goes on.
             if let key = submission.record.idempotencyKey,

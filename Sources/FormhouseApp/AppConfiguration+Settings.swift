@@ -99,6 +99,12 @@ extension AppConfiguration {
                 "Hours an upload waits for a submission to take it before it is deleted."),
         .number("files.linkDays", \.fileLinkDays, range: 0.0001...365,
                 "Days the signed file links in webhook payloads stay valid."),
+        .number("drafts.ttlDays", \.draftTTLDays, range: 0.0001...3_650,
+                "Days a draft is kept after its last change; then it is deleted, with its uploads no submission took."),
+        .wholeNumber("drafts.maxPerClientPerHour", \.draftMaxPerClientPerHour, range: 1...1_000_000,
+                     "Drafts one client address may start in an hour; past it a new one gets 429."),
+        .wholeNumber("drafts.maxRevisions", \.draftMaxRevisions, range: 1...1_000_000,
+                     "Changes one draft may take; past it a change gets 409 and the draft can still be submitted."),
         .choice("logLevel", \.logLevel, flag: "log-level", Logger.Level.allCases.map { ($0.rawValue, $0) },
                 "Least severe log messages written."),
     ]

@@ -59,6 +59,9 @@ public struct AppConfiguration: Sendable {
     public var uploadMinFreeBytes = 256 << 20
     public var uploadKeepUnboundHours = 24.0
     public var fileLinkDays = 7.0
+    public var draftTTLDays = 30.0
+    public var draftMaxPerClientPerHour = 100
+    public var draftMaxRevisions = 10_000
     public var logLevel = Logger.Level.info
 
     /// The HTTP server's and the store's own defaults, which the settings they configure take as

@@ -81,9 +81,10 @@ public final class FormhouseApplication: Sendable {
             catalog: catalog, store: store, storage: storage, limits: uploadLimits, maxFileBytes: configuration.uploadMaxFileBytes,
             unboundLifetime: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
         let tus = try TusUploads(uploads: uploads, stagingDirectory: FileStorageSelection.stagingDirectory(configuration))
-        // Often enough that an expired upload does not linger long past its time, at most once a minute.
-        let sweepEvery = min(60, max(0.2, configuration.uploadKeepUnboundHours * 3_600 / 4))
-        sweeper = UploadSweeper(store: store, tus: tus, interval: .milliseconds(Int64(sweepEvery * 1000)),
+        // Often enough that an expired upload or draft does not linger long past its time, at most once a minute.
+        let sweepEvery = min(60, max(0.2, min(configuration.uploadKeepUnboundHours * 3_600, configuration.draftTTLDays * 86_400) / 4))
+        sweeper = UploadSweeper(store: store, tus: tus, drafts: DraftSweeper(store: store, logger: Logger(label: "formhouse.drafts")),
+                                interval: .milliseconds(Int64(sweepEvery * 1000)),
                                 orphanAge: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
         // Woken once per group commit that queued deliveries, not per submission (most forms have
         // no endpoint, and a wake costs the worker a claim query).
@@ -96,6 +97,12 @@ public final class FormhouseApplication: Sendable {
         PublicRoutes(catalog: catalog, submissions: submissions, rateLimiter: rateLimiter, validateRateLimiter: validateRateLimiter)
             .register(on: &router)
         UploadRoutes(uploads: uploads, tus: tus, maxFileBytes: configuration.uploadMaxFileBytes).register(on: &router)
+        let drafts = DraftService(
+            catalog: catalog, store: store, submissions: submissions,
+            settings: .init(lifetime: configuration.draftTTLDays * 86_400, maxPerClientPerHour: configuration.draftMaxPerClientPerHour,
+                            maxRevisions: configuration.draftMaxRevisions, maxValuesBytes: configuration.maxBodyBytes),
+            rateLimiter: rateLimiter)
+        DraftRoutes(drafts: drafts, rateLimiter: rateLimiter, saveRateLimiter: validateRateLimiter).register(on: &router)
         let fileRoutes = FileRoutes(store: store, storage: storage, links: links)
         fileRoutes.registerPublic(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
@@ -104,6 +111,7 @@ public final class FormhouseApplication: Sendable {
             WebhookRoutes(store: store, catalog: catalog, secrets: secretBox, policy: policy, cursors: cursors,
                           notify: { worker.notify() }).register(on: &admin)
             fileRoutes.registerAdmin(on: &admin)
+            FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
         }
         OperationsRoutes(store: store, storage: storage, registry: registry).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))

@@ -33,6 +33,8 @@ struct ProblemExtra: Encodable, Sendable {
     var currentVersion: Int?
     /// The most bytes a refused file may have.
     var maxSize: Int?
+    /// The revision a draft is at, when a change was made from another.
+    var currentRevision: Int?
 }
 
 /// One entry of a problem's `errors`: a submission's `field` or a definition's JSON `pointer`, then

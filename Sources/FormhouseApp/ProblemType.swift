@@ -40,6 +40,10 @@ enum ProblemType: String, CaseIterable, Sendable {
     case fileLinkInvalid = "file-link-invalid"
     case fileLinkExpired = "file-link-expired"
     case profileNeedsFiles = "profile-needs-files"
+    case draftSubmitted = "draft-submitted"
+    case draftRevisionLimit = "draft-revision-limit"
+    case draftTooLarge = "draft-too-large"
+    case tooManyDrafts = "too-many-drafts"
 
     /// Where every type URI starts; the HTTP server names its own problems under it too.
     static let base = "https://formhouse.dev/problems/"
@@ -50,18 +54,19 @@ enum ProblemType: String, CaseIterable, Sendable {
     var status: Int {
         switch self {
         case .malformedSubmission, .submissionTooLarge, .invalidSubmissionShape, .invalidParameter, .invalidCursor,
-             .invalidBody, .invalidIdempotencyKey, .unknownProfile: 400
+             .invalidBody, .invalidIdempotencyKey, .unknownProfile, .draftTooLarge: 400
         case .unauthorized: 401
         case .notFound: 404
         case .fileLinkInvalid: 403
         case .conflict, .formExists, .profileTooLarge, .unknownFormVersion, .idempotencyInFlight, .tooManyWebhooks,
-             .deliveryInFlight, .endpointDisabled, .uploadOffsetMismatch, .uploadBusy, .profileNeedsFiles: 409
+             .deliveryInFlight, .endpointDisabled, .uploadOffsetMismatch, .uploadBusy, .profileNeedsFiles, .draftSubmitted,
+             .draftRevisionLimit: 409
         case .uploadExpired, .fileLinkExpired: 410
         case .preconditionFailed, .tusVersionUnsupported: 412
         case .fileTooLarge: 413
         case .unsupportedMediaType: 415
         case .validationFailed, .invalidDefinition, .idempotencyKeyReused, .invalidWebhookURL: 422
-        case .rateLimited, .tooManyUploads: 429
+        case .rateLimited, .tooManyUploads, .tooManyDrafts: 429
         case .unavailable: 503
         case .insufficientStorage: 507
         }
@@ -100,6 +105,10 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .fileLinkInvalid: "File link invalid"
         case .fileLinkExpired: "File link expired"
         case .profileNeedsFiles: "Profile cannot hold the form's files"
+        case .draftSubmitted: "Draft submitted"
+        case .draftRevisionLimit: "Draft has too many revisions"
+        case .draftTooLarge: "Draft too large"
+        case .tooManyDrafts: "Too many drafts"
         }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import FormEngine
 import FormStore
 import Foundation
+import Logging
 import Metrics
 import Synchronization
 import Webhooks
@@ -39,6 +40,8 @@ final class SubmissionService: Sendable {
         var body: [UInt8]
         var idempotencyKey: String?
         var clientAddress: String
+        /// The draft this submits, closed in the submission's transaction.
+        var draftID: String? = nil
     }
 
     enum Outcome {
@@ -57,8 +60,17 @@ final class SubmissionService: Sendable {
         return try await validate(submission, with: form, bodyBytes: body.count)
     }
 
-    private func validate(_ submission: Submission, with form: PublishedForm, bodyBytes: Int) async throws -> ValidationResult {
+    /// Judges a draft's values: only the inputs answered (``ValidationOptions/partial``).
+    func validateDraft(_ values: JSONObject, with form: PublishedForm, bodyBytes: Int) async throws -> ValidationResult {
+        var body = JSONObject()
+        body["values"] = .object(values)
+        let submission = try Submission(value: .object(body))
+        return try await validate(submission, with: form, bodyBytes: bodyBytes, partial: true)
+    }
+
+    private func validate(_ submission: Submission, with form: PublishedForm, bodyBytes: Int, partial: Bool = false) async throws -> ValidationResult {
         var options = self.options
+        options.partial = partial
         if form.definition.hasFileInputs {
             options.files = try await uploadedFiles(form.definition.fileIDs(in: submission))
         }
@@ -133,7 +145,7 @@ final class SubmissionService: Sendable {
     private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
         let result = try await validate(submission, with: form, bodyBytes: input.body.count)
         guard result.isValid else {
-            counters(form.id).rejected.increment()
+            await countRejection(formID: form.id, result.errors)
             throw SubmissionFailure.invalid(result.errors)
         }
         // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
@@ -158,6 +170,7 @@ final class SubmissionService: Sendable {
                 rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
                 clientAddress: input.clientAddress),
             uploadIDs: result.fileIDs,
+            draftID: input.draftID,
             webhookPayload: { WebhookPayload.envelope(time: time, data: hookBody) }
         )
         let outcome: InsertOutcome
@@ -181,13 +194,61 @@ final class SubmissionService: Sendable {
             return .replayed(body: Self.answer(existing))
         case .uploadsUnavailable(let ids):
             // Another submission took them between validation and commit.
-            counters(form.id).rejected.increment()
             let fields = FileValues.fields(of: Set(ids), in: result.values)
-            throw SubmissionFailure.invalid(ids.map { id in
+            let errors = ids.map { id in
                 FieldError(field: fields[id] ?? id, code: .file, message: "This file belongs to another submission; upload it again.")
-            })
+            }
+            await countRejection(formID: form.id, errors)
+            throw SubmissionFailure.invalid(errors)
         }
     }
+
+    /// Counts a refused submission in the metrics and, durably, in the form's statistics before it is
+    /// answered. A store that cannot count it costs the count, not the answer: the client is told
+    /// what was wrong either way.
+    private func countRejection(formID: String, _ errors: [FieldError]) async {
+        counters(formID).rejected.increment()
+        do {
+            try await store.recordRejection(Rejection(formID: formID, at: Date(), failures: Self.failures(errors)))
+        } catch {
+            Self.logger.warning("a rejection could not be counted in the form's statistics", metadata: ["form": "\(formID)", "error": "\(error)"])
+        }
+    }
+
+    /// What the statistics keep of a refusal's errors: each input and code once, repeat items folded
+    /// together (`items[].qty`), and every unknown key as one `*`, since a client chooses those names
+    /// and each distinct name would be a counter of its own.
+    static func failures(_ errors: [FieldError]) -> [FieldFailure] {
+        var seen = Set<FieldFailure>()
+        var failures: [FieldFailure] = []
+        for error in errors {
+            let field = error.code == .unknown ? "*" : foldingRepeatIndexes(error.field)
+            let failure = FieldFailure(field: field, code: error.code.rawValue)
+            if seen.insert(failure).inserted { failures.append(failure) }
+        }
+        return failures
+    }
+
+    /// `items[3].qty` → `items[].qty`.
+    private static func foldingRepeatIndexes(_ path: String) -> String {
+        guard path.utf8.contains(UInt8(ascii: "[")) else { return path }
+        var folded = ""
+        var inIndex = false
+        for character in path {
+            if character == "[" {
+                inIndex = true
+                folded.append("[")
+            } else if character == "]" {
+                inIndex = false
+                folded.append("]")
+            } else if !inIndex {
+                folded.append(character)
+            }
+        }
+        return folded
+    }
+
+    private static let logger = Logger(label: "formhouse.submissions")
 
     /// `formhouse_submissions_total` for a form, by outcome, made once per form.
     private func counters(_ formID: String) -> (accepted: Counter, rejected: Counter) {

@@ -44,6 +44,16 @@ enum Timestamp {
 
     /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (Howard Hinnant's
     /// `civil_from_days`).
+    /// The date `YYYY-MM-DD` of a day counted from 1970-01-01.
+    static func date(day: Int) -> String {
+        let (year, month, dayOfMonth) = civil(fromDays: Int64(day))
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))"
+    }
+
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097

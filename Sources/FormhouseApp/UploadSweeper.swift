@@ -5,9 +5,11 @@ import Metrics
 
 /// Deletes uploads never bound to a submission once they expire (24 hours by default): their bytes,
 /// staged or stored, then their records, in small batches so that it never holds up submissions.
+/// Expired drafts go first in each pass, so that the uploads they leave go in the same pass.
 struct UploadSweeper: Sendable {
     let store: any FormStore
     let tus: TusUploads
+    let drafts: DraftSweeper?
     let interval: Duration
     /// How old a staged file must be before one without an unfinished upload is removed.
     let orphanAge: TimeInterval
@@ -15,9 +17,10 @@ struct UploadSweeper: Sendable {
     static let batch = 100
     private let swept = Counter(label: "formhouse_uploads_swept_total")
 
-    init(store: any FormStore, tus: TusUploads, interval: Duration, orphanAge: TimeInterval, logger: Logger) {
+    init(store: any FormStore, tus: TusUploads, drafts: DraftSweeper? = nil, interval: Duration, orphanAge: TimeInterval, logger: Logger) {
         self.store = store
         self.tus = tus
+        self.drafts = drafts
         self.interval = interval
         self.orphanAge = orphanAge
         self.logger = logger
@@ -38,6 +41,7 @@ struct UploadSweeper: Sendable {
     /// Deletes every upload expired by `now`; returns how many.
     @discardableResult
     func sweepOnce(now: Date = Date()) async throws -> Int {
+        try await drafts?.sweepOnce(now: now)
         var total = 0
         while true {
             let expired = try await store.expiredUploads(before: now, limit: Self.batch)

@@ -8,6 +8,8 @@ extension SQLiteToPostgresCopy {
         "004 due deliveries by endpoint",
         "005 submission counts",
         "006 uploads",
+        "007 drafts",
+        "008 form stats",
     ]
 
     /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
@@ -26,10 +28,23 @@ extension SQLiteToPostgresCopy {
             .text("id"), .text("form_id"), .bigint("form_version"), .bigint("received_at"), .text("values"),
             .bytea("raw_body"), .text("idempotency_key"), .text("body_hash"), .text("client_address"),
         ]),
+        CopiedTable("drafts", key: ["id"], columns: [
+            .text("id"), .text("form_id"), .bigint("form_version"), .text("token_hash"), .bigint("revision"),
+            .text("values"), .text("client_address"), .bigint("created_at"), .bigint("updated_at"), .bigint("expires_at"),
+            .text("submission_id"),
+        ]),
+        CopiedTable("form_daily_stats", key: ["form_id", "day"], columns: [
+            .text("form_id"), .bigint("day"), .bigint("submissions"), .bigint("rejected"), .bigint("drafts_started"),
+            .bigint("drafts_submitted"),
+        ]),
+        CopiedTable("form_rejection_stats", key: ["form_id", "day", "field", "code"], columns: [
+            .text("form_id"), .bigint("day"), .text("field"), .text("code"), .bigint("count"),
+        ]),
         CopiedTable("uploads", key: ["id"], columns: [
             .text("id"), .text("form_id"), .text("field"), .text("filename"), .text("content_type"),
             .bigint("declared_size"), .bigint("received"), .text("sha256"), .boolean("complete"), .text("storage_key"),
             .text("client_address"), .bigint("created_at"), .bigint("expires_at"), .text("submission_id"),
+            .text("draft_id"),
         ]),
         CopiedTable("webhook_endpoints", key: ["id"], columns: [
             .text("id"), .text("form_id"), .text("url"), .bytea("secret_ciphertext"),

@@ -5,8 +5,8 @@ import Synchronization
 
 /// The store on a PostgreSQL database that several nodes share: forms and their versions
 /// (``FormStore/FormVersionStore``), submissions with group commit (``FormStore/SubmissionStore``),
-/// webhooks and their delivery queue (``FormStore/WebhookStore``) and the store operations, with
-/// change notifications from the other nodes.
+/// webhooks and their delivery queue (``FormStore/WebhookStore``), forms' daily counters
+/// (``FormStore/FormStatsStore``) and the store operations, with change notifications from the other nodes.
 public final class PostgresFormStore: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -14,6 +14,7 @@ public final class PostgresFormStore: Sendable {
     private let runTask: Task<Void, Never>
     private let closed = Mutex(false)
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
+    let rejectionCommitter: GroupCommitter<Rejection, Void>
     let deliveryObserver: DeliveryObserver
     let changeListener: ChangeListener
 
@@ -77,6 +78,10 @@ public final class PostgresFormStore: Sendable {
             // The webhook payload is built only if needed; it wraps the values, so count them twice.
             weight: { $0.record.rawBody.count + 2 * $0.record.values.utf8.count },
             logger: logger, asyncWrite: { try await writer.write($0) })
+        let rejectionWriter = RejectionGroupWriter(client: client, configuration: configuration, logger: logger)
+        rejectionCommitter = GroupCommitter(
+            maxGroupSize: configuration.maxGroupSize, metricPrefix: "rejection_", logger: logger,
+            asyncWrite: { try await rejectionWriter.write($0) })
         startupTask = Mutex(nil)
         switch prepared {
         case .success:
@@ -148,8 +153,8 @@ public final class PostgresFormStore: Sendable {
         closed.withLock { $0 }
     }
 
-    /// Fails queued submissions and refuses new operations; the group being written finishes before
-    /// the connection pool stops. The notification listener stops at once.
+    /// Fails queued submissions and rejections and refuses new operations; the groups being written
+    /// finish before the connection pool stops. The notification listener stops at once.
     public func close() {
         let wasClosed = closed.withLock { closed in
             defer { closed = true }
@@ -158,10 +163,15 @@ public final class PostgresFormStore: Sendable {
         if wasClosed { return }
         startupTask.withLock { $0 }?.cancel()
         changeListener.stop()
-        let committer = submissionCommitter
+        // Both refuse new items now; the pool stops once the groups being written are done.
+        let submissions = submissionCommitter
+        let rejections = rejectionCommitter
+        submissions.close()
+        rejections.close()
         let runTask = runTask
         Task {
-            await committer.closeAndWait()
+            await submissions.closeAndWait()
+            await rejections.closeAndWait()
             runTask.cancel()
         }
     }

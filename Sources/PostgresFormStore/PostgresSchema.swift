@@ -160,6 +160,63 @@ enum PostgresSchema {
             """,
             "CREATE INDEX uploads_incomplete ON uploads(client_address, created_at) WHERE NOT complete",
         ]),
+        // Drafts, submitted once: the submission's transaction sets `submission_id`. The sweeper reads
+        // them by expiry; the per-client creation limit counts a client's recent ones; a submission the
+        // group writer deletes again is checked against `submission_id`. An upload a draft names is
+        // tied to it (`draft_id`), so that deleting the draft lets the upload go.
+        Migration(version: 4, name: "drafts", statements: [
+            """
+            CREATE TABLE drafts (
+                id text COLLATE "C" PRIMARY KEY,
+                form_id text COLLATE "C" NOT NULL,
+                form_version bigint NOT NULL,
+                token_hash text NOT NULL,
+                revision bigint NOT NULL,
+                "values" text NOT NULL,
+                client_address text,
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                submission_id text COLLATE "C" REFERENCES submissions(id),
+                FOREIGN KEY (form_id, form_version) REFERENCES form_versions(form_id, version)
+            )
+            """,
+            "CREATE INDEX drafts_by_expiry ON drafts(expires_at, id)",
+            "CREATE INDEX drafts_by_client ON drafts(client_address, created_at) WHERE client_address IS NOT NULL",
+            "CREATE INDEX drafts_by_submission ON drafts(submission_id) WHERE submission_id IS NOT NULL",
+            "ALTER TABLE uploads ADD COLUMN draft_id text COLLATE \"C\"",
+            "CREATE INDEX uploads_by_draft ON uploads(draft_id) WHERE draft_id IS NOT NULL",
+        ]),
+        // A form's counters per UTC day, kept by the transactions that change what they count (see
+        // `FormStatsStore`). Submissions already stored are counted here, so the counters equal the
+        // rows from the first start on. Numbered 5: 4 is the drafts' migration.
+        Migration(version: 5, name: "form stats", statements: [
+            """
+            CREATE TABLE form_daily_stats (
+                form_id text COLLATE "C" NOT NULL REFERENCES forms(id),
+                day bigint NOT NULL,
+                submissions bigint NOT NULL DEFAULT 0,
+                rejected bigint NOT NULL DEFAULT 0,
+                drafts_started bigint NOT NULL DEFAULT 0,
+                drafts_submitted bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (form_id, day)
+            )
+            """,
+            """
+            CREATE TABLE form_rejection_stats (
+                form_id text COLLATE "C" NOT NULL REFERENCES forms(id),
+                day bigint NOT NULL,
+                field text COLLATE "C" NOT NULL,
+                code text COLLATE "C" NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (form_id, day, field, code)
+            )
+            """,
+            """
+            INSERT INTO form_daily_stats (form_id, day, submissions)
+                SELECT form_id, received_at / 86400000, count(*) FROM submissions GROUP BY form_id, received_at / 86400000
+            """,
+        ]),
     ]
 
     /// Applies the migrations the database lacks, each in its own transaction, under the advisory lock

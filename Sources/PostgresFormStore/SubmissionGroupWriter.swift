@@ -2,15 +2,16 @@ import FormStore
 import Foundation
 import PostgresNIO
 
-/// Writes one group of submissions, their deliveries and the forms' counts in one transaction, and
-/// binds the uploads they name, as `SubmissionWriter` does in SQLite: a row that clashes, or names an
-/// upload it cannot have, fails alone; any other failure fails the group.
+/// Writes one group of submissions, their deliveries and the forms' counts and daily counters in one
+/// transaction, and binds the uploads and closes the drafts they name, as `SubmissionWriter` does in
+/// SQLite: a row that clashes, names an upload it cannot have or a draft that is gone or submitted
+/// already, fails alone; any other failure fails the group.
 ///
 /// PostgreSQL aborts a transaction at its first failed statement, so nothing here is allowed to fail
 /// on a clash: versions are checked first (a version is never removed), and the rows go in one
 /// `INSERT … ON CONFLICT DO NOTHING RETURNING id`; the rows it skipped are then told apart. A row whose
-/// uploads cannot be bound is deleted again, after its insert, so that a replayed key is answered
-/// as a duplicate whatever its uploads.
+/// draft or uploads it cannot have is deleted again, after its insert, so that a replayed key is
+/// answered as a duplicate whatever its draft and uploads (see ``DraftClaims`` for the drafts).
 struct SubmissionGroupWriter: Sendable {
     let client: PostgresClient
     let configuration: PostgresStoreConfiguration
@@ -55,28 +56,43 @@ struct SubmissionGroupWriter: Sendable {
             }
         }
         let endpoints = try await activeEndpoints(formIDs: Set(pending.map { group[$0].record.formID }), on: connection)
+        var drafts = try await DraftClaims(naming: pending, in: group, on: connection, logger: logger)
+        // Rows whose draft was submitted already, by the id of the submission it became.
+        var draftReplays: [Int: String] = [:]
         var inserted: [Int] = []
         // A key given up by a row past its window is given up once; a second clash is not retried.
         var mayReclaim = true
         while !pending.isEmpty {
-            let stored = try await insertRows(pending.map { group[$0].record }, on: connection)
-            let storedNow = pending.filter { stored.contains(group[$0].record.id) }
-            let clashed = pending.filter { !stored.contains(group[$0].record.id) }
-            let refused = try await bindUploads(of: storedNow, in: group, on: connection)
-            // The keys of rows taken back for their uploads: the submissions that clashed on them are tried again.
+            let (round, waiting) = DraftClaims.firstPerDraft(pending, in: group)
+            let stored = try await insertRows(round.map { group[$0].record }, on: connection)
+            let storedNow = round.filter { stored.contains(group[$0].record.id) }
+            let clashed = round.filter { !stored.contains(group[$0].record.id) }
+            // Drafts before uploads: a draft submitted again is answered as such whatever its uploads.
+            let draftRefused = drafts.claim(for: storedNow, in: group)
+            try await deleteAgain(draftRefused.keys.map { group[$0].record.id }, on: connection)
+            let refused = try await bindUploads(of: storedNow.filter { draftRefused[$0] == nil }, in: group, on: connection)
+            // The keys of rows taken back for their drafts or uploads: the submissions that clashed on
+            // them are tried again.
             var freed = Set<KeyOwner>()
             for index in storedNow {
-                if let ids = refused[index] {
+                if let refusal = draftRefused[index] {
+                    switch refusal {
+                    case .missing(let draftID): results[index] = .failure(.notFound("draft \(draftID)"))
+                    case .submitted(let submissionID): draftReplays[index] = submissionID
+                    }
+                } else if let ids = refused[index] {
                     results[index] = .success(.uploadsUnavailable(ids))
-                    let record = group[index].record
-                    if let key = record.idempotencyKey { freed.insert(KeyOwner(formID: record.formID, key: key)) }
+                    drafts.release(group[index])
                 } else {
                     results[index] = .success(.inserted)
                     inserted.append(index)
+                    continue
                 }
+                let record = group[index].record
+                if let key = record.idempotencyKey { freed.insert(KeyOwner(formID: record.formID, key: key)) }
             }
-            pending = []
-            if clashed.isEmpty { break }
+            pending = waiting
+            if clashed.isEmpty { continue }
             let holders = try await keyHolders(clashed.map { group[$0].record }, on: connection)
             var released = Set<String>()
             for index in clashed {
@@ -104,8 +120,22 @@ struct SubmissionGroupWriter: Sendable {
             }
             mayReclaim = false
         }
+        try await drafts.close(inserted.map { group[$0] }, on: connection)
+        let replayed = try await submissions(ids: Set(draftReplays.values), on: connection)
+        for (index, submissionID) in draftReplays {
+            // A submitted draft names its submission by a foreign key: it is there.
+            results[index] = replayed[submissionID].map { .success(.draftSubmitted(existing: $0)) }
+                ?? .failure(.notFound("submission \(submissionID)"))
+        }
         let deliveries = try await insertDeliveries(for: inserted.map { group[$0] }, endpoints: endpoints, on: connection)
         try await addToCounts(inserted.map { group[$0].record.formID }, on: connection)
+        var tally = SubmissionTally()
+        for index in inserted {
+            tally.add(
+                formID: group[index].record.formID, receivedAtMilliseconds: group[index].record.receivedAt.storedMilliseconds,
+                fromDraft: group[index].draftID != nil)
+        }
+        try await PostgresFormStatsQueries.addSubmissions(tally, on: connection, logger: logger)
         if deliveries > 0 {
             // Delivered to every listening node when (and only if) the transaction commits.
             try await connection.execute("SELECT pg_notify(\(Self.deliveriesChannel), '')", logger: logger)
@@ -227,11 +257,25 @@ struct SubmissionGroupWriter: Sendable {
                 WHERE uploads.id = b.id
                 """, logger: logger)
         }
-        if !refused.isEmpty {
-            try await connection.execute(
-                "DELETE FROM submissions WHERE id = ANY(\(refused.keys.map { group[$0].record.id }))", logger: logger)
-        }
+        try await deleteAgain(refused.keys.map { group[$0].record.id }, on: connection)
         return refused
+    }
+
+    /// Deletes rows just stored that cannot be kept; they bound no upload and closed no draft.
+    private func deleteAgain(_ ids: [String], on connection: PostgresConnection) async throws {
+        if ids.isEmpty { return }
+        try await connection.execute("DELETE FROM submissions WHERE id = ANY(\(ids))", logger: logger)
+    }
+
+    /// The stored submissions with these ids, by id.
+    private func submissions(
+        ids: Set<String>, on connection: PostgresConnection
+    ) async throws -> [String: SubmissionRecord] {
+        if ids.isEmpty { return [:] }
+        let rows = try await connection.query(
+            "SELECT \(unescaped: PostgresSubmissionQueries.columns) FROM submissions WHERE id = ANY(\(Array(ids)))",
+            logger: logger)
+        return Dictionary(uniqueKeysWithValues: try await rows.submissionRecords().map { ($0.id, $0) })
     }
 
     /// The stored submissions that hold the keys of `records` (those that have one). Read after the

@@ -18,7 +18,8 @@ final class CopyProgressDisplay: Sendable {
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Int(Double(progress.copied) / seconds) : 0
-        let name = progress.table.padding(toLength: 18, withPad: " ", startingAt: 0)
+        // Padded to the longest table name (form_rejection_stats); a longer one is never cut.
+        let name = progress.table.padding(toLength: max(20, progress.table.count), withPad: " ", startingAt: 0)
         if isTerminal {
             let width = 30
             let filled = progress.total == 0 ? width : min(width, width * progress.copied / progress.total)

@@ -9,25 +9,16 @@ import Testing
 @Suite struct MigrationTests {
     @Test func aDatabaseWithStoredAnswersUpgradesAndKeepsItsSubmissions() async throws {
         let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let path = directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path
-        do {
-            // The schema as it was before answers were rebuilt: 001 and 002, with a `response` column.
-            // (Process settings first, as the store would: this may be the test process's first open.)
-            _ = SQLiteFormStore.processSettings
-            let queue = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(queue, upTo: "002 webhook endpoints and deliveries")
-            try await queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO forms (id, created_at, updated_at, current_version) VALUES ('signup', 1, 1, 1);
-                    INSERT INTO form_versions (form_id, version, definition, content_hash, title, created_at)
-                        VALUES ('signup', 1, '{"id":"signup","components":[]}', 'h', 'Sign up', 1);
-                    INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
-                        idempotency_key, body_hash, response, client_address)
-                        VALUES ('sub_old', 'signup', 1, 1763710000123, '{"name":"Ana"}', X'7B7D', 'k1', 'h1', '{"id":"sub_old"}', '10.0.0.1');
-                    """)
-            }
-            try queue.close()
+        // The schema as it was before answers were rebuilt: 001 and 002, with a `response` column.
+        try await makeDatabase(in: directory, upTo: "002 webhook endpoints and deliveries") { db in
+            try db.execute(sql: """
+                INSERT INTO forms (id, created_at, updated_at, current_version) VALUES ('signup', 1, 1, 1);
+                INSERT INTO form_versions (form_id, version, definition, content_hash, title, created_at)
+                    VALUES ('signup', 1, '{"id":"signup","components":[]}', 'h', 'Sign up', 1);
+                INSERT INTO submissions (id, form_id, form_version, received_at, "values", raw_body,
+                    idempotency_key, body_hash, response, client_address)
+                    VALUES ('sub_old', 'signup', 1, 1763710000123, '{"name":"Ana"}', X'7B7D', 'k1', 'h1', '{"id":"sub_old"}', '10.0.0.1');
+                """)
         }
         // A window reaching back to the row's fixed date, so the lookup by key still finds it.
         let store = try SQLiteFormStore(directory: directory.url, configuration: SQLiteStoreConfiguration(idempotencyWindow: 100 * 365 * 86_400))

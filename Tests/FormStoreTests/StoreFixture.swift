@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GRDB
 import Synchronization
 import StoreTestSupport
 import Testing
@@ -65,3 +66,17 @@ final class Flag: Sendable {
 }
 
 struct InjectedCommitFailure: Error {}
+
+/// Makes the store's database file in `directory` as an earlier formhouse left it: the schema up to
+/// `migration`, with the rows `fill` inserts.
+func makeDatabase(
+    in directory: TemporaryDirectory, upTo migration: String, _ fill: @escaping @Sendable (Database) throws -> Void
+) async throws {
+    try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+    // Process settings first, as the store would: this may be the test process's first open.
+    _ = SQLiteFormStore.processSettings
+    let queue = try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStoreConfiguration().fileName).path)
+    try Schema.migrator.migrate(queue, upTo: migration)
+    try await queue.write(fill)
+    try queue.close()
+}

@@ -44,8 +44,11 @@ import Testing
         let loose = try await UploadsAPITests.upload(client, form: "big", field: "doc", type: "application/pdf", FileFixtures.pdf)
         let looseID = try #require(loose.object["id"] as? String)
         #expect(try await moto.s3("HEAD", "/\(bucket)/files/\(looseID)").status == 200)
-        try await WebhooksAPITests.wait("the sweeper") { try await server.app.store.upload(id: looseID) == nil }
-        #expect(try await moto.s3("HEAD", "/\(bucket)/files/\(looseID)").status == 404)
+        // The sweeper deletes the record first, then the object: wait for both.
+        try await WebhooksAPITests.wait("the sweeper") {
+            guard try await server.app.store.upload(id: looseID) == nil else { return false }
+            return try await moto.s3("HEAD", "/\(bucket)/files/\(looseID)").status == 404
+        }
         #expect(try await moto.s3("HEAD", "/\(bucket)/files/\(keptID)").status == 200)
         await server.finish()
     }

@@ -44,8 +44,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A store of forms, submissions, uploads and webhooks that commits submissions in groups and counts them.
-protocol GroupCommittingStore: FormVersionStore, SubmissionStore, UploadStore, WebhookStore {
+/// A store of forms, submissions, drafts, uploads, webhooks and daily counters that commits submissions
+/// in groups and counts them.
+protocol GroupCommittingStore: FormVersionStore, SubmissionStore, DraftStore, UploadStore, WebhookStore, FormStatsStore {
     var commitStatistics: CommitStatistics { get }
 }
 

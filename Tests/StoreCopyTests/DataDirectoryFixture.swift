@@ -4,13 +4,14 @@ import Foundation
 /// A data directory filled through the SQLite store's public API with every kind of row the copy
 /// moves: forms with several versions and a deleted one, submissions with and without idempotency
 /// keys (one body not UTF-8, one over 1 MiB), uploads bound, complete, in progress and without a
-/// size, two endpoints (one with a rotated secret), and deliveries that were attempted, left leased,
-/// or never claimed.
+/// size (one tied to a draft), drafts open, submitted and anonymous, two endpoints (one with a rotated
+/// secret), deliveries that were attempted, left leased, or never claimed, and the forms' daily
+/// counters with a rejection.
 struct DataDirectoryFixture {
     /// Rows per table, as the fixture made them.
     static let counts: [String: Int] = [
         "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
-        "delivery_attempts": 4, "uploads": 5,
+        "delivery_attempts": 4, "uploads": 5, "drafts": 3, "form_daily_stats": 3, "form_rejection_stats": 2,
     ]
     static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
     /// Over 1 MiB, and over the test's batch byte limit.
@@ -58,6 +59,16 @@ struct DataDirectoryFixture {
                 id: "upl_\(index)", size: 1_000 + index, sha256: String(repeating: "\(index)f", count: 32), contentType: "image/png")
         }
 
+        // drf_0 is open and holds upl_3, drf_1 is submitted as sub_05, drf_2 has no client address.
+        for index in 0..<3 {
+            let created = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) / 8)
+            try await store.createDraft(DraftRecord(
+                id: "drf_\(index)", formID: index == 2 ? "beta" : "alpha", formVersion: index == 2 ? 1 : 3,
+                tokenHash: String(repeating: "\(index)e", count: 32), revision: index + 1, values: #"{"name":"Zoë \#(index)"}"#,
+                clientAddress: index == 2 ? nil : "192.0.2.7", createdAt: created, updatedAt: created.addingTimeInterval(5),
+                expiresAt: created.addingTimeInterval(30 * 86_400)), uploadIDs: index == 0 ? ["upl_3"] : [])
+        }
+
         for index in 0..<40 {
             let body: [UInt8] = switch index {
             case 0: nonUTF8Body
@@ -72,8 +83,14 @@ struct DataDirectoryFixture {
                 bodyHash: index % 3 == 0 ? "hash-\(index)" : nil, clientAddress: index % 2 == 0 ? "192.0.2.\(index)" : nil)
             let payload = Array(#"{"submission":"sub_\#(index)","bytes":"\#(body.count)"}"#.utf8) + [0xFF]
             let uploads = index == 4 ? ["upl_0", "upl_1"] : []
-            _ = try await store.insertSubmission(NewSubmission(record, uploadIDs: uploads, webhookPayload: { payload }))
+            _ = try await store.insertSubmission(NewSubmission(
+                record, uploadIDs: uploads, draftID: index == 5 ? "drf_1" : nil, webhookPayload: { payload }))
         }
+
+        // Counted on a day of its own: alpha has a day of submissions and a day of rejections, beta one.
+        try await store.recordRejection(Rejection(
+            formID: "alpha", at: Date(timeIntervalSince1970: 1_700_100_000),
+            failures: [FieldFailure(field: "photos[0]", code: "required"), FieldFailure(field: "Имя", code: "tooLong")]))
 
         let claimed = try await store.claimDueDeliveries(owner: "worker-1", limit: 6, now: Date(), lease: 600)
         let outcomes: [DeliveryOutcome] = [.succeeded, .retry(at: Date().addingTimeInterval(60)), .dead, .succeeded]

@@ -23,7 +23,8 @@ enum Cell: Equatable, CustomStringConvertible {
 enum TableDump {
     static let keys: [String: String] = [
         "forms": "id", "form_versions": "form_id, version", "submissions": "id", "webhook_endpoints": "id",
-        "deliveries": "id", "delivery_attempts": "id", "uploads": "id",
+        "deliveries": "id", "delivery_attempts": "id", "uploads": "id", "drafts": "id", "form_daily_stats": "form_id, day",
+        "form_rejection_stats": "form_id, day, field, code",
     ]
 
     static func columns(of table: String, in sqlite: DatabaseQueue) throws -> [String] {

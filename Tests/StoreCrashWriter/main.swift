@@ -1,6 +1,7 @@
-// Writes submissions from several tasks into the store at the given directory and prints
-// "ack <id>" for each insert as soon as it returns, until killed. The crash test kills it with
-// SIGKILL mid-stream and checks that every acknowledged submission survived.
+// Writes submissions from several tasks, and rejections from half as many, into the store at the
+// given directory and prints "ack <id>" for each insert and "rejected" for each rejection as soon as
+// it returns, until killed. The crash tests kill it with SIGKILL mid-stream and check that every
+// acknowledged write survived.
 //
 //     StoreCrashWriter DIRECTORY [WRITERS]
 import FormStore
@@ -33,6 +34,16 @@ try await withThrowingTaskGroup(of: Void.self) { group in
                     // One write(2) per line, so a kill never leaves half an acknowledgement.
                     FileHandle.standardOutput.write(Data("ack \(id)\n".utf8))
                 }
+            }
+        }
+    }
+    for _ in 0..<max(1, writers / 2) {
+        group.addTask {
+            while true {
+                try await store.recordRejection(Rejection(
+                    formID: "crash", at: Date(),
+                    failures: [FieldFailure(field: "email", code: "format"), FieldFailure(field: "name", code: "required")]))
+                FileHandle.standardOutput.write(Data("rejected\n".utf8))
             }
         }
     }

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Draft saving benchmark (release build, loopback only), its baseline measured in the same run:
+#   PATCH /v1/drafts/{did} changing one input of a 40-input draft (a merge patch: the draft is read,
+#   patched, judged with the engine and written back durably, synchronous=FULL) against
+#   POST /v1/forms/{id}/validate of the same form and values (the engine alone behind the server),
+#   alternating rounds on one server. The connections patch distinct drafts, round-robin over twice
+#   as many drafts as connections, so that what is measured is saving, not If-Match contention.
+# Needs: wrk (apt-get install -y wrk). Prints a Markdown report and writes it to Benchmarks/results/
+# (not committed).
+# Usage: Benchmarks/draft-bench.sh      env: DURATION=10s ROUNDS=3 CONNECTIONS=64 SYNCHRONOUS=FULL
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/Benchmarks/lib.sh"
+duration="${DURATION:-10s}"
+rounds="${ROUNDS:-3}"
+conns="${CONNECTIONS:-64}"
+synchronous="${SYNCHRONOUS:-FULL}"
+port=18094
+form=registration-40
+token=benchmark-admin-token-000000
+bench_work draft
+
+cleanup() {
+    [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true
+    sleep 0.3
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
+if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse --static-swift-stdlib >/dev/null); fi
+bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
+
+start_formhouse "$bin" "$port" "$work" FORMHOUSE_SYNCHRONOUS="$synchronous" \
+    FORMHOUSE_DRAFTS_MAX_REVISIONS=1000000 FORMHOUSE_DRAFTS_MAX_PER_CLIENT_PER_HOUR=1000000
+base="http://127.0.0.1:$port"
+curl -sf -X PUT "$base/v1/admin/forms/$form" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    --data-binary @"$root/Benchmarks/forms/registration-40.json" >/dev/null
+values="$root/Benchmarks/forms/registration-40-values.json"
+curl -sf -X POST "$base/v1/forms/$form/validate" -H 'Content-Type: application/json' --data-binary @"$values" | grep -q '"valid":true' || {
+    echo "the benchmark values do not validate" >&2; exit 1; }
+
+# The drafts, each holding all 40 inputs' values; their ids and tokens go into the PATCH script.
+python3 - "$base" "$form" "$values" "$((conns * 2))" "$work/patch.lua" "$work/validate.lua" <<'PY'
+import json, sys, urllib.request
+base, form, values_file, count, patch_lua, validate_lua = sys.argv[1:]
+body = open(values_file, "rb").read()
+drafts = []
+for _ in range(int(count)):
+    request = urllib.request.Request(f"{base}/v1/forms/{form}/drafts", data=body, headers={"Content-Type": "application/json"})
+    answer = json.load(urllib.request.urlopen(request))
+    assert answer["errors"] == [], answer["errors"]
+    drafts.append((answer["id"], answer["token"]))
+with open(patch_lua, "w") as out:
+    out.write("drafts = {\n" + "".join(f'  {{"{i}", "{t}"}},\n' for i, t in drafts) + "}\n")
+    out.write('''
+counter = 0
+request = function()
+  counter = counter + 1
+  local draft = drafts[(counter % #drafts) + 1]
+  return wrk.format("PATCH", "/v1/drafts/" .. draft[1], {
+    ["Authorization"] = "Bearer " .. draft[2],
+    ["Content-Type"] = "application/merge-patch+json",
+  }, '{"comments": "Looking forward to it! ' .. counter .. '"}')
+end
+''')
+with open(validate_lua, "w") as out:
+    out.write(f'wrk.method = "POST"\nwrk.path = "/v1/forms/{form}/validate"\nwrk.headers["Content-Type"] = "application/json"\n')
+    out.write("wrk.body = " + json.dumps(body.decode().strip()) + "\n")
+PY
+
+# Prints "req/s p99_ms non2xx" for one wrk run.
+measure() {
+    wrk -t1 -c"$conns" -d"$duration" --latency -s "$1" "$base" >"$work/wrk.out" 2>&1
+    local bad
+    bad="$(awk '/Non-2xx/ {print $4}' "$work/wrk.out")"
+    echo "$(wrk_rate "$work/wrk.out") $(wrk_p99_ms "$work/wrk.out") ${bad:-0}"
+}
+
+{
+echo "# Draft benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
+echo
+echo "$(nproc) cores, wrk -t1, $conns connections, $duration per run, $rounds alternating rounds; release build;"
+echo "loopback; synchronous=$synchronous. 40-input form, every input answered; a PATCH changes one."
+echo
+echo "| run | round | req/s | p99 ms | non-2xx |"
+echo "|---|---|---|---|---|"
+} | tee "$report"
+
+ratios=()
+for round in $(seq 1 "$rounds"); do
+    for side in $( (( round % 2 )) && echo "validate patch" || echo "patch validate"); do
+        if [[ $side == validate ]]; then
+            read -r r p b < <(measure "$work/validate.lua")
+            echo "| POST validate (40 inputs) | $round | $r | $p | $b |" | tee -a "$report"
+            validate_rate=$r
+        else
+            read -r r p b < <(measure "$work/patch.lua")
+            echo "| PATCH draft, one input of 40 | $round | $r | $p | $b |" | tee -a "$report"
+            patch_rate=$r
+        fi
+    done
+    ratios+=("$(python3 -c "print($patch_rate/$validate_rate if $validate_rate else 0)")")
+done
+
+median="$(python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "${ratios[@]}")"
+{
+echo
+echo "PATCH / validate, median of the rounds' pairs: **${median}x** (rounds: $(printf '%.2f ' "${ratios[@]}"))"
+} | tee -a "$report"
+echo "report: $report"

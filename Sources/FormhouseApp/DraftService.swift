@@ -1,0 +1,223 @@
+import FormEngine
+import FormStore
+import Foundation
+
+/// Drafts: answers saved as a person goes, resumed with the draft's token on any device, submitted
+/// once. Every draft call but creation opens the draft with its token first; an unknown draft, an
+/// expired one and a wrong or missing token are one and the same 404, for the same work.
+final class DraftService: Sendable {
+    struct Settings: Sendable {
+        /// How long a draft lives after its last change.
+        var lifetime: TimeInterval
+        var maxPerClientPerHour: Int
+        var maxRevisions: Int
+        /// The most bytes a draft's values may take, as written: a submission's body limit.
+        var maxValuesBytes: Int
+    }
+
+    /// A draft with its values read and judged.
+    struct Draft: Sendable {
+        var record: DraftRecord
+        var values: JSONObject
+        /// The errors of the inputs answered so far.
+        var errors: [FieldError]
+        /// Only when just created.
+        var token: String?
+    }
+
+    private let catalog: FormCatalog
+    private let store: any FormStore
+    private let submissions: SubmissionService
+    private let settings: Settings
+    /// Charged when a draft of an old version needs that version compiled.
+    private let rateLimiter: RateLimiter?
+
+    init(catalog: FormCatalog, store: any FormStore, submissions: SubmissionService, settings: Settings, rateLimiter: RateLimiter? = nil) {
+        self.catalog = catalog
+        self.store = store
+        self.submissions = submissions
+        self.settings = settings
+        self.rateLimiter = rateLimiter
+    }
+
+    /// Starts a draft of the form's current version, or of the `formVersion` the body names (a client
+    /// that cached an older one), with whatever values the body holds.
+    func create(formID: String, body: [UInt8], clientAddress: String, now: Date = Date()) async throws -> Draft {
+        let parsed = try Self.startingValues(body)
+        let form = try await version(formID: formID, requested: parsed.formVersion, clientAddress: clientAddress)
+        let recent = try await store.draftCount(clientAddress: clientAddress, since: now.addingTimeInterval(-3_600))
+        guard recent < settings.maxPerClientPerHour else {
+            throw APIProblem(.tooManyDrafts, "This address started \(settings.maxPerClientPerHour) drafts in the last hour; finish one or try again later.",
+                             headers: [("Retry-After", "600")])
+        }
+        let (values, result) = try await judge(parsed.values, form: form)
+        let token = DraftToken.make()
+        let created = Date(storedMilliseconds: now.storedMilliseconds)
+        let record = DraftRecord(
+            id: RandomID.make(prefix: "drf_"), formID: form.id, formVersion: form.version, tokenHash: DraftToken.hash(token),
+            revision: 1, values: values, clientAddress: clientAddress, createdAt: created, updatedAt: created,
+            expiresAt: created.addingTimeInterval(settings.lifetime))
+        try await store.createDraft(record, uploadIDs: result.fileIDs)
+        return Draft(record: record, values: parsed.values, errors: result.errors, token: token)
+    }
+
+    /// The draft and the errors of its answers.
+    func read(id: String, token: String?, now: Date = Date()) async throws -> Draft {
+        let record = try await open(id: id, token: token, now: now)
+        let values = try Self.values(of: record)
+        let form = try await version(of: record)
+        let result = try await submissions.validateDraft(values, with: form, bodyBytes: record.values.utf8.count)
+        return Draft(record: record, values: values, errors: result.errors)
+    }
+
+    /// Applies a JSON merge patch (RFC 7396) to the draft's values. With `expectedRevision` (If-Match)
+    /// the patch applies only to that revision; without, to whatever the draft holds when it is stored.
+    func patch(id: String, token: String?, patch body: [UInt8], expectedRevision: Int?, now: Date = Date()) async throws -> Draft {
+        let patch: JSONValue
+        do {
+            patch = try JSONValue(parsing: body, limits: JSONLimits(maxDepth: SubmissionLimits().maxDepth))
+        } catch {
+            throw APIProblem(.invalidBody, "The merge patch is not valid JSON: \(error.message).", extra: ProblemExtra(offset: error.offset))
+        }
+        var record = try await open(id: id, token: token, now: now)
+        // Without If-Match a patch made from an older revision still applies, to the values as they
+        // are: a change stored in between is merged with, not overwritten.
+        for _ in 0..<3 {
+            try check(record, expectedRevision: expectedRevision)
+            guard case .object(let values) = JSONValue.object(try Self.values(of: record)).mergePatched(with: patch) else {
+                throw APIProblem(.invalidBody, "A draft's values are an object: send a merge patch object such as {\"name\": \"Ada\"}.")
+            }
+            let form = try await version(of: record)
+            let (text, result) = try await judge(values, form: form)
+            let updated = Date(storedMilliseconds: now.storedMilliseconds)
+            let change = DraftChange(
+                id: record.id, expectedRevision: record.revision, values: text, uploadIDs: result.fileIDs,
+                updatedAt: updated, expiresAt: updated.addingTimeInterval(settings.lifetime))
+            switch try await store.updateDraft(change) {
+            case .updated(let stored):
+                return Draft(record: stored, values: values, errors: result.errors)
+            case .revisionMismatch(let current), .submitted(let current):
+                record = current
+            case .notFound:
+                throw Self.notFound(id)
+            }
+        }
+        throw APIProblem(.conflict, "Draft '\(id)' is being changed by others at this moment; send the patch again.")
+    }
+
+    /// Deletes the draft; its uploads no submission took go with it.
+    func delete(id: String, token: String?, now: Date = Date()) async throws {
+        let record = try await open(id: id, token: token, now: now)
+        guard try await store.deleteDraft(id: record.id) else { throw Self.notFound(id) }
+    }
+
+    /// Submits the draft's values against its version, as `POST /submissions` would; the draft is
+    /// closed in the submission's transaction. A submitted draft answers its submission again.
+    func submit(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> SubmissionService.Outcome {
+        let record = try await open(id: id, token: token, now: now)
+        if let submissionID = record.submissionID {
+            guard let stored = try await store.submission(id: submissionID) else { throw Self.notFound(id) }
+            return .replayed(body: SubmissionService.answer(stored))
+        }
+        // The body a client would have sent: stored as the submission's raw body, like any other.
+        var body = Array(#"{"formVersion":"#.utf8)
+        body.append(contentsOf: String(record.formVersion).utf8)
+        body.append(contentsOf: #","values":"#.utf8)
+        body.append(contentsOf: record.values.utf8)
+        body.append(UInt8(ascii: "}"))
+        do {
+            return try await submissions.submit(.init(
+                formID: record.formID, body: body, idempotencyKey: nil, clientAddress: clientAddress, draftID: record.id))
+        } catch StoreError.notFound {
+            // Deleted or swept between opening it and the commit.
+            throw Self.notFound(id)
+        }
+    }
+
+    /// The draft `id` when `token` opens it and it has not expired; else the one 404 for every such case.
+    private func open(id: String, token: String?, now: Date) async throws -> DraftRecord {
+        let record = Self.isDraftID(id) ? try await store.draft(id: id) : nil
+        // Compared even without a draft, so that an unknown id costs what a wrong token does.
+        let opens = DraftToken.matches(token, storedHash: record?.tokenHash ?? DraftToken.absentHash)
+        guard let record, opens, record.expiresAt > now else { throw Self.notFound(id) }
+        return record
+    }
+
+    private func check(_ record: DraftRecord, expectedRevision: Int?) throws {
+        if record.submissionID != nil {
+            throw APIProblem(.draftSubmitted, "Draft '\(record.id)' was submitted and takes no more changes.")
+        }
+        if let expectedRevision, expectedRevision != record.revision {
+            throw APIProblem(.preconditionFailed,
+                             "Draft '\(record.id)' is at revision \(record.revision), not \(expectedRevision): another device saved first. Read it, apply your change again and send it with If-Match: \"\(record.revision)\".",
+                             headers: [("ETag", "\"\(record.revision)\"")], extra: ProblemExtra(currentRevision: record.revision))
+        }
+        guard record.revision < settings.maxRevisions else {
+            throw APIProblem(.draftRevisionLimit, "Draft '\(record.id)' has reached \(settings.maxRevisions) revisions; submit it or start a new one.")
+        }
+    }
+
+    /// The values as text, within the size a submission may have, and their judgement.
+    private func judge(_ values: JSONObject, form: PublishedForm) async throws -> (String, ValidationResult) {
+        let text = JSONValue.object(values).serialized()
+        guard text.count <= settings.maxValuesBytes else {
+            throw APIProblem(.draftTooLarge, "A draft's values may take \(settings.maxValuesBytes) bytes as JSON, as a submission may; these take \(text.count).")
+        }
+        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count)
+        return (String(decoding: text, as: UTF8.self), result)
+    }
+
+    private func version(of record: DraftRecord) async throws -> PublishedForm {
+        // A draft keeps its version even once the form has moved on or was deleted: it was started on it.
+        if let current = try await catalog.current(id: record.formID), current.version == record.formVersion { return current }
+        guard let form = try await catalog.version(id: record.formID, version: record.formVersion) else {
+            throw Self.notFound(record.id)
+        }
+        return form
+    }
+
+    private func version(formID: String, requested: Int?, clientAddress: String) async throws -> PublishedForm {
+        guard let current = try await catalog.current(id: formID) else { throw SubmissionFailure.formNotFound(formID: formID) }
+        guard let requested, requested != current.version else { return current }
+        guard requested > 0, requested < current.version,
+              let old = try await catalog.oldVersion(id: formID, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
+            throw SubmissionFailure.unknownFormVersion(formID: formID, requested: requested, current: current.version)
+        }
+        return old
+    }
+
+    /// A submission body, or one with no values yet: nothing, `{}`, or `{"formVersion": 2}`.
+    private static func startingValues(_ body: [UInt8]) throws -> Submission {
+        do throws(SubmissionError) {
+            guard !body.isEmpty else { return try Submission(value: ["values": [:]]) }
+            do {
+                return try Submission(json: body)
+            } catch where error.code == .invalidShape {
+                guard case .object(var object)? = try? JSONValue(parsing: body),
+                      object["values"] == nil, object["components"] == nil else { throw error }
+                object["values"] = .object(JSONObject())
+                return try Submission(value: .object(object))
+            }
+        } catch {
+            throw SubmissionFailure.unreadable(error)
+        }
+    }
+
+    private static func values(of record: DraftRecord) throws -> JSONObject {
+        guard case .object(let values)? = try? JSONValue(parsing: Array(record.values.utf8)) else {
+            throw StoreError.unavailable("draft \(record.id) holds values that are not a JSON object")
+        }
+        return values
+    }
+
+    /// `drf_` and base62: anything else cannot be a draft, and is not looked up.
+    static func isDraftID(_ id: String) -> Bool {
+        id.utf8.count <= 64 && id.hasPrefix("drf_") && id.utf8.dropFirst(4).allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+        }
+    }
+
+    static func notFound(_ id: String) -> APIProblem {
+        APIProblem.notFound("There is no draft '\(id.prefix(64))' that this token opens: it may have expired, been deleted, or the token is wrong.")
+    }
+}
