@@ -4,7 +4,7 @@
 // goes through the draft. The draft's id and token are kept in localStorage, per form, so a reload on
 // the same device resumes it.
 
-import { request, ProblemError, NetworkError, versionFromETag, newIdempotencyKey, segment } from "./api.js";
+import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
 
 const SAVE_DELAY_MS = 800;
 const RETRY_DELAY_MS = 5000;
@@ -356,11 +356,8 @@ export class DraftKeeper {
     await this.save();
     if (this.unavailable || !this.draft) return null;
     try {
-      // Submitting again answers the same submission, so a retry needs no key of its own; this one is
-      // recorded with the submission, as for a plain one.
-      const answer = await request(`/v1/drafts/${segment(this.draft.id)}/submit`, {
-        method: "POST", token: this.draft.token, headers: { "Idempotency-Key": newIdempotencyKey() },
-      });
+      // No Idempotency-Key: submitting a draft again answers its submission again.
+      const answer = await request(`/v1/drafts/${segment(this.draft.id)}/submit`, { method: "POST", token: this.draft.token });
       this.forget();
       this.closed = true;
       return answer;
