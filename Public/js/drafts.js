@@ -13,6 +13,11 @@ const CONFLICT_ATTEMPTS = 3;
 const STORAGE_PREFIX = "formhouse.draft.";
 const MERGE_PATCH = "application/merge-patch+json";
 
+/** Whether `error` is the problem type `name` (`draft-submitted`, …) of docs/api.md. */
+function problem(error, name) {
+  return error instanceof ProblemError && error.type.endsWith(`/${name}`);
+}
+
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -105,11 +110,13 @@ export function draftFromLink(formId) {
  */
 export class DraftKeeper {
   /**
-   * formId: the form; read(): the values to save now; show(values): draws values another device saved
-   * (after a 412) with the person's own unsaved changes on top; bar: the element to fill.
+   * formId: the form; version(): the version the page shows, which a new draft keeps to the end;
+   * read(): the values to save now; show(values): draws values another device saved (after a 412)
+   * with the person's own unsaved changes on top; bar: the element to fill.
    */
-  constructor({ formId, read, show, bar }) {
+  constructor({ formId, version, read, show, bar }) {
     this.formId = formId;
+    this.version = version;
     this.read = read;
     this.show = show;
     this.bar = bar;
@@ -240,8 +247,8 @@ export class DraftKeeper {
     clearTimeout(this.timer);
     this.timer = null;
     const run = this.chain.then(() => this.send(keepalive)).catch((error) => {
-      if (error instanceof NetworkError) this.offline();
-      else if (error instanceof ProblemError) this.say(`Not saved: ${error.detail || error.title}`, "error");
+      if (error instanceof NetworkError) this.retryLater("Offline, will retry");
+      else if (error instanceof ProblemError && this.timer === null) this.say(`Not saved: ${error.detail || error.title}`, "error");
       throw error;
     });
     this.chain = run.catch(() => {});
@@ -275,7 +282,8 @@ export class DraftKeeper {
     this.say("Saving…");
     let answer;
     try {
-      answer = await request(`/v1/forms/${segment(this.formId)}/drafts`, { method: "POST", body: { values }, keepalive });
+      const body = Number.isInteger(this.version()) ? { values, formVersion: this.version() } : { values };
+      answer = await request(`/v1/forms/${segment(this.formId)}/drafts`, { method: "POST", body, keepalive });
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
       this.unavailable = true;
@@ -301,8 +309,9 @@ export class DraftKeeper {
     if (!this.dirty) this.say("Saved", "ok");
   }
 
-  offline() {
-    this.say("Offline, will retry", "error");
+  /** Says `message` and saves again in a few seconds (a change meanwhile saves sooner). */
+  retryLater(message) {
+    this.say(message, "error");
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.save().catch(() => {}), RETRY_DELAY_MS);
   }
@@ -311,14 +320,18 @@ export class DraftKeeper {
     if (!(error instanceof ProblemError)) throw error;
     if (error.status === 412) {
       await this.merge(values, patch);
-    } else if (error.status === 409) {
+    } else if (problem(error, "draft-submitted")) {
       this.closed = true;
       this.say("This draft was already sent from another device; changes here are not saved.", "error");
-    } else if (error.status === 404) {
-      // Expired or deleted meanwhile: what the page shows becomes a new draft.
+    } else if (error.status === 404 || problem(error, "draft-revision-limit")) {
+      // Expired, deleted, or at its most revisions: what the page shows becomes a new draft.
       this.forget();
       this.dirty = true;
       await this.send(false);
+    } else if (error.status === 409) {
+      // Another save of this draft was being stored at that very moment.
+      this.retryLater("Not saved yet, will retry");
+      throw error;
     } else throw error;
   }
 

@@ -54,6 +54,7 @@ async function fetchDefinition(version) {
 function newKeeper() {
   return new DraftKeeper({
     formId,
+    version: () => formVersion,
     read: () => view.values(),
     show: (values) => view && view.fill(values),
     bar: draftBar,
