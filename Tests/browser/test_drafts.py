@@ -236,3 +236,39 @@ def test_a_refused_submission_keeps_the_draft(browser, server, form):
     browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt after fixing the errors")
     _, draft = get_draft(server, draft_id, token)
     assert draft["submissionId"] == d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+
+
+def test_leaving_the_page_saves_what_was_just_typed(browser, server, form):
+    """A change typed less than the save delay before the page goes is sent as it goes (keepalive)."""
+    open_form(browser, form)
+    set_value(browser, "name", "Ana Souza")
+    wait_saved(browser)
+    _, draft_id, token = resume_link(browser)
+    set_value(browser, "city", "Porto")
+    assert draft_status(browser) == "Saving…"
+    browser.open("/")
+    browser.wait(lambda: get_draft(server, draft_id, token)[1]["values"].get("city") == "Porto",
+                 "the change typed just before leaving was lost")
+
+
+def test_offline_saves_are_retried(browser, server, form):
+    d = browser.driver
+    open_form(browser, form)
+    set_value(browser, "name", "Ana Souza")
+    wait_saved(browser)
+    _, draft_id, token = resume_link(browser)
+    d.execute_cdp_cmd("Network.enable", {})
+    try:
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        set_value(browser, "city", "Porto")
+        browser.wait(lambda: draft_status(browser) == "Offline, will retry", "no offline status")
+    finally:
+        d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        d.execute_cdp_cmd("Network.disable", {})
+    wait_saved(browser)
+    assert get_draft(server, draft_id, token)[1]["values"]["city"] == "Porto"
+    # The requests refused while offline are the only errors the console may show.
+    errors = [e for e in browser.console_errors() if "ERR_INTERNET_DISCONNECTED" not in e]
+    assert not errors, errors
