@@ -1,7 +1,8 @@
 """Drafts in the renderer and a form's stats in the console: what a person types is saved as a draft,
 resumed from its link in another browser (its own profile) with repeat items and an uploaded file,
 submitted from there and counted in the console's chart; two tabs saving the same draft meet a 412
-and lose nothing; a wrong link says so; a refused submission keeps the draft."""
+and lose nothing; a wrong link says so; a refused submission keeps the draft; a change is saved as
+the page is left, and a save made offline is retried."""
 
 import re
 from datetime import datetime, timezone
