@@ -115,11 +115,7 @@ export class DraftKeeper {
    * with the person's own unsaved changes on top; bar: the element to fill.
    */
   constructor({ formId, version, read, show, bar }) {
-    this.formId = formId;
-    this.version = version;
-    this.read = read;
-    this.show = show;
-    this.bar = bar;
+    Object.assign(this, { formId, version, read, show, bar });
     /** `{ id, token }` once the draft exists. */
     this.draft = null;
     this.revision = null;

@@ -74,6 +74,14 @@ def stored(browser, form_id):
     return browser.script("return localStorage.getItem(arguments[0])", f"formhouse.draft.{form_id}")
 
 
+def started_draft(browser, form_id):
+    """Opens the form, types a name, waits for the draft to be saved; returns its link, id and token."""
+    open_form(browser, form_id)
+    set_value(browser, "name", "Ana Souza")
+    wait_saved(browser)
+    return resume_link(browser)
+
+
 def get_draft(server, draft_id, token):
     status, headers, body = server.call("GET", f"/v1/drafts/{draft_id}", token=token)
     assert status == 200, body
@@ -162,10 +170,7 @@ def test_a_draft_resumed_on_another_device_is_submitted_and_counted(browser, ser
 
 def test_two_tabs_on_one_draft_meet_a_412_and_lose_nothing(browser, server, form):
     d = browser.driver
-    open_form(browser, form)
-    set_value(browser, "name", "Ana Souza")
-    wait_saved(browser)
-    link, draft_id, token = resume_link(browser)
+    link, draft_id, token = started_draft(browser, form)
     first = d.current_window_handle
 
     d.switch_to.new_window("tab")
@@ -241,10 +246,7 @@ def test_a_refused_submission_keeps_the_draft(browser, server, form):
 
 def test_leaving_the_page_saves_what_was_just_typed(browser, server, form):
     """A change typed less than the save delay before the page goes is sent as it goes (keepalive)."""
-    open_form(browser, form)
-    set_value(browser, "name", "Ana Souza")
-    wait_saved(browser)
-    _, draft_id, token = resume_link(browser)
+    _, draft_id, token = started_draft(browser, form)
     set_value(browser, "city", "Porto")
     assert draft_status(browser) == "Saving…"
     browser.open("/")
@@ -254,10 +256,7 @@ def test_leaving_the_page_saves_what_was_just_typed(browser, server, form):
 
 def test_offline_saves_are_retried(browser, server, form):
     d = browser.driver
-    open_form(browser, form)
-    set_value(browser, "name", "Ana Souza")
-    wait_saved(browser)
-    _, draft_id, token = resume_link(browser)
+    _, draft_id, token = started_draft(browser, form)
     d.execute_cdp_cmd("Network.enable", {})
     try:
         d.execute_cdp_cmd("Network.emulateNetworkConditions", {
