@@ -1,12 +1,13 @@
 // The admin console served at /admin: token sign-in (session storage only), forms, a JSON editor with
 // live preview and definition errors at their pointers, version diffs, submissions with their files,
-// webhooks, deliveries.
+// a form's stats over the last 30 days, webhooks, deliveries.
 
 import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
 import { renderForm, formatPath } from "./renderer.js";
 import { formatSize, isStoredFile } from "./files.js";
 import { locatePointers, findPointer, lineColumn } from "./json-locate.js";
 import { diffLines, foldDiff } from "./line-diff.js";
+import { statsPanel } from "./stats-chart.js";
 
 /** Keyset paging over the server's opaque cursors, wired to Previous and Next buttons: page i starts
  *  at cursors[i], and `load` fetches the page the pager points at. */
@@ -52,6 +53,8 @@ const PREVIEW_DELAY_MS = 250;
 /** The editor's line height in pixels (.ad-editor textarea in formhouse.css). */
 const LINE_HEIGHT = 20;
 const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"];
+/** The days a form's stats cover. */
+const STATS_DAYS = 30;
 const NEW_FORM_TEMPLATE = {
   id: "new-form",
   responseFormat: "long",
@@ -322,7 +325,7 @@ async function showForms(generation) {
 
 // ---------- one form ----------
 
-const TABS = [["definition", "Definition"], ["versions", "Versions"], ["submissions", "Submissions"], ["webhooks", "Webhooks"]];
+const TABS = [["definition", "Definition"], ["versions", "Versions"], ["submissions", "Submissions"], ["stats", "Stats"], ["webhooks", "Webhooks"]];
 
 async function showForm(generation, formId, tab) {
   const heading = h("h2", { class: "ad-grow", id: "form-title", text: formId });
@@ -359,8 +362,23 @@ async function showForm(generation, formId, tab) {
 
   if (tab === "versions") showVersions(generation, formId, body);
   else if (tab === "submissions") showSubmissions(generation, formId, body);
+  else if (tab === "stats") showStats(generation, formId, body);
   else if (tab === "webhooks") showWebhooks(generation, formId, body);
   else showDefinition(generation, formId, body);
+}
+
+async function showStats(generation, formId, body) {
+  const status = message();
+  body.append(status);
+  say(status, "Loading…");
+  try {
+    const { data } = await api(`/v1/admin/forms/${segment(formId)}/stats?days=${STATS_DAYS}`);
+    if (!stillCurrent(generation)) return;
+    status.remove();
+    body.append(statsPanel(data));
+  } catch (error) {
+    if (stillCurrent(generation)) say(status, describe(error), "error");
+  }
 }
 
 /** Drops the fields the server adds to a stored definition, so the editor shows what one uploads. */

@@ -29,11 +29,12 @@ export class NetworkError extends Error {
 /**
  * Sends a request and reads the answer.
  * options: method, body (serialized as JSON unless it is a string or Blob), token (Bearer),
- * headers, as ("json" | "text" | "blob"), signal.
+ * headers, as ("json" | "text" | "blob"), signal, keepalive (the request outlives the page, as when
+ * it is being closed).
  * Resolves to { status, headers, data }; rejects with ProblemError or NetworkError.
  */
 export async function request(path, options = {}) {
-  const { method = "GET", body, token, headers = {}, as = "json", signal } = options;
+  const { method = "GET", body, token, headers = {}, as = "json", signal, keepalive = false } = options;
   const sent = new Headers(headers);
   if (!sent.has("Accept")) {
     sent.set("Accept", as === "json" ? "application/json, application/problem+json" : "*/*");
@@ -51,7 +52,7 @@ export async function request(path, options = {}) {
   let response;
   try {
     response = await fetch(path, {
-      method, headers: sent, body: payload, signal, credentials: "same-origin", cache: "no-store",
+      method, headers: sent, body: payload, signal, keepalive, credentials: "same-origin", cache: "no-store",
     });
   } catch (cause) {
     if (cause && cause.name === "AbortError") throw cause;

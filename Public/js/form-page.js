@@ -1,10 +1,12 @@
 // The public form page served at /f/{id}: loads the definition, renders it, validates through the
-// server's own engine while the user types, uploads picked files, and submits the values map with an
-// Idempotency-Key.
+// server's own engine while the user types, uploads picked files, saves a draft as the person types
+// (drafts.js), resumes one from a link or this device, and submits through the draft, or the values
+// map with an Idempotency-Key when there is none.
 
 import { request, upload, ProblemError, NetworkError, versionFromETag, newIdempotencyKey, segment } from "./api.js";
 import { renderForm, applyStyle, formatPath } from "./renderer.js";
 import { contentDisposition, isStoredFile, describeStoredFile } from "./files.js";
+import { DraftKeeper, draftFromLink, storedDraft } from "./drafts.js";
 
 const VALIDATE_DELAY_MS = 400;
 
@@ -12,6 +14,7 @@ const statusEl = document.getElementById("status");
 const root = document.getElementById("form-root");
 const summary = document.getElementById("summary");
 const receipt = document.getElementById("receipt");
+const draftBar = document.getElementById("draft");
 
 const params = new URLSearchParams(location.search);
 const pathMatch = /^\/f\/([^/]+)\/?$/.exec(location.pathname);
@@ -25,6 +28,8 @@ let validateTimer = null;
 let validateSequence = 0;
 let submitting = false;
 let lastSubmission = { body: null, key: null };
+/** Keeps the draft of what is typed here; null on a page showing a version asked for with ?version=. */
+let drafts = null;
 
 function showStatus(message, kind = "info") {
   statusEl.textContent = message;
@@ -38,18 +43,54 @@ function describe(error) {
   return String(error && error.message ? error.message : error);
 }
 
+/** Fetches the definition (`version`, else the current one) into `definition` and `formVersion`. */
+async function fetchDefinition(version) {
+  const query = version ? `?version=${encodeURIComponent(version)}` : "";
+  const { data, headers } = await request(`/v1/forms/${segment(formId)}${query}`);
+  definition = data;
+  formVersion = Number.isInteger(data && data.version) ? data.version : versionFromETag(headers);
+}
+
+function newKeeper() {
+  return new DraftKeeper({
+    formId,
+    version: () => formVersion,
+    read: () => view.values(),
+    show: (values) => view && view.fill(values),
+    bar: draftBar,
+  });
+}
+
+/** Opens the draft `named` (`{ draftId, token }`): resolves to it, or to null with the reason shown. */
+async function openDraft(named) {
+  const gone = "This draft has expired or the link is wrong. You can fill in the form again from the start.";
+  if (!named.token) {
+    showStatus(gone, "error");
+    return null;
+  }
+  try {
+    return await drafts.open(named.draftId, named.token);
+  } catch (error) {
+    showStatus(error instanceof ProblemError && error.status === 404 ? gone : `Your saved answers could not be loaded. ${describe(error)}`, "error");
+    return null;
+  }
+}
+
 async function load() {
   if (!formId) {
     showStatus("No form was named in the address (expected /f/<form id>).", "error");
     return;
   }
-  const query = requestedVersion ? `?version=${encodeURIComponent(requestedVersion)}` : "";
+  const named = draftFromLink(formId) || (requestedVersion ? null : storedDraft(formId));
+  if (named || !requestedVersion) drafts = newKeeper();
+  const draft = named ? await openDraft(named) : null;
+  // A draft is answered in the version it was started on; a page asked for another version keeps none.
+  if (!draft && requestedVersion) drafts = null;
+  const version = draft && Number.isInteger(draft.formVersion) ? String(draft.formVersion) : requestedVersion;
   try {
-    const { data, headers } = await request(`/v1/forms/${segment(formId)}${query}`);
-    definition = data;
-    formVersion = Number.isInteger(data && data.version) ? data.version : versionFromETag(headers);
+    await fetchDefinition(version);
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 404 && requestedVersion) {
+    if (error instanceof ProblemError && error.status === 404 && version) {
       // The server says which: no such form, or no such version (and which one is current).
       showStatus(`This version of the form cannot be shown. ${describe(error)}`, "error");
     } else if (error instanceof ProblemError && error.status === 404) {
@@ -63,7 +104,7 @@ async function load() {
   applyStyle(document.documentElement, definition.style);
   // Compared as numbers, as the server reads the parameter ("01" is version 1).
   const asked = /^[+-]?\d+$/.test(requestedVersion || "") ? Number(requestedVersion) : null;
-  if (requestedVersion && formVersion !== null && asked !== formVersion) {
+  if (!draft && requestedVersion && formVersion !== null && asked !== formVersion) {
     // Called the current one only when it is: the version the form is at now is a second request.
     let current = null;
     try {
@@ -73,15 +114,20 @@ async function load() {
       current = null;
     }
     showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}${current === formVersion ? ", the current one" : ""}.`);
-  } else showStatus("");
-  mount();
+  } else if (!named || draft) showStatus("");
+  mount(draft ? draft.values : undefined);
+  if (draft) {
+    drafts.start(view.values());
+    validateNow();
+  }
 }
 
-function mount() {
+/** Draws the form, with `values` when given (a resumed draft). */
+function mount(values) {
   receipt.hidden = true;
   summary.hidden = true;
   lastSubmission = { body: null, key: null };
-  view = renderForm(root, definition, { onChange: scheduleValidation, onBlur: validateNow, upload: uploadFile });
+  view = renderForm(root, definition, { onChange: changed, onBlur: validateNow, upload: uploadFile, values });
   root.hidden = false;
   // A form too large to draw (stored before the server's limits) says why, and cannot be submitted.
   if (view.refusal) return;
@@ -131,6 +177,11 @@ function payload() {
   const body = { values: view.values() };
   if (formVersion !== null) body.formVersion = formVersion;
   return body;
+}
+
+function changed() {
+  if (drafts) drafts.changed();
+  scheduleValidation();
 }
 
 function scheduleValidation() {
@@ -210,19 +261,13 @@ async function onSubmit(event) {
   }
   clearTimeout(validateTimer);
   validateSequence++;
-  const body = payload();
-  const serialized = JSON.stringify(body);
-  // Retrying the very same body (after a lost answer) reuses the key, so the server replays, not duplicates.
-  if (lastSubmission.body !== serialized) lastSubmission = { body: serialized, key: newIdempotencyKey() };
   submitting = true;
   view.setDisabled(true);
   view.element.setAttribute("aria-busy", "true");
   let answer = null;
   let failure = null;
   try {
-    answer = await request(`/v1/forms/${segment(formId)}/submissions`, {
-      method: "POST", body: serialized, headers: { "Idempotency-Key": lastSubmission.key },
-    });
+    answer = (drafts && await drafts.submit()) || await submitValues();
   } catch (error) {
     failure = error;
   }
@@ -244,6 +289,16 @@ async function onSubmit(event) {
   } else {
     showProblem(describe(failure));
   }
+}
+
+/** Submits the values map itself (no draft was made, or drafts are not available). */
+function submitValues() {
+  const serialized = JSON.stringify(payload());
+  // Retrying the very same body (after a lost answer) reuses the key, so the server replays, not duplicates.
+  if (lastSubmission.body !== serialized) lastSubmission = { body: serialized, key: newIdempotencyKey() };
+  return request(`/v1/forms/${segment(formId)}/submissions`, {
+    method: "POST", body: serialized, headers: { "Idempotency-Key": lastSubmission.key },
+  });
 }
 
 function flatten(value, prefix, out) {
@@ -300,6 +355,7 @@ function showReceipt(data) {
   again.className = "fh-button fh-secondary";
   again.textContent = "Send another response";
   again.addEventListener("click", () => {
+    if (drafts) drafts = newKeeper();
     mount();
     const first = view.element.querySelector("input, select, textarea");
     if (first) first.focus();
@@ -312,5 +368,10 @@ function showReceipt(data) {
   view = null;
   receipt.focus();
 }
+
+// Hiding or leaving the page saves at once, in a request that outlives it.
+const leave = () => drafts && drafts.save({ keepalive: true }).catch(() => {});
+document.addEventListener("visibilitychange", () => document.visibilityState === "hidden" && leave());
+window.addEventListener("pagehide", leave);
 
 load();

@@ -111,7 +111,8 @@ function addedByRepeats(components) {
  * headingLevel (1 by default) for the form title, and upload(file, path, { onProgress(sent, total),
  * signal }) → Promise of the upload's 201 body (`{ id, ... }`), rejecting with an Error whose message
  * is shown to the person (an AbortError when cancelled). Without `upload` (the console's preview),
- * picked files are checked and shown but not sent.
+ * picked files are checked and shown but not sent. values: the answers to start from (a resumed
+ * draft), a file input's upload ids included.
  */
 export function renderForm(container, definition, options = {}) {
   const view = new FormView(definition, options);
@@ -299,6 +300,10 @@ export class FormView {
     /** The files of each `file` input by key path, kept apart from the DOM so a repeat's re-render keeps them. */
     this.files = new Map();
 
+    /** Set while values given from outside are drawn: file inputs then take the files they name. */
+    this.restoring = options.values !== undefined;
+    if (this.restoring) this.state = structuredClone(options.values);
+
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
     // Never a browser form post: the page that owns the view decides what submitting means.
     this.element.addEventListener("submit", (event) => event.preventDefault());
@@ -332,6 +337,57 @@ export class FormView {
       return;
     }
     this.renderList(components, this.body, []);
+    this.restoring = false;
+  }
+
+  /**
+   * Draws `values` in place of the current ones (a draft another device saved meanwhile): the fields
+   * are drawn again from them, keeping what was touched, the files on their way and the focus.
+   */
+  fill(values) {
+    if (this.refusal) return;
+    const focus = this.focusedControl();
+    this.state = structuredClone(values);
+    this.fields.clear();
+    this.conditionals = [];
+    this.restoring = true;
+    this.body.replaceChildren();
+    this.renderList(Array.isArray(this.definition.components) ? this.definition.components : [], this.body, []);
+    this.restoring = false;
+    this.refreshVisibility();
+    this.reapplyErrors();
+    if (focus) this.refocus(focus);
+  }
+
+  /** Which control has focus (its field's path and index) and where its caret is, or null. */
+  focusedControl() {
+    const active = document.activeElement;
+    if (!active || !this.element.contains(active)) return null;
+    for (const field of this.fields.values()) {
+      const at = (field.controls || []).indexOf(active);
+      if (at < 0) continue;
+      let caret = null;
+      try {
+        caret = active.selectionStart === null ? null : [active.selectionStart, active.selectionEnd];
+      } catch {
+        caret = null;
+      }
+      return { path: field.path, at, caret };
+    }
+    return null;
+  }
+
+  refocus({ path, at, caret }) {
+    const field = this.fields.get(path);
+    const control = field && field.controls && field.controls[at];
+    if (!control) return;
+    control.focus();
+    if (!caret) return;
+    try {
+      control.setSelectionRange(...caret);
+    } catch {
+      // Inputs such as e-mail have no caret to place.
+    }
   }
 
   nextId() {
@@ -418,6 +474,7 @@ export class FormView {
       field.focusTarget = add;
       const existing = getAt(this.state, segments);
       if (!Array.isArray(existing)) setAt(this.state, segments, Array.from({ length: min }, () => ({})));
+      else while (existing.length < min) existing.push({});
       add.addEventListener("click", () => this.addInstance(field));
       node.append(list, el("div", { class: "fh-repeat-actions" }, [add, count]), error);
       this.renderInstances(field);
@@ -686,7 +743,42 @@ export class FormView {
   }
 
   addEntry(field, file) {
-    const name = file.name || "file";
+    const entry = this.newEntry(file.name || "file", [formatSize(file.size), file.type].filter(Boolean).join(" · "));
+    entry.file = file;
+    if (/^image\//i.test(file.type)) drawPreview(file, entry.node, entry.name);
+    this.fileEntries(field.path).push(entry);
+    field.file.list.append(entry.node);
+    this.startUpload(entry);
+  }
+
+  /**
+   * Entries for the uploads a value drawn from outside names (a resumed draft), shown as uploaded: by
+   * name and size when the value is a stored file object, else as "uploaded file". Entries of uploads
+   * the value no longer names are dropped; files still on their way stay.
+   */
+  adoptStoredFiles(field) {
+    const value = getAt(this.state, field.segments);
+    const named = (Array.isArray(value) ? value : [value])
+      .map((v) => (typeof v === "string" ? { id: v } : v))
+      .filter((v) => v && typeof v === "object" && typeof v.id === "string" && v.id);
+    const wanted = new Set(named.map((v) => v.id));
+    const entries = this.fileEntries(field.path);
+    for (const entry of [...entries]) if (entry.result && !wanted.has(entry.result.id)) this.dropEntry(entry);
+    const held = new Set(entries.filter((e) => e.result).map((e) => e.result.id));
+    for (const stored of named) {
+      if (held.has(stored.id)) continue;
+      const size = Number.isFinite(stored.size) ? formatSize(stored.size) : "";
+      const entry = this.newEntry(typeof stored.filename === "string" && stored.filename ? stored.filename : "uploaded file",
+        [size, typeof stored.contentType === "string" ? stored.contentType : ""].filter(Boolean).join(" · "));
+      entry.result = { id: stored.id };
+      entry.progress.value = entry.progress.max;
+      this.setEntryState(entry, "done", "Uploaded");
+      entries.push(entry);
+    }
+  }
+
+  /** One file's row: its name, size, progress bar, state and Cancel, Retry and Remove buttons. */
+  newEntry(name, size) {
     const progress = el("progress", { class: "fh-file-progress", max: 1, value: 0, "aria-label": `Upload of ${name}` });
     const status = el("span", { class: "fh-file-state", role: "status" });
     const button = (label, action) => el("button", {
@@ -698,19 +790,16 @@ export class FormView {
     const node = el("li", { class: "fh-file-item" }, [
       el("div", { class: "fh-file-body" }, [
         el("span", { class: "fh-file-name", text: name }),
-        el("span", { class: "fh-file-size", text: [formatSize(file.size), file.type].filter(Boolean).join(" · ") }),
+        el("span", { class: "fh-file-size", text: size }),
         progress, status,
       ]),
       el("div", { class: "fh-file-actions" }, [cancel, retry, remove]),
     ]);
-    const entry = { file, node, progress, status, buttons: { cancel, retry, remove }, state: null, message: "", result: null, controller: null };
+    const entry = { name, file: null, node, progress, status, buttons: { cancel, retry, remove }, state: null, message: "", result: null, controller: null };
     cancel.addEventListener("click", () => this.removeEntry(entry));
     remove.addEventListener("click", () => this.removeEntry(entry));
     retry.addEventListener("click", () => this.startUpload(entry));
-    if (/^image\//i.test(file.type)) drawPreview(file, node, name);
-    this.fileEntries(field.path).push(entry);
-    field.file.list.append(node);
-    this.startUpload(entry);
+    return entry;
   }
 
   startUpload(entry) {
@@ -820,6 +909,7 @@ export class FormView {
   /** Puts the stored value (if any) back into a freshly rendered field, e.g. after a repeat re-render. */
   restoreField(field) {
     if (field.type === "file") {
+      if (this.restoring) this.adoptStoredFiles(field);
       field.file.list.replaceChildren(...this.fileEntries(field.path).map((entry) => entry.node));
       return;
     }

@@ -175,8 +175,8 @@ def downloads(tmp_path_factory):
     return tmp_path_factory.mktemp("downloads")
 
 
-@pytest.fixture(scope="session")
-def chrome(downloads):
+def new_chrome(downloads):
+    """A headless Chromium with a profile of its own (its own storage), logging the console."""
     binary, driver_path = chromium_paths()
     options = Options()
     options.binary_location = binary
@@ -190,6 +190,12 @@ def chrome(downloads):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    return driver
+
+
+@pytest.fixture(scope="session")
+def chrome(downloads):
+    driver = new_chrome(downloads)
     yield driver
     driver.quit()
 
@@ -253,7 +259,8 @@ def browser(chrome, server, artifacts):
     b = Browser(chrome, server, artifacts)
     b.size(1280, 900)
     b.open("/")
-    b.script("sessionStorage.clear()")
+    # The page keeps a form's draft in localStorage: each test starts without one.
+    b.script("sessionStorage.clear(); localStorage.clear()")
     chrome.get_log("browser")
     yield b
     errors = b.console_errors()
