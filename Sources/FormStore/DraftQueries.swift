@@ -32,10 +32,11 @@ enum DraftQueries {
     /// least until `expiresAt`.
     static func tieUploads(_ uploadIDs: [String], to draftID: String, formID: String, expiresAt: Date, in db: Database) throws {
         if uploadIDs.isEmpty { return }
-        try db.execute(sql: """
+        // Cached per number of ids: a renderer saving as a person types runs this on every change.
+        try db.cachedStatement(sql: """
             UPDATE uploads SET draft_id = ?, expires_at = MAX(expires_at, ?)
             WHERE id IN (\(databaseQuestionMarks(count: uploadIDs.count))) AND submission_id IS NULL AND form_id = ?
-            """, arguments: [draftID, expiresAt.storedMilliseconds] + StatementArguments(uploadIDs) + [formID])
+            """).execute(arguments: [draftID, expiresAt.storedMilliseconds] + StatementArguments(uploadIDs) + [formID])
     }
 
     /// Lets go of the unbound uploads of `draftIDs` other than `kept`: they no longer name the drafts
@@ -45,11 +46,11 @@ enum DraftQueries {
         ofDrafts draftIDs: [String], except kept: [String] = [], expiringAt expiresAt: Date, in db: Database
     ) throws {
         if draftIDs.isEmpty { return }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE uploads SET expires_at = MIN(expires_at, ?), draft_id = NULL
             WHERE draft_id IN (\(databaseQuestionMarks(count: draftIDs.count))) AND submission_id IS NULL
                 AND id NOT IN (\(databaseQuestionMarks(count: kept.count)))
-            """, arguments: [expiresAt.storedMilliseconds] + StatementArguments(draftIDs) + StatementArguments(kept))
+            """).execute(arguments: [expiresAt.storedMilliseconds] + StatementArguments(draftIDs) + StatementArguments(kept))
     }
 
     /// Counts a draft as started by `clientAddress` in `hour` (milliseconds / 3 600 000) unless the client

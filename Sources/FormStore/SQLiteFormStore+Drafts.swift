@@ -31,26 +31,11 @@ extension SQLiteFormStore {
         try await read { db in try DraftQueries.draft(id: id, in: db) }
     }
 
+    /// Grouped like submissions: a renderer saves as a person types, and one transaction (one fsync)
+    /// per change would cap saving at the disk's fsync rate.
     public func updateDraft(_ change: DraftChange) async throws -> DraftUpdateOutcome {
-        try await write { db in
-            try db.execute(sql: """
-                UPDATE drafts SET revision = revision + 1, "values" = ?, updated_at = ?, expires_at = ?
-                WHERE id = ? AND revision = ? AND submission_id IS NULL
-                """, arguments: [
-                    change.values, change.updatedAt.storedMilliseconds, change.expiresAt.storedMilliseconds, change.id,
-                    change.expectedRevision,
-                ])
-            let changed = db.changesCount > 0
-            guard let current = try DraftQueries.draft(id: change.id, in: db) else { return .notFound }
-            if changed {
-                try DraftQueries.tieUploads(
-                    change.uploadIDs, to: change.id, formID: current.formID, expiresAt: change.expiresAt, in: db)
-                try DraftQueries.releaseUploads(
-                    ofDrafts: [change.id], except: change.uploadIDs, expiringAt: change.releasedUploadsExpireAt, in: db)
-                return .updated(current)
-            }
-            return current.submissionID == nil ? .revisionMismatch(current: current) : .submitted(current: current)
-        }
+        try damage.checkWritable()
+        return try await draftCommitter.submit(change)
     }
 
     public func deleteDraft(id: String) async throws -> Bool {

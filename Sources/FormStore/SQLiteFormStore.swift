@@ -21,6 +21,7 @@ public final class SQLiteFormStore: FormStore {
     let submissionCommitter: GroupCommitter<NewSubmission, InsertOutcome>
     let attemptCommitter: GroupCommitter<RecordedAttempt, Void>
     let rejectionCommitter: GroupCommitter<Rejection, Void>
+    let draftCommitter: GroupCommitter<DraftChange, DraftUpdateOutcome>
     private let deliveryObserver = DeliveryObserver()
     let files: DatabaseFiles
     let damage: DamageLatch
@@ -92,14 +93,16 @@ public final class SQLiteFormStore: FormStore {
         rejectionCommitter = Self.committer(
             metricPrefix: "rejection_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
             damage: damage) { try RejectionWriter.write($0, in: $1) }
+        draftCommitter = Self.committer(
+            metricPrefix: "draft_", maxGroupSize: configuration.maxGroupSize, logger: logger, pool: pool, files: files,
+            damage: damage) { try DraftChangeWriter.write($0, in: $1) }
     }
 
-    /// A committer of items that answer nothing, whose groups `write` writes on the writer
-    /// connection after the checks every write makes.
-    private static func committer<Item: Sendable>(
+    /// A committer whose groups `write` writes on the writer connection after the checks every write makes.
+    private static func committer<Item: Sendable, Outcome: Sendable>(
         metricPrefix: String, maxGroupSize: Int, logger: Logger, pool: DatabasePool, files: DatabaseFiles,
-        damage: DamageLatch, write: @escaping @Sendable ([Item], Database) throws -> [Result<Void, StoreError>]
-    ) -> GroupCommitter<Item, Void> {
+        damage: DamageLatch, write: @escaping @Sendable ([Item], Database) throws -> [Result<Outcome, StoreError>]
+    ) -> GroupCommitter<Item, Outcome> {
         GroupCommitter(maxGroupSize: maxGroupSize, metricPrefix: metricPrefix, logger: logger) { group in
             try damage.checkWritable()
             try files.check()
@@ -109,12 +112,13 @@ public final class SQLiteFormStore: FormStore {
         }
     }
 
-    /// Fails queued submissions and rejections, lets a group being written finish, moves the WAL into
+    /// Fails queued submissions, rejections and draft changes, lets a group being written finish, moves the WAL into
     /// the database file, and closes every connection.
     public func close() {
         submissionCommitter.close()
         attemptCommitter.close()
         rejectionCommitter.close()
+        draftCommitter.close()
         if let finding = damage.finding {
             // Checkpointing would copy the log into a damaged file, or write on after a failed fsync;
             // the WAL stays as it is, for recovery or inspection. Not checkpointing here is not enough:
