@@ -36,9 +36,10 @@ final class DraftService: Sendable {
     /// Charged when a draft of an old version needs that version compiled.
     private let rateLimiter: RateLimiter?
 
-    /// Times a change or a submit is tried again when another change lands between its read and its
-    /// write, before the client is told to retry.
-    private static let attempts = 3
+    /// Times a change or a submit is tried when other changes land between its read and its write,
+    /// before the client is told to retry: each round stores at least one of the racing changes, so
+    /// this many devices saving one draft at once all get through.
+    private static let attempts = 5
 
     init(catalog: FormCatalog, store: any FormStore, submissions: SubmissionService, settings: Settings, rateLimiter: RateLimiter? = nil) {
         self.catalog = catalog

@@ -172,6 +172,25 @@ import WebhookReceiver
         await server.finish()
     }
 
+    @Test func patchesWithoutIfMatchMergeWithWhatLandedMeanwhile() async throws {
+        let server = try await Self.server()
+        let client = server.client
+        let (draft, _) = try await Self.create(client)
+        // Four devices at once, none with If-Match: each change is applied to what the others stored.
+        let patches = [#"{"name": "Ana"}"#, #"{"mail": "ana@example.org"}"#, #"{"nights": 3}"#, #"{"address": {"city": "Recife"}}"#]
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for patch in patches { group.addTask { try await Self.patch(client, draft, patch).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == [200, 200, 200, 200])
+        let read = try await Self.call(client, "GET", "/v1/drafts/\(draft.id)", token: draft.token)
+        #expect(read.object["revision"] as? Int == 5)
+        let values = read.object["values"] as? NSDictionary
+        #expect(values?["name"] as? String == "Ana" && values?["mail"] as? String == "ana@example.org")
+        #expect(values?["nights"] as? Int == 3 && (values?["address"] as? [String: Any])?["city"] as? String == "Recife")
+        await server.finish()
+    }
+
     @Test func anOfflineChainOfPatchesAppliesInOrder() async throws {
         let server = try await Self.server()
         let client = server.client
@@ -394,6 +413,25 @@ import WebhookReceiver
         let photo = (submitted.object["values"] as? [String: Any])?["photo"] as? [String: Any]
         #expect(photo?["sha256"] as? String == FileFixtures.sha256Hex(FileFixtures.jpeg))
         #expect(try await server.app.store.upload(id: upload)?.submissionID == submitted.object["id"] as? String)
+        await server.finish()
+    }
+
+    @Test func anUploadADraftNamesCanBeTakenByAnotherSubmissionFirst() async throws {
+        let server = try await UploadsAPITests.server()
+        let client = server.client
+        let uploaded = try await UploadsAPITests.upload(client, field: "photo", type: "image/jpeg", FileFixtures.jpeg)
+        let upload = try #require(uploaded.object["id"] as? String)
+        let (draft, _) = try await Self.create(client, form: "claim", #"{"values": {"name": "Ana", "photo": "\#(upload)"}}"#)
+        // A submission that names the upload directly binds it: a draft ties an upload, it does not own it.
+        let direct = try await client.postJSON("/v1/forms/claim/submissions", #"{"values": {"photo": "\#(upload)"}}"#)
+        #expect(direct.status == 201, "\(direct.text)")
+        // The draft now names a file of another submission: its submit is refused on that input, and kept.
+        let refused = try await Self.call(client, "POST", "/v1/drafts/\(draft.id)/submit", token: draft.token)
+        #expect(refused.status == 422, "\(refused.text)")
+        #expect(Self.errors(refused) == ["photo/file"])
+        let read = try await Self.call(client, "GET", "/v1/drafts/\(draft.id)", token: draft.token)
+        #expect(Self.errors(read) == ["photo/file"])
+        #expect(try await server.app.store.upload(id: upload)?.submissionID == direct.object["id"] as? String)
         await server.finish()
     }
 
