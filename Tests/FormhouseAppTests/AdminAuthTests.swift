@@ -25,6 +25,20 @@ struct AdminAuthCoverageTests {
 
     /// The group's middleware belongs to the prefix: a route registered under `/v1/admin` outside the
     /// group's builder still runs behind it, so an admin route without auth cannot exist.
+    @Test func everyAdminAnswerIsNeverStored() async throws {
+        let server = try await InProcessServer()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup).header("Cache-Control") == "no-store")
+        for path in ["/v1/admin/forms", "/v1/admin/forms/signup", "/v1/admin/forms/nowhere", "/v1/admin/deliveries?status=nope", "/v1/admin"] {
+            #expect(try await client.admin("GET", path).header("Cache-Control") == "no-store", "\(path)")
+            #expect(try await client.get(path).header("Cache-Control") == "no-store", "\(path) without a token")
+        }
+        // Public answers keep their own caching: a form is revalidated, not forbidden from caches.
+        #expect(try await client.get("/v1/forms/signup").header("Cache-Control") == "no-cache")
+        #expect(try await client.get("/v1/administrator").header("Cache-Control") != "no-store")
+        await server.finish()
+    }
+
     @Test func aRouteAddedUnderTheAdminPrefixLaterIsGuardedToo() async throws {
         let server = try await InProcessServer()
         var router = server.app.router
