@@ -2,11 +2,14 @@ import FormEngine
 import FormStore
 import Foundation
 import HTTPServer
+import Logging
 import Webhooks
 
 /// Admin routes for webhook endpoints and their deliveries (docs/api.md, "Webhooks and deliveries";
 /// the request they send is in docs/webhooks.md).
 struct WebhookRoutes {
+    /// Refused URLs, with what the answer leaves out.
+    private static let logger = Logger(label: "formhouse.webhooks")
     static let rotationOverlap: TimeInterval = 24 * 3600
     static let maxURLLength = 2_048
     static let maxEndpointsPerForm = 20
@@ -49,6 +52,9 @@ struct WebhookRoutes {
             let policy = self.policy
             try await Offload.blocking { _ = try policy.validate(url: url) }
         } catch {
+            if let logged = (error as? WebhookError)?.logDetail {
+                Self.logger.info("a webhook URL was refused", metadata: ["form": "\(formID)", "why": "\(logged)"])
+            }
             throw APIProblem(.invalidWebhookURL, String(describing: error),
                              extra: ProblemExtra(errors: [ProblemErrorJSON(pointer: "/url", code: "url", message: String(describing: error))]))
         }

@@ -121,7 +121,11 @@ public struct AddressPolicy: Sendable, Hashable {
         let addresses = try Self.resolve(host)
         for address in addresses {
             if let refusal = refusal(of: address) {
-                throw WebhookError(.forbiddenAddress, "\(host) resolves to a forbidden address: \(refusal.detail)")
+                // Which address, the answer does not say: whoever may add endpoints could otherwise map
+                // the private network by the names they try. The log may.
+                throw WebhookError(
+                    .forbiddenAddress, "\(host) resolves to an address that is not public; webhooks go only to public addresses.",
+                    logDetail: "\(host) resolves to a forbidden address: \(refusal.detail)")
             }
         }
         return url

@@ -22,11 +22,14 @@ public struct WebhookError: Error, Sendable, Hashable, CustomStringConvertible {
     public let code: Code
     /// A sentence a person can act on.
     public let detail: String
+    /// More than a client may be told, for the log only: the private address a host resolved to.
+    public let logDetail: String?
 
-    /// Creates an error with its code and explanation.
-    public init(_ code: Code, _ detail: String) {
+    /// Creates an error with its code and explanation, and what only the log may hold.
+    public init(_ code: Code, _ detail: String, logDetail: String? = nil) {
         self.code = code
         self.detail = detail
+        self.logDetail = logDetail
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

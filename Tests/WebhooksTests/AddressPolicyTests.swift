@@ -57,6 +57,21 @@ import Webhooks
         }
     }
 
+    @Test func aNameThatResolvesToAPrivateAddressIsRefusedWithoutNamingIt() {
+        do {
+            _ = try AddressPolicy.strict.validate(url: "https://localhost/hook")
+            Issue.record("localhost was accepted")
+        } catch {
+            #expect(error.code == .forbiddenAddress)
+            #expect(error.detail.contains("localhost") && error.detail.contains("not public"))
+            #expect(!error.detail.contains("127.0.0.1") && !error.detail.contains("::1"), "\(error.detail)")
+            #expect(!error.description.contains("127.0.0.1") && !error.description.contains("::1"))
+            // The log may say which.
+            let logged = error.logDetail ?? ""
+            #expect(logged.contains("127.0.0.1") || logged.contains("::1"), "\(logged)")
+        }
+    }
+
     @Test func strictPolicyAcceptsPublicHTTPSAndRefusesHTTP() throws {
         #expect(try AddressPolicy.strict.validate(url: "https://8.8.8.8/hook").absoluteString == "https://8.8.8.8/hook")
         #expect(try AddressPolicy.strict.validate(url: "https://[2606:4700:4700::1111]:8443/x").port == 8443)
