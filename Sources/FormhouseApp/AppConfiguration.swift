@@ -52,6 +52,8 @@ public struct AppConfiguration: Sendable {
     public var storageRegion = "us-east-1"
     public var storageAccessKeyID: String?
     public var storageSecretAccessKey: String?
+    /// The bearer token `GET /metrics` requires (`metrics.token`); nil leaves it open.
+    public var metricsToken: String?
     public var uploadMaxFileBytes = 256 << 20
     public var uploadMaxInProgress = 256
     public var uploadMaxInProgressPerClient = 8

@@ -9,8 +9,11 @@ import Prometheus
 struct OperationsRoutes {
     let readiness: ReadinessProbe
     let registry: PrometheusCollectorRegistry
+    /// The check of `metrics.token`, when one is set.
+    let metricsAuth: AdminAuth?
 
-    init(store: any FormStore, storage: any BlobStorage, registry: PrometheusCollectorRegistry) {
+    init(store: any FormStore, storage: any BlobStorage, registry: PrometheusCollectorRegistry, metricsToken: String? = nil) {
+        metricsAuth = metricsToken.map { AdminAuth(tokens: [$0]) }
         readiness = ReadinessProbe {
             try await store.ping()
             try await storage.checkReady()
@@ -21,7 +24,10 @@ struct OperationsRoutes {
     func register(on router: inout Router<AppContext>) {
         router.on(.get, "/healthz") { _, _ in .json(Array(#"{"status":"ok"}"#.utf8)) }
         router.on(.get, "/readyz") { _, _ in try await ready() }
-        router.on(.get, "/metrics") { _, _ in metrics() }
+        router.on(.get, "/metrics") { request, _ in
+            _ = try metricsAuth?.authorize(request)
+            return metrics()
+        }
     }
 
     func ready() async throws -> Response {

@@ -89,6 +89,22 @@ import Testing
         await server.finish()
     }
 
+    @Test func metricsCanRequireTheirOwnToken() async throws {
+        let server = try await InProcessServer { $0.metricsToken = "scraper-token-0123456789" }
+        let client = server.client
+        let refused = try await client.get("/metrics")
+        #expect(refused.status == 401)
+        #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        #expect(try await client.get("/metrics", headers: [("Authorization", "Bearer wrong-token-0123456789")]).status == 401)
+        // The admin token is not the scraper's.
+        #expect(try await client.admin("GET", "/metrics").status == 401)
+        let scraped = try await client.get("/metrics", headers: [("Authorization", "Bearer scraper-token-0123456789")])
+        #expect(scraped.status == 200)
+        #expect(scraped.text.contains("formhouse_http_requests_total"))
+        #expect(try await client.get("/healthz").status == 200)
+        await server.finish()
+    }
+
     @Test func metricsCoverSubmissionsAndTheStore() async throws {
         let server = try await InProcessServer()
         let client = server.client
