@@ -8,6 +8,8 @@ struct DefinitionDecoder {
     var newChecks = true
     /// Whether any input is a `file` input, so that forms without one skip the walks for them.
     private(set) var hasFileInputs = false
+    /// Whether any regex may cost more than a table lookup per scalar (``Pattern/mayBeSlow``).
+    private(set) var hasSlowPatterns = false
     private var nextOrder = 0
     /// Shared by all of the definition's regexes, so that many of them cannot together cost more
     /// compile time and memory than a few large ones.
@@ -208,7 +210,9 @@ struct DefinitionDecoder {
             } else if let source = v.stringValue {
                 if !source.isEmpty {
                     do {
-                        spec.pattern = try Pattern(source, budget: regexBudget)
+                        let pattern = try Pattern(source, budget: regexBudget)
+                        spec.pattern = pattern
+                        if pattern.mayBeSlow { hasSlowPatterns = true }
                     } catch {
                         problem(pointer + "/regex", .badRegex, "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
                     }

@@ -20,6 +20,10 @@ public struct FormDefinition: Sendable {
     let top: JSONObject
     /// Every `file` input's rules, by ``FileInputRules/path``.
     let fileInputs: [String: FileInputRules]
+    /// Whether a regex of the form may cost more than a table lookup per input scalar: its
+    /// automaton was left unfinished and its program is large. Validation with such a form can take
+    /// seconds for a large body, so a server runs it off the threads that serve other requests.
+    public let hasSlowPatterns: Bool
     private let normalized: JSONValue
     /// Whether the repeats would add more components to the Formworks profile than an upload may
     /// (possible only for a definition read back with `.stored`); such a form serves no profile.
@@ -119,6 +123,7 @@ public struct FormDefinition: Sendable {
         var fileInputs: [String: FileInputRules] = [:]
         if decoder.hasFileInputs { Self.placeFileInputs(&nodes, prefix: "", into: &fileInputs) }
         self.fileInputs = fileInputs
+        hasSlowPatterns = decoder.hasSlowPatterns
         if formworksProfileTooLarge {
             formworksProfileRefusal = .tooLarge
         } else if decoder.hasFileInputs, let path = Self.requiredFileInput(nodes, prefix: "", conditional: false) {

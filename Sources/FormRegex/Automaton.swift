@@ -51,6 +51,11 @@ final class Automaton: @unchecked Sendable {
         case unknown
     }
     private let stateSets: [[Int32]]
+    /// Whether construction built every transition: with a gap, some input takes NFA steps whose cost
+    /// is the program's size per scalar, not a table lookup.
+    let isComplete: Bool
+    /// The program's instructions: what one NFA step may walk.
+    var instructionCount: Int { program.count }
     private let stateAfterWord: [Bool]
     private let stateNumbers: [StateKey: Int32]
 
@@ -141,6 +146,7 @@ final class Automaton: @unchecked Sendable {
         accepting = .allocate(capacity: builder.accepting.count)
         accepting.initialize(from: builder.accepting, count: builder.accepting.count)
         stateSets = builder.sets
+        isComplete = !builder.table.contains(Self.unbuilt) && !builder.accepting.contains(Acceptance.unknown.rawValue)
         stateAfterWord = builder.afterWord
         stateNumbers = builder.numbers
     }

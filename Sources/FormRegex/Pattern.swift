@@ -47,6 +47,14 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         automaton.stateCount
     }
 
+    /// Whether matching may cost more than a table lookup per input scalar: the DFA was left unfinished
+    /// (its budget ran out) and the program is large enough that an NFA step over it is costly (a
+    /// thousand instructions or more). Such a pattern is still linear in the input, with a large
+    /// constant: a server validates with it off its event loops.
+    public var mayBeSlow: Bool {
+        !automaton.isComplete && automaton.instructionCount >= 1_000
+    }
+
     /// The DFA construction work compilation used (for diagnostics and tests).
     public var compileWork: Int {
         automaton.constructionWork

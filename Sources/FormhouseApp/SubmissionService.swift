@@ -75,7 +75,11 @@ final class SubmissionService: Sendable {
         if form.definition.hasFileInputs {
             options.files = try await uploadedFiles(form.definition.fileIDs(in: submission))
         }
-        guard bodyBytes > Self.offloadBytes else { return form.definition.validate(submission, options: options) }
+        // A form whose regexes may be slow is judged off the loop whatever the body's size: a few
+        // values of 10,000 characters can cost seconds there (docs/engine.md, "How it works").
+        guard bodyBytes > Self.offloadBytes || form.definition.hasSlowPatterns else {
+            return form.definition.validate(submission, options: options)
+        }
         let judged = options
         return try await Offload.run { form.definition.validate(submission, options: judged) }
     }
