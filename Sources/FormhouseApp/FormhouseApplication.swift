@@ -115,7 +115,7 @@ public final class FormhouseApplication: Sendable {
             fileRoutes.registerAdmin(on: &admin)
             FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
         }
-        OperationsRoutes(store: store, storage: storage, registry: registry).register(on: &router)
+        OperationsRoutes(store: store, storage: storage, registry: registry, metricsToken: configuration.metricsToken).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
         // `GET /openapi.json` and the pages are files of the public directory.
         for page in ["openapi.json", "index.html", "form.html"]
@@ -144,7 +144,7 @@ public final class FormhouseApplication: Sendable {
         http.problemEncoder = { JSONValueEncoder.serialize($0) }
         server = HTTPServer(
             configuration: http, responder: router,
-            hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins))], logger: Logger(label: "formhouse.http"))
+            hooks: [RequestMetrics(), CORS(origins: Set(configuration.corsOrigins)), AdminCacheControl()], logger: Logger(label: "formhouse.http"))
 
         // Another node may change a form: its cached current version goes.
         store.onFormChanged { [catalog] id in catalog.invalidate(id: id) }
