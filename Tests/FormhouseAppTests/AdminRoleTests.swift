@@ -86,7 +86,8 @@ struct RoleMatrixTests {
 
     /// Whether `caller` may make the call, from the expectations above: the role, then the form.
     static func allowed(_ need: AdminNeed, _ caller: Caller, format: String?) -> Bool {
-        let roles = admitted[need.action]! .union(need.action == .export && format != nil ? [.exporter] : [])
+        let export = need.action == .export && (format == "csv" || format == "ndjson")
+        let roles = admitted[need.action]!.union(export ? [.exporter] : [])
         guard roles.contains(caller.role) else { return false }
         // Every target of the matrix is form `claim`, and so is POST /forms's body.
         return need.target == .none || caller.forms?.contains("claim") ?? true
@@ -109,7 +110,7 @@ struct RoleMatrixTests {
         await probe.finish()
         for (method, pattern) in routes {
             let need = try #require(Self.expectedNeeds["\(method.rawValue) \(pattern)"])
-            for format in need.action == .export ? [nil, "csv", "ndjson"] : [nil] {
+            for format in need.action == .export ? [nil, "json", "csv", "ndjson"] : [nil] {
                 let (server, ids) = try await Self.populated()
                 var path = pattern
                 for (name, id) in ids { path = path.replacingOccurrences(of: "{\(name)}", with: id) }
