@@ -7,10 +7,10 @@ import HTTPServer
 /// Tokens are compared as SHA-256 digests with a constant-time loop over every configured token, so
 /// neither the length nor the position of a mismatch leaks through timing. Tokens are never logged.
 struct AdminAuth: RouterMiddleware {
-    private let digests: [[UInt8]]
+    private let tokens: [AdminToken]
 
-    init(tokens: [String]) {
-        digests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
+    init(tokens: [AdminToken]) {
+        self.tokens = tokens
     }
 
     func handle(_ request: Request, context: AppContext, next: Router<AppContext>.Handler) async throws -> Response {
@@ -21,7 +21,7 @@ struct AdminAuth: RouterMiddleware {
 
     /// The caller whose token `request` presents; 401 otherwise.
     func authorize(_ request: Request) throws -> AdminCaller {
-        guard !digests.isEmpty else {
+        guard !tokens.isEmpty else {
             throw APIProblem.unauthorized("No admin token is configured; set FORMHOUSE_ADMIN_TOKENS to enable the admin API.")
         }
         guard let header = request.headers["Authorization"] else {
@@ -36,14 +36,15 @@ struct AdminAuth: RouterMiddleware {
         let presented = Array(SHA256.hash(data: Array(token.utf8)))
         // Every digest is compared to the end, and the match recorded without a branch on it.
         var matched = 0
-        for (position, digest) in digests.enumerated() {
+        for (position, digest) in tokens.map(\.digest).enumerated() {
             var difference: UInt8 = 0
             for i in 0..<digest.count { difference |= digest[i] ^ presented[i] }
             let equal = Int(difference == 0 ? 1 : 0)
-            // The last matching position names the caller (a token listed twice is one caller).
+            // The last matching position is the caller (a token listed twice is one caller).
             matched = max(matched, equal * (position + 1))
         }
         guard matched > 0 else { throw APIProblem.unauthorized("The token is not valid.", invalidToken: true) }
-        return AdminCaller(name: "token-\(matched)")
+        let caller = tokens[matched - 1]
+        return AdminCaller(name: caller.name, role: caller.role, forms: caller.forms)
     }
 }

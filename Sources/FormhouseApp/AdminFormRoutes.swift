@@ -10,16 +10,16 @@ struct AdminFormRoutes {
     let cursors: CursorSeal
 
     /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
-    func register(on admin: inout RouterGroup<AppContext>) {
-        admin.on(.put, "/forms/{id}") { request, _ in try await put(request) }
-        admin.on(.post, "/forms") { request, _ in try await create(request) }
-        admin.on(.get, "/forms") { request, _ in try await list(request) }
-        admin.on(.get, "/forms/{id}") { request, _ in try await get(request) }
-        admin.on(.get, "/forms/{id}/versions") { request, _ in try await versions(request) }
-        admin.on(.delete, "/forms/{id}") { request, _ in try await delete(request) }
-        admin.on(.get, "/forms/{id}/submissions") { request, _ in try await submissions(request) }
-        admin.on(.get, "/submissions/{sid}") { request, _ in try await submission(request) }
-        admin.on(.get, "/submissions/{sid}/raw") { request, _ in try await rawSubmission(request) }
+    func register(on admin: inout AdminRoutes) {
+        admin.on(.put, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, _ in try await put(request) }
+        admin.on(.post, "/forms", needs: .init(.edit, .body)) { request, caller in try await create(request, caller: caller) }
+        admin.on(.get, "/forms", needs: .init(.read)) { request, caller in try await list(request, caller: caller) }
+        admin.on(.get, "/forms/{id}", needs: .init(.read, .form("id"))) { request, _ in try await get(request) }
+        admin.on(.get, "/forms/{id}/versions", needs: .init(.read, .form("id"))) { request, _ in try await versions(request) }
+        admin.on(.delete, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, _ in try await delete(request) }
+        admin.on(.get, "/forms/{id}/submissions", needs: .init(.export, .form("id"))) { request, _ in try await submissions(request) }
+        admin.on(.get, "/submissions/{sid}", needs: .init(.read, .submission("sid"))) { request, _ in try await submission(request) }
+        admin.on(.get, "/submissions/{sid}/raw", needs: .init(.read, .submission("sid"))) { request, _ in try await rawSubmission(request) }
     }
 
     func put(_ request: Request) async throws -> Response {
@@ -31,13 +31,14 @@ struct AdminFormRoutes {
         return try await save(id: id, definition: definition, precondition: request.versionPrecondition)
     }
 
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, caller: AdminCaller) async throws -> Response {
         try request.requireJSON()
         let definition = try await parseDefinition(request.body, pathID: nil)
         let id = definition.id ?? RandomID.make(prefix: "form_")
         guard FormIdentifier.isValid(id) else {
             throw APIProblem.invalidDefinition([FormIdentifier.problem])
         }
+        try caller.require(form: id)
         // POST creates: an id in use is refused rather than given a new version (that is PUT's job),
         // so a "new form" cannot silently replace a live one.
         do {
@@ -91,10 +92,13 @@ struct AdminFormRoutes {
 
     /// A page of the forms list by id; the cursor is the page's last id, sealed. Without `limit` the
     /// page is the whole list, so clients written before paging existed still get every form.
-    func list(_ request: Request) async throws -> Response {
+    func list(_ request: Request, caller: AdminCaller) async throws -> Response {
         let (limit, after) = try pageParameters(request, scope: "forms", defaultLimit: Self.wholeList)
         let forms = try await store.listForms(after: after, limit: limit + 1)
-        return pageResponse(forms, limit: limit, scope: "forms", cursor: \.id, item: FormListItemJSON.init)
+        // A scoped token's page holds only its forms; the cursor still follows the whole list.
+        let rows = forms.prefix(limit)
+        return pageResponse(rows.filter { caller.reaches(form: $0.id) }.map(FormListItemJSON.init),
+                            next: forms.count > limit ? rows.last?.id : nil, scope: "forms")
     }
 
     /// `limit` (1–500; when absent, `defaultLimit`) and the opened `cursor` of a paged list, whose

@@ -15,8 +15,8 @@ public struct AppConfiguration: Sendable {
     public var dataDirectory = "./data"
     public var formsDirectory = "./config/forms"
     public var publicDirectory = "./Public"
-    /// Admin bearer tokens. Never logged.
-    public var adminTokens: [String] = []
+    /// Admin bearer tokens, as digests with their names, roles and forms. Never logged.
+    public var adminTokens: [AdminToken] = []
     public var corsOrigins: [String] = []
     /// Event loop threads; 0 means one per core.
     public var eventLoops = serverDefaults.eventLoops
@@ -96,16 +96,22 @@ public struct AppConfiguration: Sendable {
                 secretsSpecifier: .specific(Set(settings.filter(\.isSecret).map(\.environmentName)))
             ).prefixKeys(with: "formhouse")
         )
+        var fileTokens: [AdminToken] = []
         if let file {
-            try ConfigFileCheck.check(file: file)
+            if let tokens = try ConfigFileCheck.check(file: file)?["adminTokens"], tokens != .null {
+                fileTokens = try AdminToken.parse(tokens, key: "adminTokens")
+            }
             do {
-                providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file), allowMissing: true))
+                providers.append(try await FileProvider<SettingsFileSnapshot>(filePath: .init(file), allowMissing: true))
             } catch {
                 throw ConfigurationError(key: file, message: "the file cannot be read as a JSON object (\(error))")
             }
         }
         let problems = UnreadableSettings()
-        return try AppConfiguration(reader: ConfigReader(providers: providers, accessReporter: problems), problems: problems)
+        var configuration = AppConfiguration()
+        configuration.adminTokens = fileTokens
+        try configuration.read(ConfigReader(providers: providers, accessReporter: problems), problems: problems)
+        return configuration
     }
 
     /// The `FORMHOUSE_*` variables in `environment` that name no setting (`FORMHOUSE_ADMIN_TOKEN`),
@@ -118,7 +124,7 @@ public struct AppConfiguration: Sendable {
     }
 
     /// Reads and checks every setting in declaration order; the first that cannot be used throws.
-    init(reader config: ConfigReader, problems: UnreadableSettings) throws {
+    mutating func read(_ config: ConfigReader, problems: UnreadableSettings) throws {
         for setting in Self.settings {
             try setting.read(config, &self)
             // A value that is set but cannot be read as its type would otherwise fall back to the

@@ -14,7 +14,10 @@ struct AppContext: RequestContext {
 
 /// Who presented a valid admin token. Tokens themselves are never kept here, nor logged.
 struct AdminCaller: Sendable, Equatable {
-    /// The token's name, for logs: `token-1`, `token-2`, … by position in the configured list, so no
-    /// part of the token is shown.
+    /// The token's name, for logs: the configured one, or `token-1`, `token-2`, … by position in a
+    /// plain list, so no part of the token is shown.
     var name: String
+    var role: AdminRole
+    /// The form ids the token reaches; nil is every form.
+    var forms: Set<String>?
 }

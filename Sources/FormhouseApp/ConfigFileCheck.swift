@@ -10,15 +10,17 @@ enum ConfigFileCheck {
     /// Every setting the file may hold, by key path; sections (`rateLimit`) are the keys' prefixes.
     private static let settings = Dictionary(uniqueKeysWithValues: AppConfiguration.settings.map { ($0.key, $0) })
 
-    /// Throws for the first key that is unknown or holds the wrong type; a missing file is fine.
-    static func check(file: String) throws {
+    /// Throws for the first key that is unknown or holds the wrong type; returns the file's settings,
+    /// nil when there is no file.
+    @discardableResult
+    static func check(file: String) throws -> JSONObject? {
         // "" is no file at all; read as a path it is the working directory.
         if file.isEmpty { throw ConfigurationError(key: "--config", message: "the path is empty") }
         let data: [UInt8]
         do {
             data = try FileBytes.read(file, limit: 1 << 20)
         } catch {
-            if error.errno == ENOENT { return }
+            if error.errno == ENOENT { return nil }
             throw ConfigurationError(key: file, message: "the file cannot be read: \(error.reason)")
         }
         let root: JSONValue
@@ -33,6 +35,7 @@ enum ConfigFileCheck {
             throw ConfigurationError(key: file, message: "must hold a JSON object of settings")
         }
         try check(object, prefix: "", file: file)
+        return object
     }
 
     private static func check(_ object: JSONObject, prefix: String, file: String) throws {
@@ -64,6 +67,8 @@ enum ConfigFileCheck {
         case (.wholeNumber, .number(let n)): n.rounded() == n && abs(n) < 1e15
         case (.strings, .array(let items)): items.allSatisfy { if case .string = $0 { true } else { false } }
         case (.numbers, .array(let items)): items.allSatisfy { if case .number = $0 { true } else { false } }
+        // Each item is checked by AdminToken.parse, which names its index.
+        case (.tokens, .array): true
         default: false
         }
     }

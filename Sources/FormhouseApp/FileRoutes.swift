@@ -33,8 +33,8 @@ struct FileRoutes {
         }
     }
 
-    func registerAdmin(on admin: inout RouterGroup<AppContext>) {
-        admin.on(.get, "/files/{fid}") { request, _ in
+    func registerAdmin(on admin: inout AdminRoutes) {
+        admin.on(.get, "/files/{fid}", needs: .init(.read, .file("fid"))) { request, _ in
             let id = try request.parameters.require("fid")
             guard id.hasPrefix("upl_"), let record = try await store.upload(id: id), record.isComplete else {
                 throw APIProblem.notFound("There is no file '\(id)'.")

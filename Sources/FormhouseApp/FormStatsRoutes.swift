@@ -11,8 +11,8 @@ struct FormStatsRoutes {
     /// The most days one answer covers.
     static let maxDays = 366
 
-    func register(on admin: inout RouterGroup<AppContext>) {
-        admin.on(.get, "/forms/{id}/stats") { request, _ in try await stats(request) }
+    func register(on admin: inout AdminRoutes) {
+        admin.on(.get, "/forms/{id}/stats", needs: .init(.read, .form("id"))) { request, _ in try await stats(request) }
     }
 
     func stats(_ request: Request, now: Date = Date()) async throws -> Response {

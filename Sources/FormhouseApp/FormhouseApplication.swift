@@ -19,6 +19,8 @@ public final class FormhouseApplication: Sendable {
     /// The worker when started by ``start()`` rather than ``run()`` (tests).
     private let backgroundWorker = Mutex<Task<Void, Never>?>(nil)
     let router: Router<AppContext>
+    /// What each admin route needs of its token, by `"<METHOD> <pattern>"`.
+    let adminNeeds: [String: AdminNeed]
     private let logger: Logger
     /// Held from before the database opens until the process ends or ``shutdown()``.
     private let directoryLock: Mutex<DataDirectoryLock?>
@@ -108,13 +110,19 @@ public final class FormhouseApplication: Sendable {
         let fileRoutes = FileRoutes(store: store, storage: storage, links: links)
         fileRoutes.registerPublic(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
-        router.group("/v1/admin", middleware: auth) { admin in
+        var adminNeeds: [String: AdminNeed] = [:]
+        router.group("/v1/admin", middleware: auth) { group in
+            var admin = AdminRoutes(group: group, store: store)
+            admin.on(.get, "/whoami", needs: .init(.any)) { _, caller in .json(encoding: WhoAmIJSON(caller)) }
             AdminFormRoutes(catalog: catalog, store: store, cursors: cursors).register(on: &admin)
             WebhookRoutes(store: store, catalog: catalog, secrets: secretBox, policy: policy, cursors: cursors,
                           notify: { worker.notify() }).register(on: &admin)
             fileRoutes.registerAdmin(on: &admin)
             FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
+            group = admin.group
+            adminNeeds = admin.needs
         }
+        self.adminNeeds = adminNeeds
         OperationsRoutes(store: store, storage: storage, registry: registry, metricsToken: configuration.metricsToken).register(on: &router)
         let files = PageFiles(files: StaticFiles(root: configuration.publicDirectory))
         // `GET /openapi.json` and the pages are files of the public directory.

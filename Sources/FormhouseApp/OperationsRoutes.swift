@@ -13,7 +13,7 @@ struct OperationsRoutes {
     let metricsAuth: AdminAuth?
 
     init(store: any FormStore, storage: any BlobStorage, registry: PrometheusCollectorRegistry, metricsToken: String? = nil) {
-        metricsAuth = metricsToken.map { AdminAuth(tokens: [$0]) }
+        metricsAuth = metricsToken.map { AdminAuth(tokens: AdminToken.owners([$0])) }
         readiness = ReadinessProbe {
             try await store.ping()
             try await storage.checkReady()

@@ -15,6 +15,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case invalidIdempotencyKey = "invalid-idempotency-key"
     case unknownProfile = "unknown-profile"
     case unauthorized
+    case forbidden
     case notFound = "not-found"
     case unsupportedMediaType = "unsupported-media-type"
     case conflict
@@ -57,7 +58,7 @@ enum ProblemType: String, CaseIterable, Sendable {
              .invalidBody, .invalidIdempotencyKey, .unknownProfile, .draftTooLarge: 400
         case .unauthorized: 401
         case .notFound: 404
-        case .fileLinkInvalid: 403
+        case .forbidden, .fileLinkInvalid: 403
         case .conflict, .formExists, .profileTooLarge, .unknownFormVersion, .idempotencyInFlight, .tooManyWebhooks,
              .deliveryInFlight, .endpointDisabled, .uploadOffsetMismatch, .uploadBusy, .profileNeedsFiles, .draftSubmitted,
              .draftRevisionLimit: 409
@@ -80,6 +81,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .malformedSubmission, .submissionTooLarge, .invalidSubmissionShape, .invalidParameter, .invalidCursor,
              .invalidBody, .invalidIdempotencyKey, .unknownProfile: "Bad Request"
         case .unauthorized: "Unauthorized"
+        case .forbidden: "Forbidden"
         case .notFound: "Not Found"
         case .unsupportedMediaType: "Unsupported Media Type"
         case .conflict: "Conflict"

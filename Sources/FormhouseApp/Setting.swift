@@ -8,6 +8,8 @@ public struct Setting: Sendable {
     /// The JSON type a setting has in the configuration file; the environment and flags give its text.
     public enum Kind: Sendable {
         case string, wholeNumber, number, boolean, strings, numbers
+        /// Admin tokens: in the file, strings or token objects; in the environment, a comma-separated list.
+        case tokens
 
         /// As the documentation names it: "whole number".
         public var name: String {
@@ -18,6 +20,7 @@ public struct Setting: Sendable {
             case .boolean: "true or false"
             case .strings: "list of strings"
             case .numbers: "list of numbers"
+            case .tokens: "list of tokens"
             }
         }
 
@@ -227,25 +230,18 @@ extension Setting {
             show: list(of:))
     }
 
-    /// Admin bearer tokens. An empty one is refused rather than dropped: dropping it would let `[""]` or
-    /// a stray comma close the admin API (or leave one token fewer) without a word.
+    /// Admin bearer tokens: the configuration file's list (plain tokens or `{"name", "token", "role",
+    /// "forms"}`, read by ``AdminToken/parse(_:key:)`` before the settings) unless the environment
+    /// gives a comma-separated list, whose tokens are owners.
     static func tokens(
-        _ key: String, _ property: WritableKeyPath<AppConfiguration, [String]> & Sendable, minLength: Int, _ summary: String
+        _ key: String, _ property: WritableKeyPath<AppConfiguration, [AdminToken]> & Sendable, _ summary: String
     ) -> Setting {
         Setting(
-            key, property, flag: nil, kind: .strings, isSecret: true, bounds: "each at least \(minLength) characters",
-            summary: summary,
+            key, property, flag: nil, kind: .tokens, isSecret: true,
+            bounds: "each plain token at least \(AdminToken.minLength) characters; see the example below", summary: summary,
             read: { config, current, _ in
-                let tokens = config.stringArray(forKey: ConfigKey(key), isSecret: true, default: current)
-                    .map { $0.trimmingCharacters(in: .whitespaces) }
-                if tokens.contains(where: \.isEmpty) {
-                    throw ConfigurationError(
-                        key: key, message: "holds an empty token (a stray comma in \(environmentName(of: key))?)")
-                }
-                if tokens.contains(where: { $0.count < minLength }) {
-                    throw ConfigurationError(key: key, message: "every admin token must be at least \(minLength) characters")
-                }
-                return tokens
+                guard let tokens = config.stringArray(forKey: ConfigKey(key), isSecret: true) else { return current }
+                return AdminToken.owners(try tokens.map { try AdminToken.plain($0, key: key) })
             },
             show: { $0.isEmpty ? "none" : "(secret)" })
     }

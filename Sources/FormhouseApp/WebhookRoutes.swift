@@ -22,14 +22,14 @@ struct WebhookRoutes {
     let notify: @Sendable () -> Void
 
     /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
-    func register(on admin: inout RouterGroup<AppContext>) {
-        admin.on(.post, "/forms/{id}/webhooks") { request, _ in try await create(request) }
-        admin.on(.get, "/forms/{id}/webhooks") { request, _ in try await list(request) }
-        admin.on(.delete, "/webhooks/{wid}") { request, _ in try await delete(request) }
-        admin.on(.post, "/webhooks/{wid}/rotate") { request, _ in try await rotate(request) }
-        admin.on(.get, "/deliveries") { request, _ in try await deliveries(request) }
-        admin.on(.get, "/deliveries/{did}") { request, _ in try await delivery(request) }
-        admin.on(.post, "/deliveries/{did}/redeliver") { request, _ in try await redeliver(request) }
+    func register(on admin: inout AdminRoutes) {
+        admin.on(.post, "/forms/{id}/webhooks", needs: .init(.edit, .form("id"))) { request, _ in try await create(request) }
+        admin.on(.get, "/forms/{id}/webhooks", needs: .init(.edit, .form("id"))) { request, _ in try await list(request) }
+        admin.on(.delete, "/webhooks/{wid}", needs: .init(.edit, .webhook("wid"))) { request, _ in try await delete(request) }
+        admin.on(.post, "/webhooks/{wid}/rotate", needs: .init(.edit, .webhook("wid"))) { request, _ in try await rotate(request) }
+        admin.on(.get, "/deliveries", needs: .init(.read)) { request, caller in try await deliveries(request, caller: caller) }
+        admin.on(.get, "/deliveries/{did}", needs: .init(.read, .delivery("did"))) { request, _ in try await delivery(request) }
+        admin.on(.post, "/deliveries/{did}/redeliver", needs: .init(.edit, .delivery("did"))) { request, _ in try await redeliver(request) }
     }
 
     func create(_ request: Request) async throws -> Response {
@@ -101,7 +101,7 @@ struct WebhookRoutes {
         return .json(encoding: EndpointJSON(record, secret: secret.encoded, previousSecretExpiresAt: Timestamp.rfc3339(until)))
     }
 
-    func deliveries(_ request: Request) async throws -> Response {
+    func deliveries(_ request: Request, caller: AdminCaller) async throws -> Response {
         var statuses: [DeliveryStatus]?
         if let raw = try request.queryValue("status") {
             let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -113,12 +113,16 @@ struct WebhookRoutes {
         }
         let limit = try request.pageLimit()
         // A cursor belongs to the list it pages: the same filters.
-        let formID = try request.queryValue("formId")
+        var formID = try request.queryValue("formId")
+        if let formID { try caller.require(form: formID) }
+        // A token of one form lists that form's; of several, each page keeps only theirs.
+        if formID == nil, let forms = caller.forms, forms.count == 1 { formID = forms.first }
         let scope = "deliveries:" + (statuses?.map(\.rawValue).joined(separator: ",") ?? "*") + ":" + (formID ?? "*")
         let cursor = try request.pageCursor(openedBy: cursors, scope: scope)
         let page = try await store.deliveries(status: statuses, formID: formID, limit: limit, cursor: cursor)
         let next = page.nextCursor.map { cursors.seal($0, scope: scope) }
-        return .json(encoding: PageJSON(items: page.items.map { DeliveryJSON($0) }, nextCursor: next))
+        let items = page.items.filter { caller.reaches(form: $0.formID) }
+        return .json(encoding: PageJSON(items: items.map { DeliveryJSON($0) }, nextCursor: next))
     }
 
     func delivery(_ request: Request) async throws -> Response {

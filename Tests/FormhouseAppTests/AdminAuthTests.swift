@@ -56,7 +56,7 @@ struct AdminAuthCoverageTests {
     /// Handlers learn who called: the token's position in the configured list names it, and the
     /// token itself appears nowhere.
     @Test func theContextNamesTheCallerByItsTokensPosition() async throws {
-        let server = try await InProcessServer { $0.adminTokens = ["first-token-aaaaaaaaaaaa", InProcessServer.token] }
+        let server = try await InProcessServer { $0.adminTokens = AdminToken.owners(["first-token-aaaaaaaaaaaa", InProcessServer.token]) }
         var router = server.app.router
         router.on(.get, "/v1/admin/whoami-probe") { _, context in
             Response(status: 200, body: .bytes(Array((context.caller?.name ?? "nobody").utf8)))
@@ -67,7 +67,7 @@ struct AdminAuthCoverageTests {
         await server.finish()
 
         // A token listed twice names one position, not a mix of both.
-        let twice = try await InProcessServer { $0.adminTokens = [InProcessServer.token, InProcessServer.token] }
+        let twice = try await InProcessServer { $0.adminTokens = AdminToken.owners([InProcessServer.token, InProcessServer.token]) }
         var again = twice.app.router
         again.on(.get, "/v1/admin/whoami-probe") { _, context in
             Response(status: 200, body: .bytes(Array((context.caller?.name ?? "nobody").utf8)))

@@ -24,7 +24,7 @@ struct ConfigurationTests {
         let fromEnvironment = try await AppConfiguration.load(file: file, environment: environment)
         #expect(fromEnvironment.port == 9002)
         #expect(fromEnvironment.rateLimitBurst == 7)
-        #expect(fromEnvironment.adminTokens == ["aaaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbbb2"])
+        #expect(fromEnvironment.adminTokens == AdminToken.owners(["aaaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbbb2"]))
         #expect(fromEnvironment.webhookAllowPrivate)
 
         let fromFlags = try await AppConfiguration.load(
@@ -90,7 +90,7 @@ struct ConfigurationTests {
                             (#"{"port": true}"#, "port"), (#"{"eventLoops": false}"#, "eventLoops"),
                             (#"{"webhooks": {"allowPrivate": 2}}"#, "webhooks.allowPrivate"),
                             (#"{"maxBodyBytes": {"bytes": 5}}"#, "maxBodyBytes"), (#"{"logLevel": {"level": "x"}}"#, "logLevel"),
-                            (#"{"adminTokens": ["file-token-aaaaaaaaaaaaaaaa", 5]}"#, "adminTokens"),
+                            (#"{"adminTokens": ["file-token-aaaaaaaaaaaaaaaa", 5]}"#, "adminTokens[1]"),
                             (#"{"webhooks": [1, 2]}"#, "webhooks"), (#"{"rateLimit": 5}"#, "rateLimit"),
                             (#"{"webhooks": {"retrySchedule": [5, "x"]}}"#, "webhooks.retrySchedule"),
                             // A misspelled key is not silently the default.
@@ -172,7 +172,7 @@ struct ConfigurationTests {
             #expect(await refusedKey(["FORMHOUSE_ADMIN_TOKENS": tokens]) == "adminTokens", "\(tokens)")
         }
         try #"{"adminTokens": ["aaaaaaaaaaaaaaaa1", ""]}"#.write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(await refusedKey(file: file, [:]) == "adminTokens")
+        #expect(await refusedKey(file: file, [:]) == "adminTokens[1]")
         #expect(await refusedKey(file: "", [:]) == "--config")
     }
 

@@ -39,7 +39,7 @@ struct OpenAPITests {
         }
     }
 
-    /// Every admin operation declares bearer security and a 401.
+    /// Every admin operation declares bearer security and a 401, and a 403 unless any token may call it.
     @Test func adminOperationsDeclareAuth() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Repo.publicDirectory + "/openapi.json"))
         let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -48,6 +48,8 @@ struct OpenAPITests {
             for (method, operation) in operations {
                 #expect(operation["security"] != nil, "\(method) \(path) has no security")
                 #expect((operation["responses"] as? [String: Any])?["401"] != nil, "\(method) \(path) has no 401")
+                let anyToken = RoleMatrixTests.expectedNeeds["\(method.uppercased()) \(path)"]?.action == .any
+                #expect(((operation["responses"] as? [String: Any])?["403"] != nil) != anyToken, "\(method) \(path): 403 or not")
             }
         }
     }

@@ -49,7 +49,7 @@ final class InProcessServer {
         configuration.dataDirectory = data.path
         configuration.formsDirectory = Repo.forms
         configuration.publicDirectory = Repo.publicDirectory
-        configuration.adminTokens = [Self.token]
+        configuration.adminTokens = AdminToken.owners([Self.token])
         configuration.webhookAllowPrivate = true
         configure(&configuration)
         var logger = Logger(label: "test")

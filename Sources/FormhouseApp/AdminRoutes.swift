@@ -1,0 +1,45 @@
+import FormStore
+import HTTPServer
+
+/// The `/v1/admin` group, whose routes each declare what they need of the token; the declarations
+/// are kept (``needs``) so that a test can check every route against every role.
+struct AdminRoutes {
+    var group: RouterGroup<AppContext>
+    let store: any FormStore
+    /// What each route needs, by `"<METHOD> <pattern>"` (`GET /v1/admin/forms/{id}`).
+    private(set) var needs: [String: AdminNeed] = [:]
+
+    init(group: RouterGroup<AppContext>, store: any FormStore) {
+        self.group = group
+        self.store = store
+    }
+
+    /// Registers `handler` behind the check of `need`: the role first, then the target form.
+    mutating func on(
+        _ method: HTTPMethod, _ pattern: String, needs need: AdminNeed, body: BodyMode = .buffered,
+        _ handler: @escaping @Sendable (Request, AdminCaller) async throws -> Response
+    ) {
+        needs["\(method.rawValue) \(group.prefix)\(pattern)"] = need
+        let store = self.store
+        group.on(method, pattern, body: body) { request, context in
+            guard let caller = context.caller else { throw APIProblem.unauthorized("Send 'Authorization: Bearer <token>'.") }
+            try caller.require(need, request)
+            if caller.forms != nil, let form = try await Self.form(of: need.target, request, store) {
+                try caller.require(form: form)
+            }
+            return try await handler(request, caller)
+        }
+    }
+
+    /// The form `target` names in `request`; nil when it names none, or a row that does not exist.
+    private static func form(of target: AdminNeed.Target, _ request: Request, _ store: any FormStore) async throws -> String? {
+        switch target {
+        case .none, .body: nil
+        case .form(let name): try request.parameters.require(name)
+        case .submission(let name): try await store.submission(id: request.parameters.require(name))?.formID
+        case .webhook(let name): try await store.endpoint(id: request.parameters.require(name))?.formID
+        case .delivery(let name): try await store.delivery(id: request.parameters.require(name))?.formID
+        case .file(let name): try await store.upload(id: request.parameters.require(name))?.formID
+        }
+    }
+}
