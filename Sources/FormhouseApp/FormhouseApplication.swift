@@ -217,11 +217,7 @@ public final class FormhouseApplication: Sendable {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
-        sampleLoading.withLock { $0 }?.cancel()
-        sweeping.withLock { $0 }?.cancel()
-        client.shutdown()
-        store.close()
-        directoryLock.withLock { $0 = nil }
+        await closeStorage()
     }
 
     /// Stops listening, drains in-flight requests and deliveries, closes the database.
@@ -231,10 +227,23 @@ public final class FormhouseApplication: Sendable {
             task.cancel()
             await task.value
         }
+        await closeStorage()
+    }
+
+    /// Stops the background work that reads the store, then closes it and gives the data directory up.
+    private func closeStorage() async {
         sampleLoading.withLock { $0 }?.cancel()
-        sweeping.withLock { $0 }?.cancel()
+        if let sweep = sweeping.withLock({ $0 }) {
+            sweep.cancel()
+            // A pass under way finishes its batch; the store it reads must still be open.
+            await sweep.value
+        }
         client.shutdown()
-        store.close()
+        // Closing waits for every reader still in use, and an async read may need a thread of the
+        // cooperative pool to give its reader back: blocking one of those few threads here (two
+        // servers shutting down at once take both on two cores) could wait forever.
+        let store = self.store
+        _ = try? await Offload.blocking { store.close() }
         directoryLock.withLock { $0 = nil }
     }
 }
