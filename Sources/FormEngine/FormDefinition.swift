@@ -20,6 +20,11 @@ public struct FormDefinition: Sendable {
     let top: JSONObject
     /// Every `file` input's rules, by ``FileInputRules/path``.
     let fileInputs: [String: FileInputRules]
+    /// How many days the form's submissions are kept (`retentionDays`); nil keeps them as long as the
+    /// server's default says. A server deletes older ones, with everything they hold.
+    public let retentionDays: Int?
+    /// The longest `retentionDays` may be: a hundred years.
+    public static let maximumRetentionDays = 36_500
     /// Whether a regex of the form may cost more than a table lookup per input scalar: its
     /// automaton was left unfinished and its program is large. Validation with such a form can take
     /// seconds for a large body, so a server runs it off the threads that serve other requests.
@@ -92,6 +97,15 @@ public struct FormDefinition: Sendable {
         if let v = top["responseFormat"], v != "long", v != "short" {
             decoder.problem("/responseFormat", .badValue, "\"responseFormat\" is \"long\" or \"short\".")
         }
+        var retentionDays: Int?
+        if let v = top["retentionDays"] {
+            if let n = v.numberValue, n == n.rounded(), (1...Double(Self.maximumRetentionDays)).contains(n) {
+                retentionDays = Int(n)
+            } else {
+                decoder.problem("/retentionDays", .badValue,
+                                "\"retentionDays\" is a whole number of days from 1 to \(Self.maximumRetentionDays): how long submissions are kept.")
+            }
+        }
         if let v = top["style"] {
             if let style = v.objectValue {
                 for (key, color) in style.members.map({ ($0.key, $0.value) }) where !Color.isValid(color.stringValue) {
@@ -118,6 +132,7 @@ public struct FormDefinition: Sendable {
 
         self.id = id
         self.title = title
+        self.retentionDays = retentionDays
         self.formworksProfileTooLarge = expansion.added > DefinitionDecoder.maximumAddedComponents
             || expansion.bytes > DefinitionDecoder.maximumProfileBytes
         var fileInputs: [String: FileInputRules] = [:]

@@ -187,6 +187,7 @@ enum Schema {
                 ) STRICT;
 
                 CREATE INDEX drafts_by_expiry ON drafts(expires_at, id);
+                CREATE INDEX drafts_by_submission ON drafts(submission_id) WHERE submission_id IS NOT NULL;
 
                 CREATE TABLE draft_starts (
                     client_address TEXT NOT NULL,

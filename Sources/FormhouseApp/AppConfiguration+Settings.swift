@@ -1,3 +1,4 @@
+import FormEngine
 import Foundation
 import FormStore
 import PostgresFormStore
@@ -102,6 +103,8 @@ extension AppConfiguration {
                 "Hours an upload waits for a submission to take it before it is deleted."),
         .number("files.linkDays", \.fileLinkDays, range: 0.0001...365,
                 "Days the signed file links in webhook payloads stay valid."),
+        .wholeNumber("retention.days", \.retentionDays, range: 0...FormDefinition.maximumRetentionDays,
+                     "Days submissions are kept when their form sets no retentionDays; 0 keeps them until deleted."),
         .number("drafts.ttlDays", \.draftTTLDays, range: 0.0001...3_650,
                 "Days a draft is kept after its last change; then it is deleted, with its uploads no submission took."),
         .wholeNumber("drafts.maxPerClientPerHour", \.draftMaxPerClientPerHour, range: 1...1_000_000,

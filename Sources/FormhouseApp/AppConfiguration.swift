@@ -61,6 +61,8 @@ public struct AppConfiguration: Sendable {
     public var uploadMinFreeBytes = 256 << 20
     public var uploadKeepUnboundHours = 24.0
     public var fileLinkDays = 7.0
+    /// Days submissions are kept when their form sets no `retentionDays` (`retention.days`); 0 keeps them.
+    public var retentionDays = 0
     public var draftTTLDays = 30.0
     public var draftMaxPerClientPerHour = 100
     public var draftMaxRevisions = 10_000

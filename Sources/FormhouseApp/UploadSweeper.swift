@@ -5,11 +5,13 @@ import Metrics
 
 /// Deletes uploads never bound to a submission once they expire (24 hours by default): their bytes,
 /// staged or stored, then their records, in small batches so that it never holds up submissions.
-/// Expired drafts go first in each pass, so that the uploads they leave go in the same pass.
+/// Expired drafts go first in each pass, so that the uploads they leave go in the same pass, then
+/// submissions past their retention, whose uploads go in the next.
 struct UploadSweeper: Sendable {
     let store: any FormStore
     let tus: TusUploads
     let drafts: DraftSweeper?
+    let retention: RetentionSweeper?
     let interval: Duration
     /// How old a staged file must be before one without an unfinished upload is removed.
     let orphanAge: TimeInterval
@@ -17,10 +19,14 @@ struct UploadSweeper: Sendable {
     static let batch = 100
     private let swept = Counter(label: "formhouse_uploads_swept_total")
 
-    init(store: any FormStore, tus: TusUploads, drafts: DraftSweeper? = nil, interval: Duration, orphanAge: TimeInterval, logger: Logger) {
+    init(
+        store: any FormStore, tus: TusUploads, drafts: DraftSweeper? = nil, retention: RetentionSweeper? = nil, interval: Duration,
+        orphanAge: TimeInterval, logger: Logger
+    ) {
         self.store = store
         self.tus = tus
         self.drafts = drafts
+        self.retention = retention
         self.interval = interval
         self.orphanAge = orphanAge
         self.logger = logger
@@ -41,11 +47,16 @@ struct UploadSweeper: Sendable {
     /// Deletes every upload expired by `now`; returns how many.
     @discardableResult
     func sweepOnce(now: Date = Date()) async throws -> Int {
+        // The uploads' pass does not depend on these: it runs whatever they met.
         do {
             try await drafts?.sweepOnce(now: now)
         } catch {
-            // The uploads' pass does not depend on it: it still runs.
             logger.warning("sweeping expired drafts failed; trying again later", metadata: ["error": "\(error)"])
+        }
+        do {
+            try await retention?.sweepOnce(now: now)
+        } catch {
+            logger.warning("deleting submissions past their retention failed; trying again later", metadata: ["error": "\(error)"])
         }
         var total = 0
         while true {

@@ -62,6 +62,7 @@ struct SettingsDeclarationTests {
         "uploads.keepUnboundHours": (.init(json: "2.5", text: "2.5"), .init(json: "48", text: "48")),
         "files.linkDays": (.init(json: "1.5", text: "1.5"), .init(json: "30", text: "30")),
         "metrics.token": (.init(json: #""metrics-token-0001""#, text: "metrics-token-0001"), .init(json: #""metrics-token-0002""#, text: "metrics-token-0002")),
+        "retention.days": (.init(json: "30", text: "30"), .init(json: "365", text: "365")),
         "drafts.ttlDays": (.init(json: "0.5", text: "0.5"), .init(json: "90", text: "90")),
         "drafts.maxPerClientPerHour": (.init(json: "3", text: "3"), .init(json: "500", text: "500")),
         "drafts.maxRevisions": (.init(json: "5", text: "5"), .init(json: "20", text: "20")),
@@ -82,7 +83,7 @@ struct SettingsDeclarationTests {
         "storage.region": "a\u{1}b", "uploads.maxFileBytes": "1023", "uploads.maxInProgress": "0",
         "uploads.maxInProgressPerClient": "0", "uploads.bytesPerSecondPerClient": "1023", "uploads.minFreeBytes": "-1",
         "uploads.keepUnboundHours": "0", "files.linkDays": "366", "drafts.ttlDays": "3651",
-        "drafts.maxPerClientPerHour": "0", "drafts.maxRevisions": "1000001", "metrics.token": "short",
+        "drafts.maxPerClientPerHour": "0", "drafts.maxRevisions": "1000001", "metrics.token": "short", "retention.days": "36501",
     ]
 
     /// The base64 of 32 bytes of `byte`.

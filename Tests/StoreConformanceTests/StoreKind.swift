@@ -46,7 +46,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// A store of forms, submissions, drafts, uploads, webhooks and daily counters that commits submissions
 /// in groups and counts them.
-protocol GroupCommittingStore: FormVersionStore, SubmissionStore, DraftStore, UploadStore, WebhookStore, FormStatsStore {
+protocol GroupCommittingStore: FormVersionStore, SubmissionStore, DraftStore, UploadStore, WebhookStore, FormStatsStore, RetentionStore {
     var commitStatistics: CommitStatistics { get }
 }
 

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Forgetting old submissions: a form's retention period, applied in small batches.
+public protocol RetentionStore: Sendable {
+    /// Deletes up to `limit` of a form's submissions received before `date`, oldest first, in one
+    /// transaction: with their raw bodies, their deliveries and those deliveries' attempts, and the
+    /// drafts they closed. Their uploads are unbound and set to expire at once, so the upload sweeper
+    /// deletes them and their bytes. The form's submission count goes down with them; its daily
+    /// statistics, which count what happened, do not.
+    func deleteSubmissions(formID: String, receivedBefore date: Date, limit: Int) async throws -> DeletedSubmissions
+}
+
+/// What one batch of ``RetentionStore/deleteSubmissions(formID:receivedBefore:limit:)`` removed.
+public struct DeletedSubmissions: Sendable, Equatable {
+    public var submissions: Int
+    public var deliveries: Int
+    public var attempts: Int
+    /// Uploads let go, for the upload sweeper to delete.
+    public var files: Int
+
+    public init(submissions: Int = 0, deliveries: Int = 0, attempts: Int = 0, files: Int = 0) {
+        self.submissions = submissions
+        self.deliveries = deliveries
+        self.attempts = attempts
+        self.files = files
+    }
+}

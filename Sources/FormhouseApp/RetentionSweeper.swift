@@ -1,0 +1,61 @@
+import FormStore
+import Foundation
+import Logging
+import Metrics
+
+/// Deletes submissions older than their form's `retentionDays` (or `retention.days`), with their
+/// deliveries, attempts and files, in batches of one short transaction each, so that submissions
+/// being stored meanwhile wait for one batch at most.
+struct RetentionSweeper: Sendable {
+    let store: any FormStore
+    let catalog: FormCatalog
+    /// `retention.days`; 0 keeps the submissions of forms that set no `retentionDays`.
+    let defaultDays: Int
+    let logger: Logger
+    static let batch = 500
+
+    init(store: any FormStore, catalog: FormCatalog, defaultDays: Int, logger: Logger) {
+        self.store = store
+        self.catalog = catalog
+        self.defaultDays = defaultDays
+        self.logger = logger
+    }
+
+    /// Deletes, form by form, every submission past its form's retention at `now`; returns what went.
+    @discardableResult
+    func sweepOnce(now: Date = Date()) async throws -> DeletedSubmissions {
+        var total = DeletedSubmissions()
+        for form in try await store.listForms() {
+            guard let current = try await catalog.current(id: form.id) else { continue }
+            let days = current.definition.retentionDays ?? defaultDays
+            guard days > 0 else { continue }
+            let before = now.addingTimeInterval(-Double(days) * 86_400)
+            while !Task.isCancelled {
+                let batch = try await store.deleteSubmissions(formID: form.id, receivedBefore: before, limit: Self.batch)
+                total.submissions += batch.submissions
+                total.deliveries += batch.deliveries
+                total.attempts += batch.attempts
+                total.files += batch.files
+                Self.count(batch)
+                if batch.submissions < Self.batch { break }
+                // Submissions waiting for the writer go before the next batch.
+                await Task.yield()
+            }
+        }
+        if total.submissions > 0 {
+            logger.info("deleted submissions past their retention", metadata: [
+                "submissions": "\(total.submissions)", "deliveries": "\(total.deliveries)", "attempts": "\(total.attempts)",
+                "files": "\(total.files)",
+            ])
+        }
+        return total
+    }
+
+    /// `formhouse_retention_deleted_total` by kind of row.
+    private static func count(_ batch: DeletedSubmissions) {
+        for (kind, value) in [("submissions", batch.submissions), ("deliveries", batch.deliveries),
+                              ("attempts", batch.attempts), ("files", batch.files)] where value > 0 {
+            Counter(label: "formhouse_retention_deleted_total", dimensions: [("kind", kind)]).increment(by: value)
+        }
+    }
+}
