@@ -24,22 +24,17 @@ struct AdminAuth: RouterMiddleware {
         guard !tokens.isEmpty else {
             throw APIProblem.unauthorized("No admin token is configured; set FORMHOUSE_ADMIN_TOKENS to enable the admin API.")
         }
-        guard let header = request.headers["Authorization"] else {
+        guard request.headers["Authorization"] != nil else {
             throw APIProblem.unauthorized("Send 'Authorization: Bearer <token>'.")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = request.bearerToken else {
             throw APIProblem.unauthorized("Use the Bearer scheme: 'Authorization: Bearer <token>'.")
         }
-        // RFC 6750 §2.1: one or more spaces after the scheme.
-        let token = parts[1].drop { $0 == " " }
         let presented = Array(SHA256.hash(data: Array(token.utf8)))
-        // Every digest is compared to the end, and the match recorded without a branch on it.
+        // Every digest is compared, each to the end, and the match recorded without a branch on it.
         var matched = 0
         for (position, digest) in tokens.map(\.digest).enumerated() {
-            var difference: UInt8 = 0
-            for i in 0..<digest.count { difference |= digest[i] ^ presented[i] }
-            let equal = Int(difference == 0 ? 1 : 0)
+            let equal = ConstantTime.equal(digest, presented) ? 1 : 0
             // The last matching position is the caller (a token listed twice is one caller).
             matched = max(matched, equal * (position + 1))
         }

@@ -53,13 +53,8 @@ struct DraftRoutes {
 }
 
 extension Request {
-    /// The token of `Authorization: Bearer <token>`; nil when there is none (a 404, as a wrong one).
-    var draftToken: String? {
-        guard let field = headers["Authorization"] else { return nil }
-        let parts = field.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
-    }
+    /// The bearer token a draft call carries; nil when there is none (a 404, as a wrong one).
+    var draftToken: String? { bearerToken.map(String.init) }
 
     /// The revision `If-Match` names: nil without the field or with `*` (any revision). A weak or
     /// unreadable tag matches no revision (RFC 9110 §13.1.1 compares strongly), so it gets 412.

@@ -18,11 +18,7 @@ enum DraftToken {
     /// token is compared too, so it takes as long as a wrong one.
     static func matches(_ token: String?, storedHash: String) -> Bool {
         let given = Array(SHA256.hash(data: Array((token ?? "").utf8)))
-        let stored = Hex.decode(storedHash.utf8) ?? []
-        guard stored.count == given.count else { return false }
-        var difference: UInt8 = 0
-        for index in given.indices { difference |= given[index] ^ stored[index] }
-        return difference == 0 && token != nil
+        return ConstantTime.equal(given, Hex.decode(storedHash.utf8) ?? []) && token != nil
     }
 
     /// A hash no token has a known preimage of: compared against when no draft was found, so an unknown
