@@ -217,12 +217,7 @@ final class DraftService: Sendable {
 
     private func version(formID: String, requested: Int?, clientAddress: String) async throws -> PublishedForm {
         guard let current = try await catalog.current(id: formID) else { throw SubmissionFailure.formNotFound(formID: formID) }
-        guard let requested, requested != current.version else { return current }
-        guard requested > 0, requested < current.version,
-              let old = try await catalog.oldVersion(id: formID, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
-            throw SubmissionFailure.unknownFormVersion(formID: formID, requested: requested, current: current.version)
-        }
-        return old
+        return try await submissions.version(requested, of: current, clientAddress: clientAddress)
     }
 
     /// A submission body, or one with no values yet: nothing, `{}`, or `{"formVersion": 2}`.

@@ -119,15 +119,19 @@ final class SubmissionService: Sendable {
         } catch {
             throw SubmissionFailure.unreadable(error)
         }
-        guard let requested = submission.formVersion, requested != current.version else {
-            return (submission, current)
-        }
+        return (submission, try await version(submission.formVersion, of: current, clientAddress: clientAddress))
+    }
+
+    /// The version a body names (`formVersion`) of the form whose current version is `current`, or
+    /// `current` when it names none; a version the form never had is `unknownFormVersion`.
+    func version(_ requested: Int?, of current: PublishedForm, clientAddress: String) async throws -> PublishedForm {
+        guard let requested, requested != current.version else { return current }
         // Compiling an old version costs like a submission: it draws on the same rate limit.
         guard requested > 0, requested < current.version,
-              let old = try await catalog.oldVersion(id: formID, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
-            throw SubmissionFailure.unknownFormVersion(formID: formID, requested: requested, current: current.version)
+              let old = try await catalog.oldVersion(id: current.id, version: requested, charge: { try rateLimiter?.admit(clientAddress) }) else {
+            throw SubmissionFailure.unknownFormVersion(formID: current.id, requested: requested, current: current.version)
         }
-        return (submission, old)
+        return old
     }
 
     /// What the store knows of the uploads a submission names, as the engine judges them. An
