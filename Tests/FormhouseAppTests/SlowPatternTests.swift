@@ -29,6 +29,7 @@ import Testing
         #expect(try await client.admin("PUT", "/v1/admin/forms/slow", json: Self.slowForm).status == 201)
 
         let finished = Finished()
+        let started = ContinuousClock.now
         let hostile = Task {
             defer { finished.flag.store(true, ordering: .relaxed) }
             return try await client.postJSON("/v1/forms/slow/validate", Self.hostileBody(length: 4_000))
@@ -44,8 +45,11 @@ import Testing
         let endedEarly = finished.flag.load(ordering: .relaxed)
         #expect(!endedEarly, "the validation ended before /healthz was asked")
         let answer = try await hostile.value
+        let validation = ContinuousClock.now - started
         #expect(answer.status == 200, "\(answer.text)")
-        #expect(slowest < .milliseconds(250), "/healthz took \(slowest) while a slow form was validated")
+        // On the only event loop, /healthz could not have answered before the validation ended; the
+        // ratio, not a fixed bound, because the suite shares the machine with a hundred others.
+        #expect(slowest * 4 < validation, "/healthz took \(slowest) while a validation took \(validation)")
         await server.finish()
     }
 }
