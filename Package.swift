@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "CSQLiteTuning", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "FormStore",
-            dependencies: ["CSQLiteTuning", grdb, grdbSQLite, logging, metrics],
+            dependencies: ["CSQLiteTuning", crypto, grdb, grdbSQLite, logging, metrics],
             swiftSettings: callerExecutor
         ),
         // The same store seam on PostgreSQL, for several nodes on one database (forms only so far), and
@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "formhouse",
             dependencies: [
-                "FormhouseApp", "FormEngine", "HTTPServer", "PostgresFormStore", logging,
+                "FormhouseApp", "FormEngine", "FormStore", "HTTPServer", "PostgresFormStore", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,4 +4,4 @@
 /// It is composed of one protocol per concern, each small on purpose; the logic every store shares
 /// (paging, conveniences) lives in their extensions. Definitions, values, bodies and payloads are
 /// opaque to the store: it keeps what it is given. Every failure is thrown as a ``StoreError``.
-public protocol FormStore: FormVersionStore, SubmissionStore, UploadStore, DraftStore, WebhookStore, FormStatsStore, RetentionStore, StoreOperations {}
+public protocol FormStore: FormVersionStore, SubmissionStore, UploadStore, DraftStore, WebhookStore, FormStatsStore, RetentionStore, AuditStore, StoreOperations {}

@@ -7,10 +7,11 @@ public protocol FormVersionStore: Sendable {
     /// it is and ``StoreError/conflict(_:)`` is thrown, decided in the same transaction. A
     /// `precondition` is given the live current version (nil for an unknown or deleted form) in that
     /// transaction; when it returns false nothing is stored and ``StoreError/preconditionFailed(currentVersion:)``
-    /// is thrown.
+    /// is thrown. A new version stored is recorded in the audit log with `audit`, when given, in the
+    /// same transaction (versions before and after); a save that stores nothing records nothing.
     func saveFormVersion(
         formID: String, definition: String, title: String, contentHash: String, createOnly: Bool,
-        precondition: (@Sendable (Int?) -> Bool)?
+        precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?
     ) async throws -> SavedVersion
 
     /// The current version of a form, or `nil` when the form is unknown or deleted.
@@ -27,8 +28,9 @@ public protocol FormVersionStore: Sendable {
     func listForms(after: String?, limit: Int) async throws -> [FormSummary]
 
     /// Marks a form deleted; its versions and submissions are kept. Returns `false` when it was unknown
-    /// or already deleted. A `precondition` is checked as for ``saveFormVersion(formID:definition:title:contentHash:createOnly:precondition:)``.
-    func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool
+    /// or already deleted. A `precondition` is checked as for ``saveFormVersion(formID:definition:title:contentHash:createOnly:precondition:audit:)``;
+    /// a deletion is recorded with `audit` as a save is.
+    func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?) async throws -> Bool
 
     /// Whether a form with this id exists.
     func formExists(id: String, includingDeleted: Bool) async throws -> Bool
@@ -38,7 +40,7 @@ extension FormVersionStore {
     /// Stores a definition as the form's new current version, creating the form if needed.
     public func saveFormVersion(formID: String, definition: String, title: String, contentHash: String) async throws -> SavedVersion {
         try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash,
-                                  createOnly: false, precondition: nil)
+                                  createOnly: false, precondition: nil, audit: nil)
     }
 
     /// Stores a definition with `createOnly` and no precondition.
@@ -46,12 +48,12 @@ extension FormVersionStore {
         formID: String, definition: String, title: String, contentHash: String, createOnly: Bool
     ) async throws -> SavedVersion {
         try await saveFormVersion(formID: formID, definition: definition, title: title, contentHash: contentHash,
-                                  createOnly: createOnly, precondition: nil)
+                                  createOnly: createOnly, precondition: nil, audit: nil)
     }
 
     /// Marks a form deleted, unconditionally.
     public func deleteForm(id: String) async throws -> Bool {
-        try await deleteForm(id: id, precondition: nil)
+        try await deleteForm(id: id, precondition: nil, audit: nil)
     }
 
     /// Every version of a form, oldest first.

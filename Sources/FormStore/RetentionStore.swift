@@ -8,6 +8,12 @@ public protocol RetentionStore: Sendable {
     /// deletes them and their bytes. The form's submission count goes down with them; its daily
     /// statistics, which count what happened, do not.
     func deleteSubmissions(formID: String, receivedBefore date: Date, limit: Int) async throws -> DeletedSubmissions
+
+    /// Erases those of the given submissions that belong to the form, as retention deletes them (raw
+    /// bodies, deliveries sent or not, attempts, closed drafts; uploads let go at once), in one
+    /// transaction that also records `audit` when anything was erased. Ids of other forms or of no
+    /// submission are skipped.
+    func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions
 }
 
 /// What one batch of ``RetentionStore/deleteSubmissions(formID:receivedBefore:limit:)`` removed.

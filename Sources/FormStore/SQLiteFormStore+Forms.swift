@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteFormStore {
     public func saveFormVersion(
         formID: String, definition: String, title: String, contentHash: String, createOnly: Bool,
-        precondition: (@Sendable (Int?) -> Bool)?
+        precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?
     ) async throws -> SavedVersion {
         try await write { db in
             let now = Date().storedMilliseconds
@@ -16,6 +16,7 @@ extension SQLiteFormStore {
                     """, arguments: [formID, now, now])
                 try Self.insertVersion(formID: formID, version: 1, definition: definition, title: title,
                                        contentHash: contentHash, now: now, in: db)
+                try AuditLog.append(audit, versionAfter: 1, in: db)
                 return SavedVersion(version: 1, createdForm: true, createdVersion: true)
             }
             let current = form.currentVersion
@@ -37,6 +38,7 @@ extension SQLiteFormStore {
             try db.execute(sql: """
                 UPDATE forms SET current_version = ?, updated_at = ?, deleted_at = NULL WHERE id = ?
                 """, arguments: [version, now, formID])
+            try AuditLog.append(audit, versionBefore: deleted ? nil : current, versionAfter: version, in: db)
             return SavedVersion(version: version, createdForm: deleted, createdVersion: true)
         }
     }
@@ -83,16 +85,17 @@ extension SQLiteFormStore {
         }
     }
 
-    public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool {
+    public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?) async throws -> Bool {
         try await write { db in
             let now = Date().storedMilliseconds
-            if precondition != nil {
-                try FormRowState.check(precondition, form: try Self.formState(id, in: db))
-            }
+            let form = try Self.formState(id, in: db)
+            try FormRowState.check(precondition, form: form)
             try db.execute(
                 sql: "UPDATE forms SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL",
                 arguments: [now, now, id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try AuditLog.append(audit, versionBefore: form?.currentVersion, in: db)
+            return true
         }
     }
 

@@ -10,6 +10,30 @@ extension SQLiteFormStore {
             return try SubmissionDeletion.delete(ids, formID: formID, now: Date(), in: db)
         }
     }
+
+    public func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions {
+        guard !ids.isEmpty else { return DeletedSubmissions() }
+        let erased = try await write { db in
+            let found = try String.fetchAll(db, sql: """
+                SELECT id FROM submissions WHERE form_id = ? AND id IN (\(databaseQuestionMarks(count: ids.count)))
+                """, arguments: StatementArguments([formID] + ids))
+            let deleted = try SubmissionDeletion.delete(found, formID: formID, now: Date(), in: db)
+            if deleted.submissions > 0 { try AuditLog.append(audit, in: db) }
+            return deleted
+        }
+        if erased.submissions > 0 { try await moveLogIntoDatabase() }
+        return erased
+    }
+
+    /// Copies the WAL into the database file and empties it: the log still holds the pages as they
+    /// were before an erasure, erased values included, until it is checkpointed and truncated. With
+    /// `secure_delete` on, the database file itself keeps no copy.
+    func moveLogIntoDatabase() async throws {
+        let busy = try await pool.writeWithoutTransaction { db in
+            try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int? ?? 1
+        }
+        if busy != 0 { logger.warning("readers kept the WAL from being emptied after an erasure; the next checkpoint empties it") }
+    }
 }
 
 /// Deletes submissions by id with everything that refers to them, in the caller's transaction.

@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteFormStore {
     // MARK: Endpoints
 
-    public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
+    public func createEndpoint(_ endpoint: NewEndpoint, audit: AuditNote?) async throws -> EndpointRecord {
         try await write { db in
             let formID = endpoint.record.formID
             guard try Int.fetchOne(
@@ -22,6 +22,7 @@ extension SQLiteFormStore {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw StoreError.conflict("endpoint \(record.id) exists")
             }
+            try AuditLog.append(audit, in: db)
             return record
         }
     }
@@ -38,7 +39,7 @@ extension SQLiteFormStore {
         try await read { db in try Self.endpoint(id: id, in: db) }
     }
 
-    public func deleteEndpoint(id: String) async throws -> Bool {
+    public func deleteEndpoint(id: String, audit: AuditNote?) async throws -> Bool {
         try await write { db in
             let now = Date().storedMilliseconds
             try db.execute(
@@ -46,11 +47,14 @@ extension SQLiteFormStore {
                 arguments: [now, id])
             guard db.changesCount > 0 else { return false }
             try Self.endOpenDeliveries(endpointID: id, reason: "endpoint deleted", now: now, in: db)
+            try AuditLog.append(audit, in: db)
             return true
         }
     }
 
-    public func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord? {
+    public func rotateEndpointSecret(
+        id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date, audit: AuditNote?
+    ) async throws -> EndpointRecord? {
         try await write { db in
             try db.execute(sql: """
                 UPDATE webhook_endpoints
@@ -58,6 +62,7 @@ extension SQLiteFormStore {
                 WHERE id = ? AND deleted_at IS NULL
                 """, arguments: [previousValidUntil.storedMilliseconds, Data(newSecretCiphertext), id])
             guard db.changesCount > 0 else { return nil }
+            try AuditLog.append(audit, in: db)
             return try Self.endpoint(id: id, in: db)
         }
     }
@@ -237,7 +242,7 @@ extension SQLiteFormStore {
         }
     }
 
-    public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
+    public func redeliver(id: String, now: Date, audit: AuditNote?) async throws -> RedeliveryOutcome {
         try await write { db in
             guard let state = try RedeliveryState.fetchOne(db, sql: """
                 SELECT d.endpoint_id, e.deleted_at, e.disabled_at, d.lease_owner, d.lease_expires_at
@@ -254,6 +259,7 @@ extension SQLiteFormStore {
             try db.execute(sql: """
                 UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?
                 """, arguments: [milliseconds, milliseconds, id])
+            try AuditLog.append(audit, in: db)
             return .queued
         }
     }

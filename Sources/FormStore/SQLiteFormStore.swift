@@ -49,9 +49,12 @@ public final class SQLiteFormStore: FormStore {
             pool = try DatabasePool(path: path, configuration: grdb)
             try Schema.migrator.migrate(pool)
             // GRDB sets synchronous=NORMAL on the writer when it enables WAL, after any
-            // prepareDatabase hook, so the durability setting is applied here, once opened.
+            // prepareDatabase hook, so the durability setting is applied here, once opened. Only the
+            // writer deletes, so only it needs `secure_delete`: deleted rows (erased submissions,
+            // expired drafts) are overwritten with zeros rather than left in free pages.
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+                try db.execute(sql: "PRAGMA secure_delete = ON")
             }
             files = DatabaseFiles(databasePath: path)
         } catch {

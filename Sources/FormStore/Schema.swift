@@ -230,6 +230,35 @@ enum Schema {
                 """)
         }
 
+        // Admin writes, appended in each write's transaction and chained by hash (see `AuditChain`).
+        // The triggers make the log append-only for every connection: undoing them takes a schema
+        // change, which `formhouse audit verify` then catches by the chain.
+        migrator.registerMigration("009 audit log") { db in
+            try db.execute(sql: """
+                CREATE TABLE audit_log (
+                    sequence INTEGER PRIMARY KEY NOT NULL,
+                    at INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    route TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    version_before INTEGER,
+                    version_after INTEGER,
+                    detail TEXT,
+                    previous_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL
+                ) STRICT;
+
+                CREATE INDEX audit_log_by_target ON audit_log(target, sequence);
+
+                CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+                BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+
+                CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+                BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                """)
+        }
+
         return migrator
     }
 }

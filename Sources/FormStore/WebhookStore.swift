@@ -6,7 +6,9 @@ public protocol WebhookStore: Sendable {
 
     /// Adds a webhook endpoint to a form. Throws ``StoreError/notFound(_:)`` when the form is unknown,
     /// ``StoreError/limitReached(_:)`` past its `maxPerForm`, ``StoreError/conflict(_:)`` for a taken id.
-    func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord
+    /// This and the other admin writes below record `audit`, when given, in their transaction, when
+    /// they change something.
+    func createEndpoint(_ endpoint: NewEndpoint, audit: AuditNote?) async throws -> EndpointRecord
 
     /// The endpoints of a form that are not deleted (disabled ones included), oldest first.
     func endpoints(formID: String) async throws -> [EndpointRecord]
@@ -15,11 +17,13 @@ public protocol WebhookStore: Sendable {
     func endpoint(id: String) async throws -> EndpointRecord?
 
     /// Deletes an endpoint; its deliveries not yet sent become `dead`. Returns `false` when unknown.
-    func deleteEndpoint(id: String) async throws -> Bool
+    func deleteEndpoint(id: String, audit: AuditNote?) async throws -> Bool
 
     /// Makes `newSecretCiphertext` the endpoint's secret and keeps the old one valid until
     /// `previousValidUntil`. Returns `nil` when the endpoint is unknown or deleted.
-    func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord?
+    func rotateEndpointSecret(
+        id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date, audit: AuditNote?
+    ) async throws -> EndpointRecord?
 
     /// Disables an endpoint (for example after a 410); its deliveries not yet sent become `dead`.
     /// Throws ``StoreError/notFound(_:)`` when it is unknown or deleted.
@@ -62,13 +66,33 @@ public protocol WebhookStore: Sendable {
 
     /// Queues a delivery again: `pending`, due at `now`, unless it is unknown, its endpoint no longer
     /// receives anything, or an attempt is in flight.
-    func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome
+    func redeliver(id: String, now: Date, audit: AuditNote?) async throws -> RedeliveryOutcome
 
     /// How many deliveries wait to be sent and how long the oldest of them has been waiting.
     func deliveryStats(now: Date) async throws -> (pending: Int, oldestPendingAge: TimeInterval?)
 }
 
 extension WebhookStore {
+    /// Adds an endpoint without recording it in the audit log.
+    public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
+        try await createEndpoint(endpoint, audit: nil)
+    }
+
+    /// Deletes an endpoint without recording it in the audit log.
+    public func deleteEndpoint(id: String) async throws -> Bool {
+        try await deleteEndpoint(id: id, audit: nil)
+    }
+
+    /// Rotates an endpoint's secret without recording it in the audit log.
+    public func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord? {
+        try await rotateEndpointSecret(id: id, newSecretCiphertext: newSecretCiphertext, previousValidUntil: previousValidUntil, audit: nil)
+    }
+
+    /// Queues a delivery again without recording it in the audit log.
+    public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
+        try await redeliver(id: id, now: now, audit: nil)
+    }
+
     /// Claims due deliveries to any endpoint.
     public func claimDueDeliveries(owner: String, limit: Int, now: Date, lease: TimeInterval) async throws -> [ClaimedDelivery] {
         try await claimDueDeliveries(owner: owner, limit: limit, now: now, lease: lease, excludingEndpoints: [], roomByEndpoint: [:])

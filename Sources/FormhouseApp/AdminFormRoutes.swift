@@ -11,24 +11,24 @@ struct AdminFormRoutes {
 
     /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
     func register(on admin: inout AdminRoutes) {
-        admin.on(.put, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, _ in try await put(request) }
+        admin.on(.put, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, caller in try await put(request, caller: caller) }
         admin.on(.post, "/forms", needs: .init(.edit, .body)) { request, caller in try await create(request, caller: caller) }
         admin.on(.get, "/forms", needs: .init(.read)) { request, caller in try await list(request, caller: caller) }
         admin.on(.get, "/forms/{id}", needs: .init(.read, .form("id"))) { request, _ in try await get(request) }
         admin.on(.get, "/forms/{id}/versions", needs: .init(.read, .form("id"))) { request, _ in try await versions(request) }
-        admin.on(.delete, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, _ in try await delete(request) }
+        admin.on(.delete, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, caller in try await delete(request, caller: caller) }
         admin.on(.get, "/forms/{id}/submissions", needs: .init(.export, .form("id"))) { request, _ in try await submissions(request) }
         admin.on(.get, "/submissions/{sid}", needs: .init(.read, .submission("sid"))) { request, _ in try await submission(request) }
         admin.on(.get, "/submissions/{sid}/raw", needs: .init(.read, .submission("sid"))) { request, _ in try await rawSubmission(request) }
     }
 
-    func put(_ request: Request) async throws -> Response {
+    func put(_ request: Request, caller: AdminCaller) async throws -> Response {
         try request.requireJSON()
         // Create-or-update: an id no form can have is a problem of the definition to be (as for POST
         // and `formhouse check`), listed with the body's own problems, not a missing form.
         let id = try request.parameters.require("id")
         let definition = try await parseDefinition(request.body, pathID: id)
-        return try await save(id: id, definition: definition, precondition: request.versionPrecondition)
+        return try await save(id: id, definition: definition, caller: caller, precondition: request.versionPrecondition)
     }
 
     func create(_ request: Request, caller: AdminCaller) async throws -> Response {
@@ -42,16 +42,28 @@ struct AdminFormRoutes {
         // POST creates: an id in use is refused rather than given a new version (that is PUT's job),
         // so a "new form" cannot silently replace a live one.
         do {
-            return try await save(id: id, definition: definition, createOnly: true)
+            return try await save(id: id, definition: definition, caller: caller, createOnly: true)
         } catch StoreError.conflict {
             throw APIProblem(.formExists, "A form with id '\(id)' exists; PUT /v1/admin/forms/\(id) adds a version to it.")
         }
     }
 
     private func save(
-        id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
+        id: String, definition: FormDefinition, caller: AdminCaller, createOnly: Bool = false,
+        precondition: (@Sendable (Int?) -> Bool)? = nil
     ) async throws -> Response {
-        let (form, created) = try await catalog.save(id: id, definition: definition, createOnly: createOnly, precondition: precondition)
+        // A change of retention is worth its own line in the audit log's detail: it decides what is
+        // deleted. Read before the save, so a save racing this one may make it stale; the versions
+        // before and after, which the store records, are exact.
+        var detail: [String: JSONValue] = [:]
+        let before = try await catalog.current(id: id)?.definition.retentionDays
+        if before != definition.retentionDays {
+            detail["retentionDays"] = ["before": before.map { .number(Double($0)) } ?? .null,
+                                       "after": definition.retentionDays.map { .number(Double($0)) } ?? .null]
+        }
+        let (form, created) = try await catalog.save(
+            id: id, definition: definition, createOnly: createOnly, precondition: precondition,
+            audit: caller.audit("form.saved", target: id, detail: detail))
         var response = Response.json(encoding: SavedFormJSON(form), status: created ? 201 : 200)
         response.headers.set("Location", "/v1/admin/forms/\(id)")
         response.headers.set("ETag", form.etag)
@@ -162,9 +174,9 @@ struct AdminFormRoutes {
         return pageResponse(versions, limit: limit, scope: scope, cursor: { String($0.version) }, item: FormVersionJSON.init)
     }
 
-    func delete(_ request: Request) async throws -> Response {
+    func delete(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.formID()
-        guard try await catalog.delete(id: id, precondition: request.versionPrecondition) else {
+        guard try await catalog.delete(id: id, precondition: request.versionPrecondition, audit: caller.audit("form.deleted", target: id)) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
         }
         return Response(status: 204)

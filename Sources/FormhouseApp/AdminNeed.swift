@@ -12,6 +12,8 @@ struct AdminNeed: Sendable, Hashable {
         case export
         /// An editor's: changing forms and webhooks.
         case edit
+        /// An owner's alone: reading the audit log, erasing submissions.
+        case own
     }
 
     /// Where the request names its form.
@@ -45,6 +47,7 @@ struct AdminNeed: Sendable, Hashable {
         case .read: role <= .viewer
         case .export: role <= .viewer || (role == .exporter && format.map(Self.exportFormats.contains) == true)
         case .edit: role <= .editor
+        case .own: role == .owner
         }
     }
 
@@ -54,6 +57,7 @@ struct AdminNeed: Sendable, Hashable {
         case .any: .exporter
         case .read, .export: .viewer
         case .edit: .editor
+        case .own: .owner
         }
     }
 }

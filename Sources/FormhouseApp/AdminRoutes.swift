@@ -19,10 +19,12 @@ struct AdminRoutes {
         _ method: HTTPMethod, _ pattern: String, needs need: AdminNeed, body: BodyMode = .buffered,
         _ handler: @escaping @Sendable (Request, AdminCaller) async throws -> Response
     ) {
-        needs["\(method.rawValue) \(group.prefix)\(pattern)"] = need
+        let route = "\(method.rawValue) \(group.prefix)\(pattern)"
+        needs[route] = need
         let store = self.store
         group.on(method, pattern, body: body) { request, context in
-            guard let caller = context.caller else { throw APIProblem.unauthorized("Send 'Authorization: Bearer <token>'.") }
+            guard var caller = context.caller else { throw APIProblem.unauthorized("Send 'Authorization: Bearer <token>'.") }
+            caller.route = route
             try caller.require(need, request)
             if caller.forms != nil, let form = try await Self.form(of: need.target, request, store) {
                 try caller.require(form: form)

@@ -20,4 +20,6 @@ struct AdminCaller: Sendable, Equatable {
     var role: AdminRole
     /// The form ids the token reaches; nil is every form.
     var forms: Set<String>?
+    /// The route being answered, as `<METHOD> <pattern>`; set by ``AdminRoutes`` for the audit log.
+    var route = ""
 }

@@ -121,7 +121,8 @@ final class FormCatalog: Sendable {
     /// version this call saved, even when another save has made a later one current since.
     /// Saves a new version, or with `createOnly` a new form only (``StoreError/conflict(_:)`` when it exists).
     func save(
-        id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil
+        id: String, definition: FormDefinition, createOnly: Bool = false, precondition: (@Sendable (Int?) -> Bool)? = nil,
+        audit: AuditNote? = nil
     ) async throws -> (form: PublishedForm, created: Bool) {
         // `version` is the server's: it is added to every definition served, so a definition read
         // and put back unchanged must not count it as content, or every such save would make a new
@@ -133,7 +134,7 @@ final class FormCatalog: Sendable {
         let hash = SubmissionService.hash(normalized.sortingKeys().serialized())
         let saved = try await store.saveFormVersion(
             formID: id, definition: text, title: definition.title, contentHash: hash, createOnly: createOnly,
-            precondition: precondition)
+            precondition: precondition, audit: audit)
         invalidate(id: id)
         guard let form = try await version(id: id, version: saved.version) else {
             throw CatalogFailure.savedButUnreadable
@@ -141,8 +142,8 @@ final class FormCatalog: Sendable {
         return (form, saved.createdForm)
     }
 
-    func delete(id: String, precondition: (@Sendable (Int?) -> Bool)? = nil) async throws -> Bool {
-        let deleted = try await store.deleteForm(id: id, precondition: precondition)
+    func delete(id: String, precondition: (@Sendable (Int?) -> Bool)? = nil, audit: AuditNote? = nil) async throws -> Bool {
+        let deleted = try await store.deleteForm(id: id, precondition: precondition, audit: audit)
         invalidate(id: id)
         return deleted
     }

@@ -113,6 +113,7 @@ public final class FormhouseApplication: Sendable {
         fileRoutes.registerPublic(on: &router)
         let cursors = CursorSeal(key: secretBox.derivedKey(for: "formhouse paging cursor v1"))
         var adminNeeds: [String: AdminNeed] = [:]
+        let sweeper = self.sweeper
         router.group("/v1/admin", middleware: auth) { group in
             var admin = AdminRoutes(group: group, store: store)
             admin.on(.get, "/whoami", needs: .init(.any)) { _, caller in .json(encoding: WhoAmIJSON(caller)) }
@@ -121,6 +122,9 @@ public final class FormhouseApplication: Sendable {
                           notify: { worker.notify() }).register(on: &admin)
             fileRoutes.registerAdmin(on: &admin)
             FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
+            AuditRoutes(store: store, cursors: cursors).register(on: &admin)
+            ErasureRoutes(catalog: catalog, store: store, values: { try JSONValue(parsing: Array($0.values.utf8)) },
+                          deleteReleasedFiles: { try await sweeper.deleteExpiredUploads() }).register(on: &admin)
             group = admin.group
             adminNeeds = admin.needs
         }

@@ -58,6 +58,18 @@ struct UploadSweeper: Sendable {
         } catch {
             logger.warning("deleting submissions past their retention failed; trying again later", metadata: ["error": "\(error)"])
         }
+        let total = try await deleteExpiredUploads(now: now)
+        let orphans = try await tus.removeOrphanedStagedFiles(olderThan: orphanAge)
+        if total > 0 || orphans > 0 {
+            logger.info("swept expired uploads", metadata: ["count": "\(total)", "staged_files": "\(orphans)"])
+        }
+        return total
+    }
+
+    /// Deletes the uploads expired by `now`, bytes first; returns how many. Erasure calls it at once,
+    /// so that an erased submission's files are gone when it answers.
+    @discardableResult
+    func deleteExpiredUploads(now: Date = Date()) async throws -> Int {
         var total = 0
         while true {
             let expired = try await store.expiredUploads(before: now, limit: Self.batch)
@@ -67,10 +79,6 @@ struct UploadSweeper: Sendable {
             swept.increment(by: deleted)
             // A batch that deleted nothing (the database refuses deletes) waits for the next round.
             if expired.count < Self.batch || deleted == 0 || Task.isCancelled { break }
-        }
-        let orphans = try await tus.removeOrphanedStagedFiles(olderThan: orphanAge)
-        if total > 0 || orphans > 0 {
-            logger.info("swept expired uploads", metadata: ["count": "\(total)", "staged_files": "\(orphans)"])
         }
         return total
     }

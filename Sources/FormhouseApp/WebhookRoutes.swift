@@ -23,16 +23,16 @@ struct WebhookRoutes {
 
     /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
     func register(on admin: inout AdminRoutes) {
-        admin.on(.post, "/forms/{id}/webhooks", needs: .init(.edit, .form("id"))) { request, _ in try await create(request) }
+        admin.on(.post, "/forms/{id}/webhooks", needs: .init(.edit, .form("id"))) { request, caller in try await create(request, caller: caller) }
         admin.on(.get, "/forms/{id}/webhooks", needs: .init(.edit, .form("id"))) { request, _ in try await list(request) }
-        admin.on(.delete, "/webhooks/{wid}", needs: .init(.edit, .webhook("wid"))) { request, _ in try await delete(request) }
-        admin.on(.post, "/webhooks/{wid}/rotate", needs: .init(.edit, .webhook("wid"))) { request, _ in try await rotate(request) }
+        admin.on(.delete, "/webhooks/{wid}", needs: .init(.edit, .webhook("wid"))) { request, caller in try await delete(request, caller: caller) }
+        admin.on(.post, "/webhooks/{wid}/rotate", needs: .init(.edit, .webhook("wid"))) { request, caller in try await rotate(request, caller: caller) }
         admin.on(.get, "/deliveries", needs: .init(.read)) { request, caller in try await deliveries(request, caller: caller) }
         admin.on(.get, "/deliveries/{did}", needs: .init(.read, .delivery("did"))) { request, _ in try await delivery(request) }
-        admin.on(.post, "/deliveries/{did}/redeliver", needs: .init(.edit, .delivery("did"))) { request, _ in try await redeliver(request) }
+        admin.on(.post, "/deliveries/{did}/redeliver", needs: .init(.edit, .delivery("did"))) { request, caller in try await redeliver(request, caller: caller) }
     }
 
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, caller: AdminCaller) async throws -> Response {
         try request.requireJSON()
         let formID = try request.formID()
         guard try await catalog.current(id: formID) != nil else {
@@ -65,7 +65,11 @@ struct WebhookRoutes {
             record = try await store.createEndpoint(NewEndpoint(
                 id: id, formID: formID, url: url,
                 secretCiphertext: Array(try secrets.seal(secret, context: id).utf8), createdAt: Date(),
-                maxPerForm: Self.maxEndpointsPerForm))
+                maxPerForm: Self.maxEndpointsPerForm),
+                // The host only: a webhook URL's path or query often is a secret of its own.
+                audit: caller.audit("webhook.created", target: id, detail: [
+                    "formId": .string(formID), "host": URLComponents(string: url)?.host.map(JSONValue.string) ?? .null,
+                ]))
         } catch StoreError.limitReached {
             throw Self.tooManyWebhooks
         }
@@ -84,19 +88,20 @@ struct WebhookRoutes {
         return .json(encoding: EndpointListJSON(items: try await store.endpoints(formID: formID).map { EndpointJSON($0) }))
     }
 
-    func delete(_ request: Request) async throws -> Response {
+    func delete(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.parameters.require("wid")
-        guard try await store.deleteEndpoint(id: id) else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
+        guard try await store.deleteEndpoint(id: id, audit: caller.audit("webhook.deleted", target: id)) else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
         return Response(status: 204)
     }
 
     /// A new secret; the old one keeps signing too for 24 hours so receivers can switch over.
-    func rotate(_ request: Request) async throws -> Response {
+    func rotate(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.parameters.require("wid")
         let secret = WebhookSecret.generate()
         let until = Date().addingTimeInterval(Self.rotationOverlap)
         guard let record = try await store.rotateEndpointSecret(
-            id: id, newSecretCiphertext: Array(try secrets.seal(secret, context: id).utf8), previousValidUntil: until)
+            id: id, newSecretCiphertext: Array(try secrets.seal(secret, context: id).utf8), previousValidUntil: until,
+            audit: caller.audit("webhook.rotated", target: id))
         else { throw APIProblem.notFound("There is no webhook '\(id)'.") }
         return .json(encoding: EndpointJSON(record, secret: secret.encoded, previousSecretExpiresAt: Timestamp.rfc3339(until)))
     }
@@ -131,9 +136,9 @@ struct WebhookRoutes {
         return .json(encoding: DeliveryJSON(record, withAttemptLog: true))
     }
 
-    func redeliver(_ request: Request) async throws -> Response {
+    func redeliver(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.parameters.require("did")
-        switch try await store.redeliver(id: id, now: Date()) {
+        switch try await store.redeliver(id: id, now: Date(), audit: caller.audit("delivery.redelivered", target: id)) {
         case .queued:
             break
         case .unknownDelivery:

@@ -10,6 +10,7 @@ extension SQLiteToPostgresCopy {
         "006 uploads",
         "007 drafts",
         "008 form stats",
+        "009 audit log",
     ]
 
     /// Every table, parents before the rows that refer to them. `forms.changed` is left to its
@@ -59,6 +60,11 @@ extension SQLiteToPostgresCopy {
             .text("status"), .integer("attempts"), .bigint("next_attempt_at"), .cleared(.text("lease_owner")),
             .cleared(.bigint("lease_expires_at")), .bigint("created_at"), .bigint("updated_at"),
             .integer("last_status_code"), .text("last_error"),
+        ]),
+        // Copied as it is, so the chain still verifies and goes on from the same newest entry.
+        CopiedTable("audit_log", key: ["sequence"], columns: [
+            .bigint("sequence"), .bigint("at"), .text("actor"), .text("action"), .text("route"), .text("target"),
+            .bigint("version_before"), .bigint("version_after"), .text("detail"), .text("previous_hash"), .text("hash"),
         ]),
         CopiedTable("delivery_attempts", key: ["id"], identity: "id", columns: [
             .bigint("id"), .text("delivery_id"), .bigint("attempted_at"), .integer("status_code"),

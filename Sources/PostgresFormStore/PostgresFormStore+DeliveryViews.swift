@@ -48,7 +48,7 @@ extension PostgresFormStore {
 
     /// The delivery's row is locked while it is checked and queued: a claim meanwhile skips it, and a
     /// claim that holds it already makes this wait and then answer `inFlight`.
-    public func redeliver(id: String, now: Date) async throws -> RedeliveryOutcome {
+    public func redeliver(id: String, now: Date, audit: AuditNote?) async throws -> RedeliveryOutcome {
         let milliseconds = now.storedMilliseconds
         return try await transaction { connection in
             let rows = try await connection.query("""
@@ -69,6 +69,7 @@ extension PostgresFormStore {
                 UPDATE deliveries SET status = 'pending', next_attempt_at = \(milliseconds), updated_at = \(milliseconds)
                 WHERE id = \(id)
                 """, logger: self.logger)
+            try await self.appendAudit(audit, on: connection)
             return .queued
         }
     }

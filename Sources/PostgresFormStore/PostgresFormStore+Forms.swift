@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresFormStore: FormVersionStore {
     public func saveFormVersion(
         formID: String, definition: String, title: String, contentHash: String, createOnly: Bool,
-        precondition: (@Sendable (Int?) -> Bool)?
+        precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?
     ) async throws -> SavedVersion {
         try await transaction { connection in
             let now = Date().storedMilliseconds
@@ -19,6 +19,7 @@ extension PostgresFormStore: FormVersionStore {
                 try await self.insertVersion(formID: formID, version: 1, definition: definition, title: title,
                                              contentHash: contentHash, now: now, on: connection)
                 try await self.recordFormChange(formID, on: connection)
+                try await self.appendAudit(audit, versionAfter: 1, on: connection)
                 return SavedVersion(version: 1, createdForm: true, createdVersion: true)
             }
             let deleted = form.deletedAt != nil
@@ -41,6 +42,7 @@ extension PostgresFormStore: FormVersionStore {
                 UPDATE forms SET current_version = \(version), updated_at = \(now), deleted_at = NULL WHERE id = \(formID)
                 """, logger: self.logger)
             try await self.recordFormChange(formID, on: connection)
+            try await self.appendAudit(audit, versionBefore: deleted ? nil : form.currentVersion, versionAfter: version, on: connection)
             return SavedVersion(version: version, createdForm: deleted, createdVersion: true)
         }
     }
@@ -102,18 +104,21 @@ extension PostgresFormStore: FormVersionStore {
         }
     }
 
-    public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?) async throws -> Bool {
+    public func deleteForm(id: String, precondition: (@Sendable (Int?) -> Bool)?, audit: AuditNote?) async throws -> Bool {
         try await transaction { connection in
             let now = Date().storedMilliseconds
             // Locked even without a precondition: a save of this form running meanwhile must not decide on
             // the state from before this delete.
-            try FormRowState.check(precondition, form: try await self.lockedFormState(id, on: connection))
+            let form = try await self.lockedFormState(id, on: connection)
+            try FormRowState.check(precondition, form: form)
             let deleted = try await connection.query("""
                 UPDATE forms SET deleted_at = \(now), updated_at = \(now) WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING 1
                 """, logger: self.logger).first(as: Int.self)
-            if deleted != nil { try await self.recordFormChange(id, on: connection) }
-            return deleted != nil
+            guard deleted != nil else { return false }
+            try await self.recordFormChange(id, on: connection)
+            try await self.appendAudit(audit, versionBefore: form?.currentVersion, on: connection)
+            return true
         }
     }
 

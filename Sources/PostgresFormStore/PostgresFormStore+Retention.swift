@@ -12,24 +12,43 @@ extension PostgresFormStore {
                 """, logger: self.logger)
             var ids: [String] = []
             for try await id in rows.decode(String.self) { ids.append(id) }
-            guard !ids.isEmpty else { return DeletedSubmissions() }
-            let attempts = try await self.count(on: connection, """
-                DELETE FROM delivery_attempts
-                WHERE delivery_id IN (SELECT id FROM deliveries WHERE submission_id = ANY(\(ids))) RETURNING 1
-                """)
-            let deliveries = try await self.count(on: connection, "DELETE FROM deliveries WHERE submission_id = ANY(\(ids)) RETURNING 1")
-            // Unbound and already expired: the upload sweeper removes the record and the bytes.
-            let files = try await self.count(on: connection, """
-                UPDATE uploads SET submission_id = NULL, draft_id = NULL, expires_at = \(Date().storedMilliseconds - 1)
-                WHERE submission_id = ANY(\(ids)) RETURNING 1
-                """)
-            try await connection.execute("DELETE FROM drafts WHERE submission_id = ANY(\(ids))", logger: self.logger)
-            let submissions = try await self.count(on: connection, "DELETE FROM submissions WHERE id = ANY(\(ids)) RETURNING 1")
-            try await connection.execute(
-                "UPDATE forms SET submission_count = GREATEST(0, submission_count - \(submissions)) WHERE id = \(formID)",
-                logger: self.logger)
-            return DeletedSubmissions(submissions: submissions, deliveries: deliveries, attempts: attempts, files: files)
+            return try await self.deleteSubmissionRows(ids, formID: formID, on: connection)
         }
+    }
+
+    public func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions {
+        guard !ids.isEmpty else { return DeletedSubmissions() }
+        return try await transaction { connection in
+            let rows = try await connection.query("""
+                SELECT id FROM submissions WHERE form_id = \(formID) AND id = ANY(\(ids)) ORDER BY id FOR UPDATE
+                """, logger: self.logger)
+            var found: [String] = []
+            for try await id in rows.decode(String.self) { found.append(id) }
+            let deleted = try await self.deleteSubmissionRows(found, formID: formID, on: connection)
+            if deleted.submissions > 0 { try await self.appendAudit(audit, on: connection) }
+            return deleted
+        }
+    }
+
+    /// Deletes submissions, locked by the caller, with everything that refers to them.
+    private func deleteSubmissionRows(_ ids: [String], formID: String, on connection: PostgresConnection) async throws -> DeletedSubmissions {
+        guard !ids.isEmpty else { return DeletedSubmissions() }
+        let attempts = try await count(on: connection, """
+            DELETE FROM delivery_attempts
+            WHERE delivery_id IN (SELECT id FROM deliveries WHERE submission_id = ANY(\(ids))) RETURNING 1
+            """)
+        let deliveries = try await count(on: connection, "DELETE FROM deliveries WHERE submission_id = ANY(\(ids)) RETURNING 1")
+        // Unbound and already expired: the upload sweeper removes the record and the bytes.
+        let files = try await count(on: connection, """
+            UPDATE uploads SET submission_id = NULL, draft_id = NULL, expires_at = \(Date().storedMilliseconds - 1)
+            WHERE submission_id = ANY(\(ids)) RETURNING 1
+            """)
+        try await connection.execute("DELETE FROM drafts WHERE submission_id = ANY(\(ids))", logger: logger)
+        let submissions = try await count(on: connection, "DELETE FROM submissions WHERE id = ANY(\(ids)) RETURNING 1")
+        try await connection.execute(
+            "UPDATE forms SET submission_count = GREATEST(0, submission_count - \(submissions)) WHERE id = \(formID)",
+            logger: logger)
+        return DeletedSubmissions(submissions: submissions, deliveries: deliveries, attempts: attempts, files: files)
     }
 
     /// The rows a `… RETURNING 1` statement touched.

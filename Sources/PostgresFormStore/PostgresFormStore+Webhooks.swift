@@ -7,7 +7,7 @@ import PostgresNIO
 extension PostgresFormStore: WebhookStore {
     /// The form's row is locked first, so that nodes adding endpoints to one form at once count them
     /// one after the other, and a delete of the form running meanwhile is seen.
-    public func createEndpoint(_ endpoint: NewEndpoint) async throws -> EndpointRecord {
+    public func createEndpoint(_ endpoint: NewEndpoint, audit: AuditNote?) async throws -> EndpointRecord {
         var rounded = endpoint.record
         rounded.createdAt = Date(storedMilliseconds: rounded.createdAt.storedMilliseconds)
         let record = rounded
@@ -31,6 +31,7 @@ extension PostgresFormStore: WebhookStore {
                 RETURNING 1
                 """, logger: self.logger).first(as: Int.self)
             guard inserted != nil else { throw StoreError.conflict("endpoint \(record.id) exists") }
+            try await self.appendAudit(audit, on: connection)
             return record
         }
     }
@@ -52,7 +53,7 @@ extension PostgresFormStore: WebhookStore {
         }
     }
 
-    public func deleteEndpoint(id: String) async throws -> Bool {
+    public func deleteEndpoint(id: String, audit: AuditNote?) async throws -> Bool {
         try await transaction { connection in
             let now = Date().storedMilliseconds
             let deleted = try await connection.query("""
@@ -60,13 +61,16 @@ extension PostgresFormStore: WebhookStore {
                 """, logger: self.logger).first(as: Int.self)
             guard deleted != nil else { return false }
             try await self.endOpenDeliveries(endpointID: id, reason: "endpoint deleted", now: now, on: connection)
+            try await self.appendAudit(audit, on: connection)
             return true
         }
     }
 
-    public func rotateEndpointSecret(id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date) async throws -> EndpointRecord? {
-        try await read { connection in
-            try await connection.query("""
+    public func rotateEndpointSecret(
+        id: String, newSecretCiphertext: [UInt8], previousValidUntil: Date, audit: AuditNote?
+    ) async throws -> EndpointRecord? {
+        try await transaction { connection in
+            let rotated = try await connection.query("""
                 UPDATE webhook_endpoints
                 SET previous_secret_ciphertext = secret_ciphertext,
                     previous_secret_expires_at = \(previousValidUntil.storedMilliseconds),
@@ -74,6 +78,8 @@ extension PostgresFormStore: WebhookStore {
                 WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING \(unescaped: Self.endpointColumns)
                 """, logger: self.logger).endpointRecords().first
+            if rotated != nil { try await self.appendAudit(audit, on: connection) }
+            return rotated
         }
     }
 

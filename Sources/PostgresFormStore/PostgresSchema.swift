@@ -225,6 +225,34 @@ enum PostgresSchema {
                 SELECT form_id, received_at / 86400000, count(*) FROM submissions GROUP BY form_id, received_at / 86400000
             """,
         ]),
+        // Admin writes, appended in each write's transaction and chained by hash (see `AuditChain`).
+        // The trigger makes the log append-only for every role that does not own the table.
+        Migration(version: 6, name: "audit log", statements: [
+            """
+            CREATE TABLE audit_log (
+                sequence bigint PRIMARY KEY,
+                at bigint NOT NULL,
+                actor text COLLATE "C" NOT NULL,
+                action text COLLATE "C" NOT NULL,
+                route text COLLATE "C" NOT NULL,
+                target text COLLATE "C" NOT NULL,
+                version_before bigint,
+                version_after bigint,
+                detail text,
+                previous_hash text NOT NULL,
+                hash text NOT NULL
+            )
+            """,
+            "CREATE INDEX audit_log_by_target ON audit_log(target, sequence)",
+            """
+            CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$
+            """,
+            """
+            CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
+            FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()
+            """,
+        ]),
     ]
 
     /// Applies the migrations the database lacks, each in its own transaction, under the advisory lock

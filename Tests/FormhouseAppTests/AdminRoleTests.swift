@@ -29,12 +29,15 @@ struct RoleMatrixTests {
         "POST /v1/admin/deliveries/{did}/redeliver": .init(.edit, .delivery("did")),
         "GET /v1/admin/files/{fid}": .init(.read, .file("fid")),
         "GET /v1/admin/forms/{id}/stats": .init(.read, .form("id")),
+        "GET /v1/admin/audit": .init(.own),
+        "DELETE /v1/admin/submissions/{sid}": .init(.own, .submission("sid")),
+        "POST /v1/admin/forms/{id}/erasure": .init(.own, .form("id")),
     ]
 
     /// The roles each action admits, as docs/api.md's table has them (an exporter's export needs a format).
     static let admitted: [AdminNeed.Action: Set<AdminRole>] = [
         .any: [.owner, .editor, .viewer, .exporter], .edit: [.owner, .editor],
-        .read: [.owner, .editor, .viewer], .export: [.owner, .editor, .viewer],
+        .read: [.owner, .editor, .viewer], .export: [.owner, .editor, .viewer], .own: [.owner],
     ]
 
     struct Caller {
@@ -80,6 +83,7 @@ struct RoleMatrixTests {
         switch (method, pattern) {
         case (.put, "/v1/admin/forms/{id}"), (.post, "/v1/admin/forms"): FileFixtures.claimForm
         case (.post, "/v1/admin/forms/{id}/webhooks"): #"{"url": "http://127.0.0.1:9/hook"}"#
+        case (.post, "/v1/admin/forms/{id}/erasure"): #"{"field": "name", "equals": "Ana"}"#
         default: "{}"
         }
     }

@@ -72,28 +72,28 @@ import Testing
         try await kind.withFormVersionStore { store in
             await #expect(throws: StoreError.preconditionFailed(currentVersion: nil)) {
                 try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1",
-                                                createOnly: false, precondition: { $0 == 1 })
+                                                createOnly: false, precondition: { $0 == 1 }, audit: nil)
             }
             #expect(try await store.formExists(id: "f", includingDeleted: true) == false)
 
             _ = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h1",
-                                                createOnly: false, precondition: { $0 == nil })
+                                                createOnly: false, precondition: { $0 == nil }, audit: nil)
             await #expect(throws: StoreError.preconditionFailed(currentVersion: 1)) {
                 try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h2",
-                                                createOnly: false, precondition: { $0 == 7 })
+                                                createOnly: false, precondition: { $0 == 7 }, audit: nil)
             }
             #expect(try await store.currentForm(id: "f")?.contentHash == "h1")
             let saved = try await store.saveFormVersion(formID: "f", definition: "{}", title: "F", contentHash: "h2",
-                                                        createOnly: false, precondition: { $0 == 1 })
+                                                        createOnly: false, precondition: { $0 == 1 }, audit: nil)
             #expect(saved.version == 2)
 
             await #expect(throws: StoreError.preconditionFailed(currentVersion: 2)) {
-                try await store.deleteForm(id: "f", precondition: { $0 == 1 })
+                try await store.deleteForm(id: "f", precondition: { $0 == 1 }, audit: nil)
             }
             #expect(try await store.currentForm(id: "f") != nil)
-            #expect(try await store.deleteForm(id: "f", precondition: { $0 == 2 }))
+            #expect(try await store.deleteForm(id: "f", precondition: { $0 == 2 }, audit: nil))
             await #expect(throws: StoreError.preconditionFailed(currentVersion: nil)) {
-                try await store.deleteForm(id: "f", precondition: { $0 == 2 })
+                try await store.deleteForm(id: "f", precondition: { $0 == 2 }, audit: nil)
             }
         }
     }

@@ -12,6 +12,7 @@ struct DataDirectoryFixture {
     static let counts: [String: Int] = [
         "forms": 3, "form_versions": 6, "submissions": 40, "webhook_endpoints": 2, "deliveries": 60,
         "delivery_attempts": 4, "uploads": 5, "drafts": 3, "draft_starts": 1, "form_daily_stats": 3, "form_rejection_stats": 2,
+        "audit_log": 4,
     ]
     static let nonUTF8Body: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80, 0x7B]
     /// Over 1 MiB, and over the test's batch byte limit.
@@ -28,14 +29,17 @@ struct DataDirectoryFixture {
         for version in 1...3 {
             _ = try await store.saveFormVersion(
                 formID: "alpha", definition: #"{"id":"alpha","v":\#(version),"title":"Ä \#(version)"}"#,
-                title: "Alpha \(version)", contentHash: "alpha-\(version)")
+                title: "Alpha \(version)", contentHash: "alpha-\(version)", createOnly: false, precondition: nil,
+                audit: AuditNote(actor: "ops", action: "form.saved", route: "PUT /v1/admin/forms/{id}", target: "alpha",
+                                 detail: version == 1 ? #"{"retentionDays":{"after":30,"before":null}}"# : nil))
         }
         _ = try await store.saveFormVersion(formID: "beta", definition: #"{"id":"beta"}"#, title: "Beta", contentHash: "beta")
         for version in 1...2 {
             _ = try await store.saveFormVersion(
                 formID: "gone", definition: #"{"id":"gone","v":\#(version)}"#, title: "Gone", contentHash: "gone-\(version)")
         }
-        _ = try await store.deleteForm(id: "gone")
+        _ = try await store.deleteForm(
+            id: "gone", precondition: nil, audit: AuditNote(actor: "Zoë", action: "form.deleted", route: "DELETE /v1/admin/forms/{id}", target: "gone"))
 
         let first = try await store.createEndpoint(NewEndpoint(
             formID: "alpha", url: "https://hooks.example/a", secretCiphertext: secret))

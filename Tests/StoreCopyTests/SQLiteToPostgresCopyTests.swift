@@ -71,6 +71,18 @@ import Testing
             """).decode(Int.self).reduce(into: []) { $0.append($1) }
         let copiedMaximum = try await sqlite.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM delivery_attempts") }
         #expect(next == [copiedMaximum.map { $0 + 1 } ?? -1])
+
+        // The audit chain goes on where it was: whole on PostgreSQL, and the next entry links to the last copied.
+        let sqliteHead = try await AuditChain.verify(try SQLiteAuditLogFile(path: file.path))
+        guard case .intact(4, let head?) = sqliteHead else { Issue.record("\(sqliteHead)"); return }
+        #expect(try await AuditChain.verify(target, expectedHead: head) == sqliteHead)
+        _ = try await target.saveFormVersion(
+            formID: "beta", definition: "{}", title: "Beta 2", contentHash: "beta-2", createOnly: false, precondition: nil,
+            audit: AuditNote(actor: "ops", action: "form.saved", route: "PUT /v1/admin/forms/{id}", target: "beta"))
+        #expect(try await target.auditEntries(AuditQuery(after: 4, limit: 10)).map(\.previousHash) == [head.hash])
+        guard case .intact(5, _) = try await AuditChain.verify(target, expectedHead: head) else {
+            Issue.record("the chain broke after the copy"); return
+        }
     }
 
     @Test func theCountCheckNamesATableThatLostARow() async throws {

@@ -25,6 +25,7 @@ enum TableDump {
         "forms": "id", "form_versions": "form_id, version", "submissions": "id", "webhook_endpoints": "id",
         "deliveries": "id", "delivery_attempts": "id", "uploads": "id", "drafts": "id", "draft_starts": "client_address, hour",
         "form_daily_stats": "form_id, day", "form_rejection_stats": "form_id, day, field, code",
+        "audit_log": "sequence",
     ]
 
     static func columns(of table: String, in sqlite: DatabaseQueue) throws -> [String] {
