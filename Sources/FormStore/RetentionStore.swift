@@ -14,6 +14,12 @@ public protocol RetentionStore: Sendable {
     /// transaction that also records `audit` when anything was erased. Ids of other forms or of no
     /// submission are skipped.
     func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions
+
+    /// Removes what deleted rows leave behind, where the store can: SQLite overwrites deleted rows
+    /// with zeros (`secure_delete`) but its write-ahead log keeps earlier copies of their pages until
+    /// it is checkpointed, which this does. A PostgreSQL server keeps dead rows until VACUUM reuses
+    /// their space, which no client can force to be immediate; there this does nothing.
+    func scrubDeletedData() async throws
 }
 
 /// What one batch of ``RetentionStore/deleteSubmissions(formID:receivedBefore:limit:)`` removed.

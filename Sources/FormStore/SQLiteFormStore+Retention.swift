@@ -13,7 +13,7 @@ extension SQLiteFormStore {
 
     public func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions {
         guard !ids.isEmpty else { return DeletedSubmissions() }
-        let erased = try await write { db in
+        return try await write { db in
             let found = try String.fetchAll(db, sql: """
                 SELECT id FROM submissions WHERE form_id = ? AND id IN (\(databaseQuestionMarks(count: ids.count)))
                 """, arguments: StatementArguments([formID] + ids))
@@ -21,18 +21,16 @@ extension SQLiteFormStore {
             if deleted.submissions > 0 { try AuditLog.append(audit, in: db) }
             return deleted
         }
-        if erased.submissions > 0 { try await moveLogIntoDatabase() }
-        return erased
     }
 
-    /// Copies the WAL into the database file and empties it: the log still holds the pages as they
-    /// were before an erasure, erased values included, until it is checkpointed and truncated. With
-    /// `secure_delete` on, the database file itself keeps no copy.
-    func moveLogIntoDatabase() async throws {
+    /// Copies the WAL into the database file and empties it. The log holds pages as they were before
+    /// a delete, deleted values included, until it is checkpointed and truncated; with `secure_delete`
+    /// on, the database file keeps no copy of them once they are checkpointed.
+    public func scrubDeletedData() async throws {
         let busy = try await pool.writeWithoutTransaction { db in
             try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")?[0] as Int? ?? 1
         }
-        if busy != 0 { logger.warning("readers kept the WAL from being emptied after an erasure; the next checkpoint empties it") }
+        if busy != 0 { throw StoreError.unavailable("readers kept the WAL from being emptied; the next checkpoint empties it") }
     }
 }
 

@@ -78,14 +78,22 @@ struct ErasureRoutes {
         return .json(encoding: ErasureJSON(erased: total.submissions, deliveries: total.deliveries, files: total.files))
     }
 
-    /// Files are deleted now rather than at the sweeper's next pass; if that fails they are still
-    /// unbound and expired, and the sweeper's pass deletes them.
+    /// Files are deleted now rather than at the sweeper's next pass (if that fails they are still
+    /// unbound and expired, and the sweeper's pass deletes them); then the store scrubs what the
+    /// deleted rows, upload records included, left behind.
     private func releaseFiles(_ erased: DeletedSubmissions) async throws {
-        guard erased.files > 0 else { return }
+        guard erased.submissions > 0 else { return }
+        if erased.files > 0 {
+            do {
+                try await deleteReleasedFiles()
+            } catch {
+                Self.logger.warning("an erasure's files are left to the upload sweeper", metadata: ["error": "\(error)"])
+            }
+        }
         do {
-            try await deleteReleasedFiles()
+            try await store.scrubDeletedData()
         } catch {
-            Self.logger.warning("an erasure's files are left to the upload sweeper", metadata: ["error": "\(error)"])
+            Self.logger.warning("an erasure's deleted rows are scrubbed at the next checkpoint", metadata: ["error": "\(error)"])
         }
     }
 

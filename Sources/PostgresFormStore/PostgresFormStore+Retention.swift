@@ -30,6 +30,9 @@ extension PostgresFormStore {
         }
     }
 
+    /// Nothing: dead rows are the server's to reclaim (VACUUM), as the operations guide says.
+    public func scrubDeletedData() async throws {}
+
     /// Deletes submissions, locked by the caller, with everything that refers to them.
     private func deleteSubmissionRows(_ ids: [String], formID: String, on connection: PostgresConnection) async throws -> DeletedSubmissions {
         guard !ids.isEmpty else { return DeletedSubmissions() }
