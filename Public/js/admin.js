@@ -1,6 +1,7 @@
 // The admin console served at /admin: token sign-in (session storage only), forms, a JSON editor with
 // live preview and definition errors at their pointers, version diffs, submissions with their files,
-// a form's stats over the last 30 days, webhooks, deliveries.
+// a form's stats over the last 30 days, webhooks, deliveries; each offered only to a token whose
+// role and forms (`GET /v1/admin/whoami`) allow it.
 
 import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
 import { renderForm, formatPath } from "./renderer.js";
@@ -72,10 +73,13 @@ const tokenInput = document.getElementById("token");
 const appView = document.getElementById("app-view");
 const nav = document.getElementById("nav");
 const signOutButton = document.getElementById("sign-out");
+const identityEl = document.getElementById("identity");
 const flashEl = document.getElementById("flash");
 
 let routeGeneration = 0;
 let pendingFlash = null;
+/** The signed-in token as `GET /v1/admin/whoami` describes it: `{name, role, forms}`, `forms` null for every form. */
+let me = null;
 
 // ---------- small DOM helpers ----------
 
@@ -118,6 +122,8 @@ function formatTime(value) {
 
 function describe(error) {
   if (error instanceof NetworkError) return error.message;
+  // A refusal's detail names the token and what it lacks; the title alone ("Forbidden") says nothing.
+  if (error instanceof ProblemError && error.status === 403) return `Not allowed: ${error.detail || error.title}`;
   if (error instanceof ProblemError) return error.detail ? `${error.title}: ${error.detail}` : error.title;
   return String(error && error.message ? error.message : error);
 }
@@ -172,7 +178,8 @@ function token() {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
-/** Calls the admin API with the session's token; a 401 ends the session and shows the sign-in form. */
+/** Calls the admin API with the session's token; a 401 ends the session and shows the sign-in form,
+ *  and a 403 asks again what the token may do. */
 async function api(path, options = {}) {
   try {
     return await request(path, { ...options, token: token() });
@@ -180,9 +187,69 @@ async function api(path, options = {}) {
     if (error instanceof ProblemError && error.status === 401) {
       sessionStorage.removeItem(TOKEN_KEY);
       showSignIn("Your token was not accepted (it may have been revoked). Sign in again.");
+    } else if (error instanceof ProblemError && error.status === 403) {
+      await recheckIdentity(error);
     }
     throw error;
   }
+}
+
+// ---------- what the token may do ----------
+
+/** Owners and editors change forms and webhooks and redeliver. */
+function mayEdit() {
+  return me.role === "owner" || me.role === "editor";
+}
+
+/** Everyone but an exporter reads forms, submissions, stats and deliveries. */
+function mayRead() {
+  return me.role !== "exporter";
+}
+
+/** A new form's id is not known before it is written, so only a token of every form is offered one. */
+function mayCreate() {
+  return mayEdit() && me.forms === null;
+}
+
+function reaches(formId) {
+  return me.forms === null || me.forms.includes(formId);
+}
+
+function showIdentity() {
+  identityEl.hidden = false;
+  identityEl.replaceChildren(
+    h("span", { id: "identity-name", text: me.name }), " ",
+    h("span", { class: "ad-role", id: "identity-role", "data-role": me.role, text: me.role }),
+    me.forms === null ? null : h("span", { id: "identity-forms", class: "ad-identity-forms", text: ` ${me.forms.length === 1 ? "form" : "forms"}: ${me.forms.join(", ") || "none"}` }));
+}
+
+/** Asks the server who the token is; false (with the reason shown) when it cannot tell. */
+async function loadIdentity() {
+  try {
+    const { data } = await api("/v1/admin/whoami");
+    me = data;
+    showIdentity();
+    return true;
+  } catch (error) {
+    if (!(error instanceof ProblemError && error.status === 401)) say(flashEl, `Cannot tell what this token may do: ${describe(error)}`, "error");
+    return false;
+  }
+}
+
+/** After a 403 for something the console offered: the token's role or forms changed since sign-in.
+ *  Learns them again and, when they differ, shows the refusal over a console that offers only the new powers. */
+async function recheckIdentity(refusal) {
+  const before = JSON.stringify(me);
+  try {
+    const { data } = await request("/v1/admin/whoami", { token: token() });
+    if (JSON.stringify(data) === before) return;
+    me = data;
+  } catch {
+    return;
+  }
+  showIdentity();
+  flash(`${describe(refusal)} This token's role or forms have changed since you signed in; the console now shows only what it may do.`, "error");
+  route();
 }
 
 /** Every item of a paged admin list: follows `nextCursor` with the largest page the API allows. */
@@ -205,6 +272,9 @@ function showSignIn(text = "") {
   appView.replaceChildren();
   nav.hidden = true;
   signOutButton.hidden = true;
+  me = null;
+  identityEl.hidden = true;
+  identityEl.replaceChildren();
   flashEl.textContent = "";
   signinMessage.textContent = text;
   tokenInput.value = "";
@@ -217,7 +287,7 @@ signinForm.addEventListener("submit", async (event) => {
   if (!candidate) return;
   signinMessage.textContent = "";
   try {
-    await request("/v1/admin/forms?limit=1", { token: candidate });
+    me = (await request("/v1/admin/whoami", { token: candidate })).data;
   } catch (error) {
     signinMessage.textContent = error instanceof ProblemError && error.status === 401
       ? "That token was not accepted."
@@ -226,6 +296,7 @@ signinForm.addEventListener("submit", async (event) => {
   }
   sessionStorage.setItem(TOKEN_KEY, candidate);
   tokenInput.value = "";
+  showIdentity();
   // Changing the hash renders through hashchange; otherwise render the current route now.
   if (!location.hash || location.hash === "#") location.hash = "#/forms";
   else route();
@@ -257,10 +328,15 @@ function formHash(formId, tab) {
   return `#/forms/${encodeURIComponent(formId)}${tab ? `/${tab}` : ""}`;
 }
 
-function route() {
+async function route() {
   if (!token()) {
     showSignIn();
     return;
+  }
+  if (!me) {
+    const generation = ++routeGeneration;
+    signinView.hidden = true;
+    if (!(await loadIdentity()) || generation !== routeGeneration) return;
   }
   routeGeneration++;
   signinView.hidden = true;
@@ -271,17 +347,26 @@ function route() {
     say(flashEl, pendingFlash.text, pendingFlash.kind);
     pendingFlash = null;
   } else flashEl.textContent = "";
-  const current = parseRoute();
+  const current = allowedRoute(parseRoute());
+  nav.querySelector('[data-section="deliveries"]').hidden = !mayRead();
   for (const link of nav.querySelectorAll("a")) {
     const active = link.dataset.section === (current.view === "deliveries" ? "deliveries" : "forms");
     if (active) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   appView.replaceChildren();
-  if (current.view === "deliveries") showDeliveries(routeGeneration);
+  if (current.view === "exports") showExports();
+  else if (current.view === "deliveries") showDeliveries(routeGeneration);
   else if (current.view === "editor") showNewForm(routeGeneration);
   else if (current.view === "form") showForm(routeGeneration, current.formId, current.tab);
   else showForms(routeGeneration);
+}
+
+/** The view `wanted` names, or the forms list when the token may not use it (an exporter's is its exports). */
+function allowedRoute(wanted) {
+  if (!mayRead()) return { view: "exports" };
+  if (wanted.view === "editor" && !mayCreate()) return { view: "forms" };
+  return wanted;
 }
 
 window.addEventListener("hashchange", route);
@@ -297,7 +382,7 @@ async function showForms(generation) {
   const panel = h("section", { class: "ad-panel", "aria-labelledby": "forms-title", id: "forms-panel" },
     h("div", { class: "ad-row" },
       h("h2", { id: "forms-title", class: "ad-grow", text: "Forms" }),
-      h("a", { class: "fh-button fh-small", href: "#/new", id: "new-form", text: "New form" })),
+      mayCreate() ? h("a", { class: "fh-button fh-small", href: "#/new", id: "new-form", text: "New form" }) : null),
     status);
   appView.append(panel);
   say(status, "Loading…");
@@ -311,7 +396,7 @@ async function showForms(generation) {
   if (!stillCurrent(generation)) return;
   status.textContent = "";
   if (!items || items.length === 0) {
-    say(status, "No forms yet. Create one with “New form”.");
+    say(status, mayCreate() ? "No forms yet. Create one with “New form”." : "None of this token's forms exists yet.");
     return;
   }
   panel.append(table(["Form", "Version", "Submissions", "Updated", ""], items.map((form) =>
@@ -327,7 +412,19 @@ async function showForms(generation) {
 
 const TABS = [["definition", "Definition"], ["versions", "Versions"], ["submissions", "Submissions"], ["stats", "Stats"], ["webhooks", "Webhooks"]];
 
-async function showForm(generation, formId, tab) {
+/** The form's tabs the token may open: listing webhooks is an editor's. */
+function formTabs() {
+  return TABS.filter(([key]) => key !== "webhooks" || mayEdit());
+}
+
+async function showForm(generation, formId, wantedTab) {
+  if (!reaches(formId)) {
+    appView.append(h("section", { class: "ad-panel" }, h("h2", { text: formId }),
+      h("p", { class: "ad-message", "data-kind": "error", role: "alert", id: "form-unreachable", text: `Token “${me.name}” does not reach form “${formId}”.` })));
+    return;
+  }
+  const tabs = formTabs();
+  const tab = tabs.some(([key]) => key === wantedTab) ? wantedTab : "definition";
   const heading = h("h2", { class: "ad-grow", id: "form-title", text: formId });
   const facts = h("p", { class: "ad-form-facts", text: "" });
   const status = message();
@@ -335,7 +432,7 @@ async function showForm(generation, formId, tab) {
     h("div", { class: "ad-row" }, heading,
       h("a", { href: `/f/${segment(formId)}`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Open public form" }),
       h("a", { href: `/v1/forms/${segment(formId)}?profile=formworks`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Formworks JSON" }),
-      confirmButton("Delete form", "Click again to delete", async () => {
+      mayEdit() ? confirmButton("Delete form", "Click again to delete", async () => {
         try {
           await api(`/v1/admin/forms/${segment(formId)}`, { method: "DELETE" });
           flash(`Form “${formId}” was deleted; its submissions are kept.`);
@@ -343,9 +440,9 @@ async function showForm(generation, formId, tab) {
         } catch (error) {
           say(status, describe(error), "error");
         }
-      })),
+      }, "fh-button fh-small fh-danger ad-delete-form") : null),
     facts, status,
-    h("nav", { class: "ad-tabs", "aria-label": "Form sections" }, TABS.map(([key, label]) =>
+    h("nav", { class: "ad-tabs", "aria-label": "Form sections" }, tabs.map(([key, label]) =>
       h("a", { href: formHash(formId, key), "aria-current": key === tab ? "page" : null, "data-tab": key, text: label }))));
   const body = h("div", { id: "tab-body" });
   appView.append(head, body);
@@ -400,7 +497,7 @@ async function showDefinition(generation, formId, body) {
     // The version the editor started from: saving sends it as If-Match, so a save by someone else
     // meanwhile is refused (412) instead of overwritten. The status goes only once the editor is
     // built, so a failure building it is still shown there.
-    const panel = editorPanel(generation, JSON.stringify(editable(data), null, 2), formId, headers && headers.get("ETag"));
+    const panel = editorPanel(generation, JSON.stringify(editable(data), null, 2), formId, headers && headers.get("ETag"), !mayEdit());
     status.remove();
     body.append(panel);
   } catch (error) {
@@ -414,10 +511,11 @@ function showNewForm(generation) {
   editorPanel(generation, JSON.stringify(NEW_FORM_TEMPLATE, null, 2), null));
 }
 
-/** The JSON editor with a backdrop that highlights error lines, its error list, and the live preview. */
-function editorPanel(generation, initialText, formId, etag) {
+/** The JSON editor with a backdrop that highlights error lines, its error list, and the live preview;
+ *  `readOnly` shows the definition and its preview without the controls that change it. */
+function editorPanel(generation, initialText, formId, etag, readOnly = false) {
   const textarea = h("textarea", {
-    id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off",
+    id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off", readonly: readOnly,
     "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
   });
   textarea.value = initialText;
@@ -569,7 +667,7 @@ function editorPanel(generation, initialText, formId, etag) {
   });
   textarea.addEventListener("keydown", (event) => {
     // Tab indents inside the editor; Escape then Tab still leaves it, so keyboard users are not trapped.
-    if (event.key === "Tab" && !event.shiftKey && !textarea.dataset.escaped) {
+    if (event.key === "Tab" && !event.shiftKey && !readOnly && !textarea.dataset.escaped) {
       event.preventDefault();
       textarea.setRangeText("  ", textarea.selectionStart, textarea.selectionEnd, "end");
       textarea.dispatchEvent(new Event("input"));
@@ -650,10 +748,13 @@ function editorPanel(generation, initialText, formId, etag) {
   });
 
   refreshPreview();
-  return h("section", { class: "ad-panel", "aria-label": "Definition editor" },
+  const controls = readOnly
+    ? h("p", { id: "read-only-note", text: `Read only: token “${me.name}” is a ${me.role}, and only owners and editors change forms.` })
+    : h("div", { class: "ad-row" }, save, format, file, fileLabel);
+  return h("section", { class: "ad-panel", "aria-label": readOnly ? "Definition" : "Definition editor" },
     status,
     h("div", { class: "ad-editor-grid" },
-      h("div", {}, h("div", { class: "ad-row" }, save, format, file, fileLabel), editor, errorList),
+      h("div", {}, controls, editor, errorList),
       h("div", {}, h("h3", { text: "Live preview" }), preview)));
 }
 
@@ -725,16 +826,6 @@ async function showSubmissions(generation, formId, body) {
   const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-prev", text: "← Previous" });
   const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-next", text: "Next →" });
   const pageInfo = h("span", { id: "page-info" });
-  const download = (format) => async () => {
-    say(status, `Preparing ${format.toUpperCase()}…`);
-    try {
-      const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?format=${format}`, { as: "blob" });
-      saveBlob(data, `${formId}-submissions.${format}`);
-      say(status, `Downloaded ${formId}-submissions.${format} (${data.size} bytes).`, "ok");
-    } catch (error) {
-      say(status, describe(error), "error");
-    }
-  };
   const rowsHolder = h("div", { id: "submissions-table" });
   const detail = h("div", { id: "submission-detail" });
   const lookup = h("input", { class: "fh-input", id: "submission-lookup", placeholder: "Submission id", spellcheck: "false" });
@@ -748,8 +839,8 @@ async function showSubmissions(generation, formId, body) {
     h("h2", { id: "subs-title", text: "Submissions" }),
     h("div", { class: "ad-row" },
       h("label", {}, "Per page", limit),
-      h("button", { type: "button", class: "fh-button fh-small", id: "download-csv", text: "Download CSV", onclick: download("csv") }),
-      h("button", { type: "button", class: "fh-button fh-small", id: "download-ndjson", text: "Download NDJSON", onclick: download("ndjson") })),
+      exportButton("csv", () => formId, status, "download-csv"),
+      exportButton("ndjson", () => formId, status, "download-ndjson")),
     status, rowsHolder,
     h("div", { class: "ad-row" }, prev, pageInfo, next), find);
   body.append(panel, detail);
@@ -789,6 +880,55 @@ async function showSubmissions(generation, formId, body) {
     load();
   });
   load();
+}
+
+/** A button that saves the submissions of the form `formOf()` names as `format` (csv or ndjson),
+ *  fetched with the token so that the token never goes into a link; `status` tells how it went. */
+function exportButton(format, formOf, status, id) {
+  const button = h("button", { type: "button", class: `fh-button fh-small ad-export-${format}`, id, text: `Download ${format.toUpperCase()}` });
+  button.addEventListener("click", async () => {
+    const formId = formOf();
+    if (!formId) {
+      say(status, "Enter a form id first.", "error");
+      return;
+    }
+    button.disabled = true;
+    say(status, `Preparing ${format.toUpperCase()}…`);
+    try {
+      const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?format=${format}`, { as: "blob" });
+      saveBlob(data, `${formId}-submissions.${format}`);
+      say(status, `Downloaded ${formId}-submissions.${format} (${data.size} bytes).`, "ok");
+    } catch (error) {
+      say(status, describe(error), "error");
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+/** An exporter's console: the export buttons of each of its forms, or of a form it names when it
+ *  reaches every form (it may not list them). */
+function showExports() {
+  const status = message();
+  status.id = "exports-status";
+  const panel = h("section", { class: "ad-panel", id: "exports-panel", "aria-labelledby": "exports-title" },
+    h("h2", { id: "exports-title", text: "Submission exports" }),
+    h("p", { text: `Token “${me.name}” is an exporter: it may download the submissions of ${me.forms === null ? "any form" : "its forms"} as CSV or NDJSON, and nothing else.` }));
+  if (me.forms === null) {
+    const field = h("input", { class: "fh-input", id: "export-form-id", placeholder: "Form id", spellcheck: "false", autocomplete: "off" });
+    const formOf = () => field.value.trim();
+    panel.append(h("div", { class: "ad-row", id: "export-form" }, h("label", { class: "ad-grow" }, "Form id", field),
+      exportButton("csv", formOf, status), exportButton("ndjson", formOf, status)));
+  } else if (me.forms.length === 0) {
+    panel.append(h("p", { text: "This token reaches no form." }));
+  } else {
+    panel.append(table(["Form", ""], me.forms.map((formId) => h("tr", { "data-form-id": formId },
+      h("td", {}, h("code", { text: formId })),
+      h("td", { class: "ad-nowrap" }, exportButton("csv", () => formId, status), " ", exportButton("ndjson", () => formId, status))))));
+  }
+  panel.append(status);
+  appView.append(panel);
 }
 
 /** One submission in full (`GET /v1/admin/submissions/{sid}`), with the body exactly as it was sent (`/raw`). */
@@ -1080,7 +1220,7 @@ async function showDeliveries(generation) {
           h("dt", { text: "Submission" }), h("dd", {}, h("code", { text: d.submissionId ?? "" })),
           h("dt", { text: "Attempts" }), h("dd", { text: d.attempts ?? log.length }),
           h("dt", { text: "Next attempt" }), h("dd", { text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" })),
-        h("div", { class: "ad-row" }, redeliver),
+        mayEdit() ? h("div", { class: "ad-row" }, redeliver) : null,
         log.length === 0 ? h("p", { text: "No attempts yet." }) :
           table(["Attempted", "Status", "Duration", "Error or answer"], log.map((a) => h("tr", {},
             h("td", { class: "ad-nowrap", text: formatTime(a.attemptedAt) }),

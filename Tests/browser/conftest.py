@@ -1,6 +1,7 @@
 """Fixtures for the browser tests: a real formhouse server on an ephemeral port with a temporary data
 directory, a local webhook receiver on 127.0.0.1, and headless Chromium driven by selenium."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,6 +24,13 @@ from selenium.webdriver.support.ui import WebDriverWait
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "browser-test-admin-token-0123456789"
 WAIT_SECONDS = 20
+# The scoped tokens of the server `role_server` starts, by name; its owner is ADMIN_TOKEN.
+ROLE_TOKENS = {
+    "editor": {"token": "browser-test-editor-token-0123456789", "role": "editor", "forms": ["roles-edit"]},
+    "viewer": {"token": "browser-test-viewer-token-0123456789", "role": "viewer"},
+    "exporter": {"token": "browser-test-exporter-token-012345678", "role": "exporter", "forms": ["roles-edit", "roles-other"]},
+    "exporter-all": {"token": "browser-test-exporter-all-token-01234", "role": "exporter"},
+}
 
 
 def pytest_addoption(parser):
@@ -117,8 +125,10 @@ class Server:
         return body
 
 
-@pytest.fixture(scope="session")
-def server(request, tmp_path_factory):
+@contextlib.contextmanager
+def running_server(request, tmp_path_factory, configuration, env_tokens):
+    """A formhouse server with `configuration` as its settings file (not whatever config/formhouse.json
+    holds) and `env_tokens`, when given, as FORMHOUSE_ADMIN_TOKENS."""
     binary = request.config.getoption("--formhouse-bin")
     if not Path(binary).exists():
         pytest.fail(f"formhouse binary not found at {binary}; run `swift build --product formhouse` or pass --formhouse-bin")
@@ -126,11 +136,11 @@ def server(request, tmp_path_factory):
     port_file = work / "port"
     # Only the server's own settings: the harness's FORMHOUSE_BIN and the like would be warned about.
     env = {k: v for k, v in os.environ.items() if not k.startswith("FORMHOUSE_")}
-    env["FORMHOUSE_ADMIN_TOKENS"] = ADMIN_TOKEN
+    if env_tokens:
+        env["FORMHOUSE_ADMIN_TOKENS"] = env_tokens
     # Retries far in the future, so a failed delivery stays "failed" until the test redelivers it.
     env["FORMHOUSE_WEBHOOKS_RETRY_SCHEDULE"] = "600,600"
-    # An empty configuration: the defaults, not whatever config/formhouse.json holds.
-    (work / "config.json").write_text("{}")
+    (work / "config.json").write_text(json.dumps(configuration))
     log = open(work / "server.log", "w")
     process = subprocess.Popen(
         [binary, "serve", "--config", str(work / "config.json"), "--host", "127.0.0.1", "--port", "0",
@@ -160,6 +170,21 @@ def server(request, tmp_path_factory):
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def server(request, tmp_path_factory):
+    """The server most tests use: its one token, an owner, from FORMHOUSE_ADMIN_TOKENS; default settings."""
+    with running_server(request, tmp_path_factory, {}, ADMIN_TOKEN) as started:
+        yield started
+
+
+@pytest.fixture(scope="session")
+def role_server(request, tmp_path_factory):
+    """A server whose settings file holds scoped tokens (ROLE_TOKENS) beside the plain owner ADMIN_TOKEN."""
+    tokens = [ADMIN_TOKEN] + [{"name": name, **token} for name, token in ROLE_TOKENS.items()]
+    with running_server(request, tmp_path_factory, {"adminTokens": tokens}, None) as started:
+        yield started
 
 
 def chromium_paths():
@@ -254,8 +279,8 @@ class Browser:
         return self.script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
 
 
-@pytest.fixture
-def browser(chrome, server, artifacts):
+def fresh_browser(chrome, server, artifacts):
+    """A Browser on `server`'s origin with empty storage; after the test, fails on console errors."""
     b = Browser(chrome, server, artifacts)
     b.size(1280, 900)
     b.open("/")
@@ -265,3 +290,14 @@ def browser(chrome, server, artifacts):
     yield b
     errors = b.console_errors()
     assert not errors, f"browser console errors: {errors}"
+
+
+@pytest.fixture
+def browser(chrome, server, artifacts):
+    yield from fresh_browser(chrome, server, artifacts)
+
+
+@pytest.fixture
+def role_browser(chrome, role_server, artifacts):
+    """A browser on the server with scoped tokens (`role_server`)."""
+    yield from fresh_browser(chrome, role_server, artifacts)
