@@ -84,7 +84,7 @@ struct SensitiveValues: Sendable {
 
     /// Whether a stored values text may hold a sealed value: a cheap test that spares a definition
     /// lookup for the rows that cannot (a submitted string holding these bytes is escaped: `{\"$sealed\"`).
-    static func maySealValues(in text: String) -> Bool {
+    static func mayHoldSealedValues(_ text: String) -> Bool {
         text.contains(#"{"$sealed":"#)
     }
 

@@ -179,15 +179,13 @@ final class SubmissionService: Sendable {
             hookBody = body
         }
         var stored = (values: values, rawBody: input.body)
-        let webhookPayload: @Sendable () -> [UInt8]
+        var webhookPayload: @Sendable () -> [UInt8] = { WebhookPayload.envelope(time: time, data: hookBody) }
         if form.definition.hasSensitiveInputs {
             // Sealed before the row is written; the 201 and the receiver still get the values in clear.
             stored.values = try sensitive.seal(result.values, rowID: id, definition: form.definition).serialized()
             stored.rawBody = try sensitive.sealed(input.body, .rawBody, rowID: id)
-            let payload = try sensitive.sealed(WebhookPayload.envelope(time: time, data: hookBody), .webhookPayload, rowID: id)
+            let payload = try sensitive.sealed(webhookPayload(), .webhookPayload, rowID: id)
             webhookPayload = { payload }
-        } else {
-            webhookPayload = { WebhookPayload.envelope(time: time, data: hookBody) }
         }
         let record = NewSubmission(
             SubmissionRecord(
@@ -267,7 +265,7 @@ final class SubmissionService: Sendable {
     /// the definition of its version (kept even when the form was deleted since).
     func answer(_ stored: SubmissionRecord) async throws -> [UInt8] {
         var values = Array(stored.values.utf8)
-        if SensitiveValues.maySealValues(in: stored.values),
+        if SensitiveValues.mayHoldSealedValues(stored.values),
            let form = try await catalog.version(id: stored.formID, version: stored.formVersion), form.definition.hasSensitiveInputs {
             let parsed = try JSONValue(parsing: values)
             values = try sensitive.open(parsed, rowID: stored.id, definition: form.definition).serialized()

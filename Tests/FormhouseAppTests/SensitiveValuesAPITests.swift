@@ -209,6 +209,25 @@ import Webhooks
         await server.finish()
     }
 
+    @Test func anInputMarkedSensitiveInALaterVersionIsLeftOutOnlyFromThatVersionOn() async throws {
+        let server = try await Self.server()
+        let client = server.client
+        let plain = #"{"title": "T", "components": [{"text": {"id": "name"}}, {"text": {"id": "tax"}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/later", json: plain).status == 201)
+        #expect(try await client.postJSON("/v1/forms/later/submissions", #"{"values": {"name": "one", "tax": "OLD-TAX-1"}}"#).status == 201)
+        let marked = #"{"title": "T", "components": [{"text": {"id": "name"}}, {"text": {"id": "tax", "sensitive": true}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/later", json: marked).status == 200)
+        #expect(try await client.postJSON("/v1/forms/later/submissions", #"{"values": {"name": "two", "tax": "NEW-TAX-2"}}"#).status == 201)
+
+        let page = try await client.admin("GET", "/v1/admin/forms/later/submissions")
+        let items = try #require(page.object["items"] as? [[String: Any]]).compactMap { $0["values"] as? [String: Any] }
+        #expect(items.map { $0["tax"] as? String } == [nil, "OLD-TAX-1"])
+        let csv = try await client.admin("GET", "/v1/admin/forms/later/submissions?format=csv")
+        let rows = csv.text.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(2).joined(separator: ",") }
+        #expect(rows == ["name,tax", "one,OLD-TAX-1", "two,"])
+        await server.finish()
+    }
+
     @Test func aSealedValueMovedToAnotherRowDoesNotOpen() async throws {
         let data = try TemporaryDirectory()
         defer { data.remove() }
