@@ -185,13 +185,19 @@ struct DefinitionDecoder {
     /// The properties only inputs have: on a section or a group they would be silently ignored.
     private var inputOnly: [String] {
         ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
-         "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"] + fileOnly
+         "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"] + fileOnly + newInputOnly
     }
 
     /// The `file` input's own properties. Definitions stored before it existed may carry them as
     /// extras elsewhere, so they are refused there only at upload.
     private var fileOnly: [String] {
         newChecks ? ["accept", "maxSize", "maxFiles"] : []
+    }
+
+    /// Input properties added since definitions were first stored, refused on sections and groups
+    /// only at upload for the same reason.
+    private var newInputOnly: [String] {
+        newChecks ? ["sensitive"] : []
     }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
@@ -204,6 +210,7 @@ struct DefinitionDecoder {
                 problem(pointer + "/required", .invalidType, "\"required\" must be true or false.")
             }
         }
+        decodeSensitive(props, into: &spec, at: pointer)
         if let v = props["regex"] {
             if !type.isText {
                 problem(pointer + "/regex", .notApplicable, "\"regex\" does not apply to a \"\(type.rawValue)\" input.")
@@ -271,6 +278,22 @@ struct DefinitionDecoder {
             }
         }
         return spec
+    }
+
+    /// `sensitive`: true or false, and never false on a `password`, whose value is always sensitive.
+    /// A stored definition from before the key existed may hold anything there; it reads as absent.
+    private mutating func decodeSensitive(_ props: JSONObject, into spec: inout InputSpec, at pointer: String) {
+        spec.sensitive = spec.type == .password
+        guard let value = props["sensitive"] else { return }
+        guard let flag = value.boolValue else {
+            if newChecks { problem(pointer + "/sensitive", .invalidType, "\"sensitive\" must be true or false.") }
+            return
+        }
+        if !flag, spec.type == .password, newChecks {
+            problem(pointer + "/sensitive", .badValue,
+                    "A \"password\" input is always sensitive: leave \"sensitive\" out or set it to true.")
+        }
+        spec.sensitive = spec.sensitive || flag
     }
 
     /// A `file` input's `accept`, `maxSize` and `maxFiles`, with their defaults; its path is set once

@@ -11,6 +11,11 @@ public struct FormDefinition: Sendable {
     public var title: String
     /// Every input's key path in form order (`name`, `address.line1`, `addresses[].postcode`).
     public let inputPaths: [String]
+    /// The key paths of the sensitive inputs (`"sensitive": true`, and every `password`), in form
+    /// order and written as ``inputPaths`` are: their values are kept from anyone but the form's owners.
+    public let sensitiveInputPaths: [String]
+    /// Where the sensitive inputs' values stand (see ``mappingSensitiveValues(in:_:)``).
+    let sensitiveTree: [SensitiveNode]
 
     let nodes: [FormNode]
     let steps: [Step]
@@ -153,8 +158,11 @@ public struct FormDefinition: Sendable {
         self.knownIDs = knownIDs
         self.top = top
         var paths: [String] = []
-        Self.collectPaths(nodes, prefix: "", into: &paths)
+        var sensitivePaths: [String] = []
+        Self.collectPaths(nodes, prefix: "", into: &paths, sensitive: &sensitivePaths)
         self.inputPaths = paths
+        self.sensitiveInputPaths = sensitivePaths
+        self.sensitiveTree = sensitivePaths.isEmpty ? [] : Self.sensitiveTree(nodes)
         var normalizedTop = top
         normalizedTop["components"] = .array(nodes.map(Self.normalized))
         self.normalized = .object(normalizedTop)
@@ -186,13 +194,16 @@ public struct FormDefinition: Sendable {
         return .object(wrapper)
     }
 
-    private static func collectPaths(_ nodes: [FormNode], prefix: String, into paths: inout [String]) {
+    private static func collectPaths(_ nodes: [FormNode], prefix: String, into paths: inout [String], sensitive: inout [String]) {
         for node in nodes {
             switch node.kind {
-            case .input(let spec): paths.append(prefix + spec.id)
-            case .section(let children): collectPaths(children, prefix: prefix, into: &paths)
+            case .input(let spec):
+                paths.append(prefix + spec.id)
+                if spec.sensitive { sensitive.append(prefix + spec.id) }
+            case .section(let children): collectPaths(children, prefix: prefix, into: &paths, sensitive: &sensitive)
             case .group(let group):
-                collectPaths(group.children, prefix: prefix + group.id + (group.repeatBounds == nil ? "." : "[]."), into: &paths)
+                collectPaths(group.children, prefix: prefix + group.id + (group.repeatBounds == nil ? "." : "[]."), into: &paths,
+                             sensitive: &sensitive)
             }
         }
     }

@@ -16,6 +16,8 @@ struct InputSpec: Sendable {
     var maxDate: String?
     var options: [String] = []
     var multiple = false
+    /// Whether the value is kept from anyone but the form's owners (`sensitive`; always for `password`).
+    var sensitive = false
     /// A `file` input's rules; nil for every other type.
     var file: FileInputRules?
     var messages: [FieldError.Code: String] = [:]

@@ -8,6 +8,7 @@ struct AdminFormRoutes {
     let catalog: FormCatalog
     let store: any FormStore
     let cursors: CursorSeal
+    let sensitive: SensitiveValues
 
     /// Registers the routes in the `/v1/admin` group, whose middleware checks the token.
     func register(on admin: inout AdminRoutes) {
@@ -17,9 +18,15 @@ struct AdminFormRoutes {
         admin.on(.get, "/forms/{id}", needs: .init(.read, .form("id"))) { request, _ in try await get(request) }
         admin.on(.get, "/forms/{id}/versions", needs: .init(.read, .form("id"))) { request, _ in try await versions(request) }
         admin.on(.delete, "/forms/{id}", needs: .init(.edit, .form("id"))) { request, caller in try await delete(request, caller: caller) }
-        admin.on(.get, "/forms/{id}/submissions", needs: .init(.export, .form("id"))) { request, _ in try await submissions(request) }
-        admin.on(.get, "/submissions/{sid}", needs: .init(.read, .submission("sid"))) { request, _ in try await submission(request) }
-        admin.on(.get, "/submissions/{sid}/raw", needs: .init(.read, .submission("sid"))) { request, _ in try await rawSubmission(request) }
+        admin.on(.get, "/forms/{id}/submissions", needs: .init(.export, .form("id"))) { request, caller in
+            try await submissions(request, caller: caller)
+        }
+        admin.on(.get, "/submissions/{sid}", needs: .init(.read, .submission("sid"))) { request, caller in
+            try await submission(request, caller: caller)
+        }
+        admin.on(.get, "/submissions/{sid}/raw", needs: .init(.read, .submission("sid"))) { request, caller in
+            try await rawSubmission(request, caller: caller)
+        }
     }
 
     func put(_ request: Request, caller: AdminCaller) async throws -> Response {
@@ -182,7 +189,7 @@ struct AdminFormRoutes {
         return Response(status: 204)
     }
 
-    func submissions(_ request: Request) async throws -> Response {
+    func submissions(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.formID()
         guard try await store.formExists(id: id, includingDeleted: true) else {
             throw APIProblem.notFound("There is no form '\(id)'.")
@@ -194,18 +201,20 @@ struct AdminFormRoutes {
                 throw APIProblem(.invalidParameter, "'\(name)' pages the JSON list; an export always has every submission.")
             }
         }
+        let includesSensitive = try request.includesSensitiveValues(caller: caller)
         switch format {
         case .json:
-            return try await page(formID: id, request: request)
+            return try await page(formID: id, request: request, includesSensitive: includesSensitive)
         case .csv:
-            let columns = try await exportColumns(formID: id)
-            return SubmissionExport.csv(store: store, formID: id, columns: columns)
+            let view = try await exportView(formID: id, includesSensitive: includesSensitive)
+            return SubmissionExport.csv(store: store, formID: id, columns: view.columns, view: view.values)
         case .ndjson:
-            return SubmissionExport.ndjson(store: store, formID: id)
+            let view = try await exportView(formID: id, includesSensitive: includesSensitive)
+            return SubmissionExport.ndjson(store: store, formID: id, view: view.values)
         }
     }
 
-    private func page(formID: String, request: Request) async throws -> Response {
+    private func page(formID: String, request: Request, includesSensitive: Bool) async throws -> Response {
         let scope = "submissions:" + formID
         let (limit, inner) = try pageParameters(request, scope: scope)
         var cursor: SubmissionCursor?
@@ -214,21 +223,39 @@ struct AdminFormRoutes {
             cursor = decoded
         }
         let page = try await store.submissions(formID: formID, after: cursor, limit: limit)
-        return pageResponse(page.items.map { SubmissionJSON($0) }, next: page.nextCursor?.token, scope: scope)
+        let view = try await valuesView(formID: formID, versions: Set(page.items.map(\.formVersion)), includesSensitive: includesSensitive)
+        let items = try page.items.map { SubmissionJSON($0, values: try view.values(of: $0)) }
+        return pageResponse(items, next: page.nextCursor?.token, scope: scope)
+    }
+
+    /// A view of the submissions of `versions` of the form, through the catalog's cache.
+    private func valuesView(formID: String, versions: Set<Int>, includesSensitive: Bool) async throws -> SubmissionValuesView {
+        var definitions: [(Int, FormDefinition)] = []
+        for version in versions {
+            if let form = try await catalog.version(id: formID, version: version) { definitions.append((version, form.definition)) }
+        }
+        return SubmissionValuesView(includesSensitive: includesSensitive, sensitive: sensitive, definitions: definitions)
     }
 
     /// CSV columns: every input of every stored version, the latest version's first and in its order,
     /// then what only older versions had (newest first), so submissions to an earlier version keep all
-    /// their values; and, per version, which columns are its inputs. Definitions are parsed here
-    /// rather than through the catalog, whose cache would otherwise keep every version of the form.
-    /// Parsing happens off the event loop.
-    private func exportColumns(formID: String) async throws -> SubmissionExport.Columns {
+    /// their values; and, per version, which columns are its inputs (without its sensitive ones unless
+    /// they are shown). And the view of the values, which holds the definitions of the versions with
+    /// sensitive inputs. Definitions are parsed here rather than through the catalog, whose cache would
+    /// otherwise keep every version of the form. Parsing happens off the event loop.
+    private func exportView(formID: String, includesSensitive: Bool) async throws -> (columns: SubmissionExport.Columns, values: SubmissionValuesView) {
         var columns: [String] = []
         var index: [String: Int] = [:]
         var pathsOf: [Int: [String]] = [:]
+        var sensitiveDefinitions: [(Int, FormDefinition)] = []
         for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
             guard let record = try await store.formVersion(id: formID, version: version) else { continue }
-            let paths = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8), reading: .stored).inputPaths }
+            let definition = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8), reading: .stored) }
+            var paths = definition.inputPaths
+            if definition.hasSensitiveInputs {
+                sensitiveDefinitions.append((version, definition))
+                if !includesSensitive { paths.removeAll(where: Set(definition.sensitiveInputPaths).contains) }
+            }
             for path in paths where index[path] == nil {
                 index[path] = columns.count
                 columns.append(path)
@@ -241,18 +268,31 @@ struct AdminFormRoutes {
             for path in paths { if let i = index[path] { inputs[i] = true } }
             inputsOf[version] = inputs
         }
-        return SubmissionExport.Columns(paths: columns, inputsOf: inputsOf)
+        return (SubmissionExport.Columns(paths: columns, inputsOf: inputsOf),
+                SubmissionValuesView(includesSensitive: includesSensitive, sensitive: sensitive, definitions: sensitiveDefinitions))
     }
 
-    func submission(_ request: Request) async throws -> Response {
+    func submission(_ request: Request, caller: AdminCaller) async throws -> Response {
+        let includesSensitive = try request.includesSensitiveValues(caller: caller)
         let record = try await findSubmission(request)
-        return .json(encoding: SubmissionJSON(record, withRequestDetails: true))
+        let view = try await valuesView(formID: record.formID, versions: [record.formVersion], includesSensitive: includesSensitive)
+        return .json(encoding: SubmissionJSON(record, values: try view.values(of: record), withRequestDetails: true))
     }
 
-    /// The body exactly as the client sent it, byte for byte.
-    func rawSubmission(_ request: Request) async throws -> Response {
+    /// The body exactly as the client sent it, byte for byte. A body holding sensitive values (it is
+    /// stored sealed) is only for an owner who asks with `?sensitive=include`.
+    func rawSubmission(_ request: Request, caller: AdminCaller) async throws -> Response {
+        let includesSensitive = try request.includesSensitiveValues(caller: caller)
         let record = try await findSubmission(request)
-        return .json(record.rawBody)
+        let view = try await valuesView(formID: record.formID, versions: [record.formVersion], includesSensitive: includesSensitive)
+        guard SensitiveValues.isSealed(record.rawBody) || view.hasSensitiveInputs(version: record.formVersion) else {
+            return .json(record.rawBody)
+        }
+        guard includesSensitive else {
+            throw APIProblem(.forbidden, "Submission '\(record.id)' holds the values of sensitive inputs, and so does its body: "
+                + "\(AdminRole.owner.withArticle) may read it with ?sensitive=include.")
+        }
+        return .json(try sensitive.opened(record.rawBody, .rawBody, rowID: record.id))
     }
 
     private func findSubmission(_ request: Request) async throws -> SubmissionRecord {

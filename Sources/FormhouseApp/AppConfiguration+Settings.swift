@@ -57,7 +57,7 @@ extension AppConfiguration {
                  "Allow http and private/loopback webhook destinations (tests, intranets)."),
         .secret("secretKey", \.secretKey, bounds: "the base64 of exactly 32 bytes",
                 problem: { (try? SecretBox(base64Key: $0)) == nil ? "" : nil },
-                "Key that encrypts webhook secrets at rest and seals paging cursors; without it, secret.key in the data directory (required with database.url)."),
+                "Key that encrypts webhook secrets and sensitive input values at rest and seals paging cursors; without it, secret.key in the data directory (required with database.url)."),
         // The flag refuses a URL with a password (`formhouse serve` checks it): a command line is readable by every user.
         .secret("database.url", \.databaseURL, flag: "database-url",
                 bounds: "a postgres:// or postgresql:// URL",

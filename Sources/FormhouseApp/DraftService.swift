@@ -32,6 +32,9 @@ final class DraftService: Sendable {
     private let catalog: FormCatalog
     private let store: any FormStore
     private let submissions: SubmissionService
+    /// Seals a draft's values whole when its form has sensitive inputs: what a draft holds is not yet
+    /// validated, so a sensitive answer may stand anywhere in it (under a key path, in the wrong shape).
+    private let sensitive: SensitiveValues
     private let settings: Settings
     /// Charged when a draft of an old version needs that version compiled.
     private let rateLimiter: RateLimiter?
@@ -41,10 +44,14 @@ final class DraftService: Sendable {
     /// this many devices saving one draft at once all get through.
     private static let attempts = 5
 
-    init(catalog: FormCatalog, store: any FormStore, submissions: SubmissionService, settings: Settings, rateLimiter: RateLimiter? = nil) {
+    init(
+        catalog: FormCatalog, store: any FormStore, submissions: SubmissionService, sensitive: SensitiveValues, settings: Settings,
+        rateLimiter: RateLimiter? = nil
+    ) {
         self.catalog = catalog
         self.store = store
         self.submissions = submissions
+        self.sensitive = sensitive
         self.settings = settings
         self.rateLimiter = rateLimiter
     }
@@ -54,11 +61,12 @@ final class DraftService: Sendable {
     func create(formID: String, body: [UInt8], clientAddress: String, now: Date = Date()) async throws -> Draft {
         let parsed = try Self.startingValues(body)
         let form = try await version(formID: formID, requested: parsed.formVersion, clientAddress: clientAddress)
-        let (values, result) = try await judge(parsed.values, form: form)
+        let id = RandomID.make(prefix: "drf_")
+        let (values, result) = try await judge(parsed.values, form: form, draftID: id)
         let token = DraftToken.make()
         let created = Date(storedMilliseconds: now.storedMilliseconds)
         let record = DraftRecord(
-            id: RandomID.make(prefix: "drf_"), formID: form.id, formVersion: form.version, tokenHash: DraftToken.hash(token),
+            id: id, formID: form.id, formVersion: form.version, tokenHash: DraftToken.hash(token),
             revision: 1, values: values, clientAddress: clientAddress, createdAt: created, updatedAt: created,
             expiresAt: created.addingTimeInterval(settings.lifetime))
         do {
@@ -74,9 +82,9 @@ final class DraftService: Sendable {
     /// The draft and the errors of its answers.
     func read(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> Draft {
         let record = try await open(id: id, token: token, now: now)
-        let values = try Self.values(of: record)
+        let (values, text) = try values(of: record)
         let form = try await version(of: record, clientAddress: clientAddress)
-        let result = try await submissions.validateDraft(values, with: form, bodyBytes: record.values.utf8.count)
+        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count)
         return Draft(record: record, values: values, errors: result.errors)
     }
 
@@ -108,11 +116,11 @@ final class DraftService: Sendable {
         // are: a change stored in between is merged with, not overwritten.
         for _ in 0..<Self.attempts {
             try check(record, expectedRevision: expectedRevision)
-            guard case .object(let values) = JSONValue.object(try Self.values(of: record)).mergePatched(with: patch) else {
+            guard case .object(let values) = JSONValue.object(try self.values(of: record).object).mergePatched(with: patch) else {
                 throw APIProblem(.invalidBody, "A draft's values are an object: send a merge patch object such as {\"name\": \"Ana\"}.")
             }
             let form = try await version(of: record, clientAddress: clientAddress)
-            let (text, result) = try await judge(values, form: form)
+            let (text, result) = try await judge(values, form: form, draftID: record.id)
             let updated = Date(storedMilliseconds: now.storedMilliseconds)
             let change = DraftChange(
                 id: record.id, expectedRevision: record.revision, values: text, uploadIDs: result.fileIDs,
@@ -144,13 +152,13 @@ final class DraftService: Sendable {
             let record = try await open(id: id, token: token, now: now)
             if let submissionID = record.submissionID {
                 guard let stored = try await store.submission(id: submissionID) else { throw Self.notFound(id) }
-                return .replayed(body: SubmissionService.answer(stored))
+                return .replayed(body: try await submissions.answer(stored))
             }
             // The body a client would have sent: stored as the submission's raw body, like any other.
             var body = Array(#"{"formVersion":"#.utf8)
             body.append(contentsOf: String(record.formVersion).utf8)
             body.append(contentsOf: #","values":"#.utf8)
-            body.append(contentsOf: record.values.utf8)
+            body.append(contentsOf: try values(of: record).text)
             body.append(UInt8(ascii: "}"))
             do {
                 return try await submissions.submit(.init(
@@ -192,14 +200,16 @@ final class DraftService: Sendable {
         }
     }
 
-    /// The values as text, within the size a submission may have, and their judgement.
-    private func judge(_ values: JSONObject, form: PublishedForm) async throws -> (String, ValidationResult) {
+    /// The values as stored (sealed whole when the form has sensitive inputs), within the size a
+    /// submission may have, and their judgement.
+    private func judge(_ values: JSONObject, form: PublishedForm, draftID: String) async throws -> (String, ValidationResult) {
         let text = JSONValue.object(values).serialized()
         guard text.count <= settings.maxValuesBytes else {
             throw APIProblem(.draftTooLarge, "A draft's values may take \(settings.maxValuesBytes) bytes as JSON, as a submission may; these take \(text.count).")
         }
         let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count)
-        return (String(decoding: text, as: UTF8.self), result)
+        let stored = form.definition.hasSensitiveInputs ? try sensitive.sealed(text, .value, rowID: draftID) : text
+        return (String(decoding: stored, as: UTF8.self), result)
     }
 
     /// The version the draft was started on, even once the form has moved on: an old one not in memory
@@ -237,11 +247,13 @@ final class DraftService: Sendable {
         }
     }
 
-    private static func values(of record: DraftRecord) throws -> JSONObject {
-        guard case .object(let values)? = try? JSONValue(parsing: Array(record.values.utf8)) else {
+    /// The draft's values in clear, parsed and as text.
+    private func values(of record: DraftRecord) throws -> (object: JSONObject, text: [UInt8]) {
+        let text = try sensitive.opened(Array(record.values.utf8), .value, rowID: record.id)
+        guard case .object(let values)? = try? JSONValue(parsing: text) else {
             throw StoreError.unavailable("draft \(record.id) holds values that are not a JSON object")
         }
-        return values
+        return (values, text)
     }
 
     /// `drf_` and base62: anything else cannot be a draft, and is not looked up.

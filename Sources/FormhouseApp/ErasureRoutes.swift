@@ -11,8 +11,8 @@ import Synchronization
 struct ErasureRoutes {
     let catalog: FormCatalog
     let store: any FormStore
-    /// A stored submission's values as entered (sealed inputs opened), for matching.
-    let values: @Sendable (SubmissionRecord) throws -> JSONValue
+    /// Opens sealed values of sensitive inputs, so that they can be matched too.
+    let sensitive: SensitiveValues
     /// Deletes the uploads let go, so that files are gone when the erasure answers.
     let deleteReleasedFiles: @Sendable () async throws -> Void
     static let logger = Logger(label: "formhouse.erasure")
@@ -56,10 +56,15 @@ struct ErasureRoutes {
             throw APIProblem(.invalidBody, "Form '\(formID)' has no input '\(asked.field)'; name one of: \(current.definition.inputPaths.joined(separator: ", ")).")
         }
         let matching = Matches()
-        let values = self.values
+        let (catalog, sensitive) = (self.catalog, self.sensitive)
         try await store.forEachSubmission(formID: formID, batchSize: 500, maxBatchBytes: 8 << 20) { batch in
+            var definitions: [(Int, FormDefinition)] = []
+            for version in Set(batch.map(\.formVersion)) {
+                if let form = try await catalog.version(id: formID, version: version) { definitions.append((version, form.definition)) }
+            }
+            let view = SubmissionValuesView(includesSensitive: true, sensitive: sensitive, definitions: definitions)
             for record in batch {
-                guard let stored = try? values(record), let found = stored.value(atInputPath: asked.field) else { continue }
+                guard let found = try view.values(of: record).value(atInputPath: asked.field) else { continue }
                 if Self.matches(found, asked) { matching.add(record.id) }
             }
         }

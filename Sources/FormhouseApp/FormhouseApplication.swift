@@ -41,6 +41,7 @@ public final class FormhouseApplication: Sendable {
         directoryLock = Mutex(opened.directoryLock)
         let store = opened.store
         let secretBox = opened.secrets
+        let sensitive = SensitiveValues(secrets: secretBox)
         self.store = store
 
         let policy = AddressPolicy(allowInsecure: configuration.webhookAllowPrivate, allowPrivate: configuration.webhookAllowPrivate)
@@ -53,7 +54,7 @@ public final class FormhouseApplication: Sendable {
             timeout: .seconds(configuration.webhookTimeoutSeconds)))
         self.client = client
         let worker = DeliveryWorker(
-            queue: StoreDeliveryQueue(store: store, secrets: secretBox, owner: workerConfiguration.owner),
+            queue: StoreDeliveryQueue(store: store, secrets: secretBox, sensitive: sensitive, owner: workerConfiguration.owner),
             client: client,
             schedule: RetrySchedule(delays: configuration.webhookRetrySchedule.map { .milliseconds(Int64($0 * 1000)) }),
             configuration: workerConfiguration,
@@ -74,7 +75,8 @@ public final class FormhouseApplication: Sendable {
             lifetime: configuration.fileLinkDays * 86_400)
         self.links = links
         let submissions = SubmissionService(
-            catalog: catalog, store: store, maxValueLength: configuration.maxValueLength, rateLimiter: rateLimiter, links: links)
+            catalog: catalog, store: store, sensitive: sensitive, maxValueLength: configuration.maxValueLength, rateLimiter: rateLimiter,
+            links: links)
         let uploadLimits = UploadLimits(
             settings: .init(
                 maxInProgress: configuration.uploadMaxInProgress, maxInProgressPerClient: configuration.uploadMaxInProgressPerClient,
@@ -103,7 +105,7 @@ public final class FormhouseApplication: Sendable {
             .register(on: &router)
         UploadRoutes(uploads: uploads, tus: tus, maxFileBytes: configuration.uploadMaxFileBytes).register(on: &router)
         drafts = DraftService(
-            catalog: catalog, store: store, submissions: submissions,
+            catalog: catalog, store: store, submissions: submissions, sensitive: sensitive,
             settings: .init(lifetime: configuration.draftTTLDays * 86_400, maxPerClientPerHour: configuration.draftMaxPerClientPerHour,
                             maxRevisions: configuration.draftMaxRevisions, maxValuesBytes: configuration.maxBodyBytes,
                             releasedUploadLifetime: configuration.uploadKeepUnboundHours * 3_600),
@@ -117,13 +119,13 @@ public final class FormhouseApplication: Sendable {
         router.group("/v1/admin", middleware: auth) { group in
             var admin = AdminRoutes(group: group, store: store)
             admin.on(.get, "/whoami", needs: .init(.any)) { _, caller in .json(encoding: WhoAmIJSON(caller)) }
-            AdminFormRoutes(catalog: catalog, store: store, cursors: cursors).register(on: &admin)
+            AdminFormRoutes(catalog: catalog, store: store, cursors: cursors, sensitive: sensitive).register(on: &admin)
             WebhookRoutes(store: store, catalog: catalog, secrets: secretBox, policy: policy, cursors: cursors,
                           notify: { worker.notify() }).register(on: &admin)
             fileRoutes.registerAdmin(on: &admin)
             FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
             AuditRoutes(store: store, cursors: cursors).register(on: &admin)
-            ErasureRoutes(catalog: catalog, store: store, values: { try JSONValue(parsing: Array($0.values.utf8)) },
+            ErasureRoutes(catalog: catalog, store: store, sensitive: sensitive,
                           deleteReleasedFiles: { try await sweeper.deleteExpiredUploads() }).register(on: &admin)
             group = admin.group
             adminNeeds = admin.needs

@@ -2,11 +2,12 @@ import FormStore
 import Foundation
 import Webhooks
 
-/// The webhook worker's outbox, backed by the store's deliveries table. Secrets are decrypted only
-/// here, at claim time, for the request being signed.
+/// The webhook worker's outbox, backed by the store's deliveries table. Secrets, and the payloads of
+/// forms with sensitive inputs, are decrypted only here, at claim time, for the request being signed.
 struct StoreDeliveryQueue: DeliveryQueue {
     let store: any FormStore
     let secrets: SecretBox
+    let sensitive: SensitiveValues
     /// The worker's lease owner (the store checks it when an attempt is recorded).
     let owner: String
 
@@ -25,18 +26,26 @@ struct StoreDeliveryQueue: DeliveryQueue {
                 return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
                                    payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadableSecret)
             }
+            // Opened before signing, so the receiver gets the values in clear and the signature covers them.
+            guard let payload = try? sensitive.opened(row.payload, .webhookPayload, rowID: row.submissionID) else {
+                return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
+                                   payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
+            }
             var keys = [current]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now,
                let old = try? secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID) {
                 keys.append(old)
             }
             return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: keys,
-                               payload: row.payload, attempt: row.attempts + 1)
+                               payload: payload, attempt: row.attempts + 1)
         }
     }
 
     static let unreadableSecret = "The endpoint's signing secret does not decrypt with this server's key "
         + "(was secret.key or FORMHOUSE_SECRET_KEY changed?); restore that key, or rotate the endpoint's secret."
+
+    static let unreadablePayload = "The payload holds sensitive values sealed with another server key "
+        + "(was secret.key or FORMHOUSE_SECRET_KEY changed?); restore that key to deliver it."
 
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: Webhooks.DeliveryOutcome) async throws {
         let record = AttemptRecord(

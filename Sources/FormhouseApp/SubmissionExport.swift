@@ -10,10 +10,10 @@ enum SubmissionExport {
     static let maxBatchBytes = 1 << 20
     static let chunkBytes = 64 * 1024
 
-    static func ndjson(store: any FormStore, formID: String) -> Response {
+    static func ndjson(store: any FormStore, formID: String, view: SubmissionValuesView) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await write(store: store, formID: formID, to: writer) { record in
-                JSONValueEncoder.serialize(SubmissionJSON(record)) + [UInt8(ascii: "\n")]
+                JSONValueEncoder.serialize(SubmissionJSON(record, values: try view.values(of: record))) + [UInt8(ascii: "\n")]
             }
         })
         response.headers.set("Content-Type", "application/x-ndjson")
@@ -21,7 +21,8 @@ enum SubmissionExport {
         return response
     }
 
-    /// The CSV's input columns, and per form version which of them are that version's inputs.
+    /// The CSV's input columns, and per form version which of them are that version's inputs (its
+    /// sensitive inputs not among them unless they are shown).
     struct Columns: Sendable {
         var paths: [String]
         var inputsOf: [Int: [Bool]]
@@ -30,11 +31,11 @@ enum SubmissionExport {
     /// One row per submission: its id, version and time, then one column per input key path.
     /// Inputs inside a repeating group hold a JSON array with one entry per repetition (`null` where
     /// that repetition has no value, so the repeat's columns line up), nested for nested repeats.
-    static func csv(store: any FormStore, formID: String, columns: Columns) -> Response {
+    static func csv(store: any FormStore, formID: String, columns: Columns, view: SubmissionValuesView) -> Response {
         var response = Response(status: 200, body: .stream { writer in
             try await writer.write(CSV.row(header(columns: columns.paths).map(CSV.neutralized)))
             try await write(store: store, formID: formID, to: writer) { record in
-                let values = SubmissionJSON.values(of: record)
+                let values = try view.values(of: record)
                 // A row fills only its own version's inputs: where a path was an input in one
                 // version and a group in another (`addr`, then `addr.city` or `addr[].city`), the
                 // group's values have columns of their own and are not repeated as JSON in `addr`.
@@ -80,14 +81,14 @@ enum SubmissionExport {
     /// would wait out.
     private static func write(
         store: any FormStore, formID: String, to writer: any BodyWriter,
-        _ encode: @escaping @Sendable (SubmissionRecord) -> [UInt8]
+        _ encode: @escaping @Sendable (SubmissionRecord) throws -> [UInt8]
     ) async throws {
         try await store.forEachSubmission(formID: formID, batchSize: batchSize, maxBatchBytes: maxBatchBytes) { batch in
             let pieces = try await Offload.run {
                 var pieces: [[UInt8]] = []
                 var chunk: [UInt8] = []
                 for record in batch {
-                    chunk += encode(record)
+                    chunk += try encode(record)
                     if chunk.count >= chunkBytes {
                         pieces.append(chunk)
                         chunk.removeAll(keepingCapacity: true)

@@ -2,7 +2,8 @@ import FormEngine
 import FormStore
 
 /// A stored submission as the admin API shows it: in lists and exports without how it was sent,
-/// alone with its `idempotencyKey` and `clientAddress` where it has them.
+/// alone with its `idempotencyKey` and `clientAddress` where it has them; its values as a
+/// ``SubmissionValuesView`` shows them.
 struct SubmissionJSON: Encodable {
     var id: String
     var formId: String
@@ -12,19 +13,19 @@ struct SubmissionJSON: Encodable {
     var idempotencyKey: String?
     var clientAddress: String?
 
-    init(_ record: SubmissionRecord, withRequestDetails: Bool = false) {
+    init(_ record: SubmissionRecord, values: JSONValue, withRequestDetails: Bool = false) {
         id = record.id
         formId = record.formID
         formVersion = record.formVersion
         receivedAt = Timestamp.rfc3339(record.receivedAt)
-        values = Self.values(of: record)
+        self.values = values
         if withRequestDetails {
             idempotencyKey = record.idempotencyKey
             clientAddress = record.clientAddress
         }
     }
 
-    /// The stored values, parsed.
+    /// The stored values, parsed (sensitive ones still sealed).
     static func values(of record: SubmissionRecord) -> JSONValue {
         (try? JSONValue(parsing: Array(record.values.utf8))) ?? .null
     }

@@ -23,10 +23,16 @@ final class SubmissionService: Sendable {
     private let counters = Mutex<[String: (accepted: Counter, rejected: Counter)]>([:])
     /// Signs the links to files that webhook payloads carry.
     private let links: FileLinks?
+    /// Seals what a form's sensitive inputs were given before it is stored, and opens it for a replay.
+    private let sensitive: SensitiveValues
 
-    init(catalog: FormCatalog, store: any FormStore, maxValueLength: Int, rateLimiter: RateLimiter? = nil, links: FileLinks? = nil) {
+    init(
+        catalog: FormCatalog, store: any FormStore, sensitive: SensitiveValues, maxValueLength: Int, rateLimiter: RateLimiter? = nil,
+        links: FileLinks? = nil
+    ) {
         self.catalog = catalog
         self.store = store
+        self.sensitive = sensitive
         self.rateLimiter = rateLimiter
         self.links = links
         var options = ValidationOptions()
@@ -99,7 +105,7 @@ final class SubmissionService: Sendable {
         // Before the form is looked up: a retry of an acknowledged submission gets its answer even
         // if the form was deleted or changed since.
         if let earlier = try await store.submission(formID: input.formID, idempotencyKey: key) {
-            return try Self.replay(earlier, bodyHash: hash)
+            return try await replay(earlier, bodyHash: hash)
         }
         let (submission, form) = try await prepare(formID: input.formID, body: input.body, clientAddress: input.clientAddress)
         return try await accept(input, submission: submission, form: form, bodyHash: hash)
@@ -172,16 +178,25 @@ final class SubmissionService: Sendable {
         } else {
             hookBody = body
         }
+        var stored = (values: values, rawBody: input.body)
+        var webhookPayload: @Sendable () -> [UInt8] = { WebhookPayload.envelope(time: time, data: hookBody) }
+        if form.definition.hasSensitiveInputs {
+            // Sealed before the row is written; the 201 and the receiver still get the values in clear.
+            stored.values = try sensitive.seal(result.values, rowID: id, definition: form.definition).serialized()
+            stored.rawBody = try sensitive.sealed(input.body, .rawBody, rowID: id)
+            let payload = try sensitive.sealed(webhookPayload(), .webhookPayload, rowID: id)
+            webhookPayload = { payload }
+        }
         let record = NewSubmission(
             SubmissionRecord(
                 id: id, formID: form.id, formVersion: form.version, receivedAt: receivedAt,
-                values: String(decoding: values, as: UTF8.self),
-                rawBody: input.body, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
+                values: String(decoding: stored.values, as: UTF8.self),
+                rawBody: stored.rawBody, idempotencyKey: input.idempotencyKey, bodyHash: bodyHash,
                 clientAddress: input.clientAddress),
             uploadIDs: result.fileIDs,
             draftID: input.draft?.id,
             draftRevision: input.draft?.revision,
-            webhookPayload: { WebhookPayload.envelope(time: time, data: hookBody) }
+            webhookPayload: webhookPayload
         )
         let outcome: InsertOutcome
         do {
@@ -198,10 +213,10 @@ final class SubmissionService: Sendable {
             return .accepted(body: body)
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
-            return try Self.replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+            return try await replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
         case .draftSubmitted(let existing):
             // A second submit of the draft raced this one and stored first: answer what it stored.
-            return .replayed(body: Self.answer(existing))
+            return .replayed(body: try await answer(existing))
         case .uploadsUnavailable(let ids):
             // Another submission took them between validation and commit.
             let fields = FileValues.fields(of: Set(ids), in: result.values)
@@ -239,18 +254,25 @@ final class SubmissionService: Sendable {
         }
     }
 
-    private static func replay(_ earlier: SubmissionRecord, bodyHash: String) throws -> Outcome {
+    private func replay(_ earlier: SubmissionRecord, bodyHash: String) async throws -> Outcome {
         guard earlier.bodyHash == bodyHash else {
             throw SubmissionFailure.idempotencyKeyReused
         }
-        return .replayed(body: answer(earlier))
+        return .replayed(body: try await answer(earlier))
     }
 
-    /// The 201 body of a stored submission, as it was first answered.
-    static func answer(_ stored: SubmissionRecord) -> [UInt8] {
-        AcceptedSubmissionJSON.bytes(
+    /// The 201 body of a stored submission, as it was first answered: its sealed values opened with
+    /// the definition of its version (kept even when the form was deleted since).
+    func answer(_ stored: SubmissionRecord) async throws -> [UInt8] {
+        var values = Array(stored.values.utf8)
+        if SensitiveValues.mayHoldSealedValues(stored.values),
+           let form = try await catalog.version(id: stored.formID, version: stored.formVersion), form.definition.hasSensitiveInputs {
+            let parsed = try JSONValue(parsing: values)
+            values = try sensitive.open(parsed, rowID: stored.id, definition: form.definition).serialized()
+        }
+        return AcceptedSubmissionJSON.bytes(
             id: stored.id, formID: stored.formID, formVersion: stored.formVersion,
-            receivedAt: Timestamp.rfc3339(stored.receivedAt), values: stored.values.utf8)
+            receivedAt: Timestamp.rfc3339(stored.receivedAt), values: values)
     }
 
     private static func parseOffLoop(_ body: [UInt8]) async throws(SubmissionError) -> Submission {

@@ -114,6 +114,24 @@ import Testing
         await server.finish()
     }
 
+    /// A sensitive input is sealed at rest, so it is matched once opened, as an owner's export opens it.
+    @Test func aSensitiveInputIsMatchedThroughItsSeal() async throws {
+        let server = try await Self.server()
+        let client = server.client
+        let sealedForm = Self.contactForm.replacingOccurrences(
+            of: #"{"email": {"id": "mail", "title": "E-mail", "required": true}}"#,
+            with: #"{"email": {"id": "mail", "title": "E-mail", "required": true, "sensitive": true}}"#)
+        #expect(sealedForm != Self.contactForm)
+        #expect(try await client.admin("PUT", "/v1/admin/forms/contact", json: sealedForm).status == 200)
+        let sealed = try await Self.submit(client, name: "Ana", mail: Self.erased)
+        let other = try await Self.submit(client, name: "Rui", mail: "rui@example.org")
+        let answer = try await client.admin("POST", "/v1/admin/forms/contact/erasure", json: #"{"field": "mail", "equals": "\#(Self.erased)"}"#)
+        #expect(answer.object["erased"] as? Int == 1, "\(answer.text)")
+        #expect(try await client.admin("GET", "/v1/admin/submissions/\(sealed.id)").status == 404)
+        #expect(try await client.admin("GET", "/v1/admin/submissions/\(other.id)").status == 200)
+        await server.finish()
+    }
+
     @Test func aBadErasureIsRefusedWithItsReason() async throws {
         let server = try await Self.server()
         let client = server.client
