@@ -129,4 +129,43 @@ import Testing
         #expect((scoped.object["detail"] as? String)?.contains("needs an owner of every form") == true, "\(scoped.text)")
         await server.finish()
     }
+
+    /// The check docs/api.md gives in Python, run on the server's answers: the chain is what the docs
+    /// say it is, nested details, nulls and non-ASCII names included.
+    @Test func theDocumentedPythonCheckAgreesWithTheServer() async throws {
+        let server = try await InProcessServer {
+            $0.adminTokens = [AdminToken(name: "Zoë", token: Self.alice, role: .owner, forms: nil)]
+        }
+        let zoe = TestHTTPClient(port: server.port, token: Self.alice)
+        for days in [nil, 30, 60] as [Int?] {
+            let retention = days.map { #""retentionDays": \#($0), "# } ?? ""
+            let form = #"{"id": "trip", \#(retention)"title": "Trip \#(days ?? 0)", "components": [{"text": {"id": "name", "title": "Name"}}]}"#
+            #expect(try await zoe.admin("PUT", "/v1/admin/forms/trip", json: form).status < 300)
+        }
+        #expect(try await zoe.admin("POST", "/v1/admin/forms/trip/webhooks", json: #"{"url": "http://127.0.0.1:9/hook"}"#).status == 201)
+        let page = try await zoe.admin("GET", "/v1/admin/audit?limit=500")
+        let items = try #require(page.object["items"] as? [[String: Any]])
+        #expect(items.count == 4)
+        let oldestFirst = try JSONSerialization.data(withJSONObject: Array(items.reversed()))
+        let entries = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).json")
+        try oldestFirst.write(to: entries)
+        defer { try? FileManager.default.removeItem(at: entries) }
+
+        let docs = try String(contentsOf: Repo.root.appendingPathComponent("docs/api.md"), encoding: .utf8)
+        let afterPython = try #require(docs.range(of: "In Python")).upperBound
+        let block = try #require(docs[afterPython...].firstMatch(of: /```python\n([\s\S]*?)```/)?.1)
+        let script = String(block) + "\nimport sys\nprint(check(json.load(open(sys.argv[1], encoding='utf-8'))))\n"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, entries.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(printed)")
+        #expect(printed == (items.first?["hash"] as? String ?? "-") + "\n", "\(printed)")
+        await server.finish()
+    }
 }
