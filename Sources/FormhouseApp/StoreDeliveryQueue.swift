@@ -1,5 +1,6 @@
 import FormStore
 import Foundation
+import Synchronization
 import Webhooks
 
 /// The webhook worker's outbox, backed by the store's deliveries table. Secrets, and the payloads of
@@ -10,6 +11,16 @@ struct StoreDeliveryQueue: DeliveryQueue {
     let sensitive: SensitiveValues
     /// The worker's lease owner (the store checks it when an attempt is recorded).
     let owner: String
+    /// Deliveries in flight whose payload held sealed values: a receiver may echo its request, and the
+    /// excerpt of its answer would then keep those values in clear in the attempt log.
+    private let sealedInFlight = SealedInFlight()
+
+    init(store: any FormStore, secrets: SecretBox, sensitive: SensitiveValues, owner: String) {
+        self.store = store
+        self.secrets = secrets
+        self.sensitive = sensitive
+        self.owner = owner
+    }
 
     /// Honours the worker's exclusions and per-endpoint rooms, so slow endpoints cannot take the slots
     /// fast ones need and no endpoint gets more than its in-flight limit.
@@ -31,6 +42,7 @@ struct StoreDeliveryQueue: DeliveryQueue {
                 return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
                                    payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
             }
+            if SensitiveValues.isSealed(row.payload) { sealedInFlight.insert(row.id) }
             var keys = [current]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now,
                let old = try? secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID) {
@@ -44,13 +56,16 @@ struct StoreDeliveryQueue: DeliveryQueue {
     static let unreadableSecret = "The endpoint's signing secret does not decrypt with this server's key "
         + "(was secret.key or FORMHOUSE_SECRET_KEY changed?); restore that key, or rotate the endpoint's secret."
 
+    static let excerptNotKept = "(not kept: the request held values of sensitive inputs, which an answer may echo)"
+
     static let unreadablePayload = "The payload holds sensitive values sealed with another server key "
         + "(was secret.key or FORMHOUSE_SECRET_KEY changed?); restore that key to deliver it."
 
     func record(_ job: DeliveryJob, attempt: DeliveryAttempt, outcome: Webhooks.DeliveryOutcome) async throws {
+        let excerpt = sealedInFlight.remove(job.id) ? Self.excerptNotKept : attempt.responseExcerpt
         let record = AttemptRecord(
             attemptedAt: attempt.startedAt, statusCode: attempt.status, durationMilliseconds: attempt.milliseconds,
-            error: attempt.error?.description, responseExcerpt: attempt.responseExcerpt.isEmpty ? nil : attempt.responseExcerpt)
+            error: attempt.error?.description, responseExcerpt: excerpt.isEmpty ? nil : excerpt)
         // The store's outcome type shares its name with the worker's, so it is only ever inferred here.
         switch outcome {
         case .succeeded:
@@ -75,4 +90,14 @@ struct StoreDeliveryQueue: DeliveryQueue {
             return
         }
     }
+}
+
+/// The ids of deliveries in flight whose payload was sealed, from claim to record.
+private final class SealedInFlight: Sendable {
+    private let ids = Mutex<Set<String>>([])
+
+    func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
+
+    /// Whether `id` was in flight with a sealed payload; it is no longer.
+    func remove(_ id: String) -> Bool { ids.withLock { $0.remove(id) != nil } }
 }

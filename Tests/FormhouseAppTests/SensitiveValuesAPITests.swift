@@ -72,7 +72,8 @@ import Webhooks
         let viewer = TestHTTPClient(port: server.port, token: Self.viewerToken)
         let exporter = TestHTTPClient(port: server.port, token: Self.exporterToken)
         #expect(try await client.admin("PUT", "/v1/admin/forms/vault", json: Self.form).status == 201)
-        let receiver = try LoopbackReceiver { _ in ReceiverReply(status: 204) }
+        // A receiver that echoes what it got: its answer's excerpt must not keep the values in clear.
+        let receiver = try LoopbackReceiver { request in ReceiverReply(status: 200, body: request.body) }
         defer { receiver.stop() }
         let hook = try await client.admin("POST", "/v1/admin/forms/vault/webhooks", json: #"{"url": "\#(receiver.url)/hook"}"#)
         let secret = try #require(hook.object["secret"] as? String)
@@ -98,6 +99,18 @@ import Webhooks
         #expect(data["id"] as? String == sid)
         #expect((data["values"] as? [String: Any])?["pin"] as? String == Self.pin)
         #expect(Self.secrets.allSatisfy { Self.contains(request.body, $0) }, "the receiver got every value")
+
+        // The attempt is recorded without the echo.
+        var attempts: [[String: Any]] = []
+        try await WebhooksAPITests.wait("the attempt") {
+            let listed = try? await client.admin("GET", "/v1/admin/deliveries?formId=vault").object["items"] as? [[String: Any]]
+            guard let did = listed?.first?["id"] as? String,
+                  let detail = try? await client.admin("GET", "/v1/admin/deliveries/\(did)") else { return false }
+            attempts = detail.object["attemptLog"] as? [[String: Any]] ?? []
+            return !attempts.isEmpty
+        }
+        let excerpt = attempts.first?["responseExcerpt"] as? String
+        #expect(excerpt == StoreDeliveryQueue.excerptNotKept, "\(attempts)")
 
         // Nowhere in the database file, though the rest is there in clear.
         let file = try Self.databaseBytes(server)
