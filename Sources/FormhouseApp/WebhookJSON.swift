@@ -1,4 +1,5 @@
 import FormStore
+import Foundation
 import Webhooks
 
 /// A webhook endpoint as the admin API shows it; its `secret` only when it was just made, and
@@ -46,10 +47,13 @@ struct DeliveryJSON: Encodable {
     var createdAt: String
     var attemptLog: [DeliveryAttemptJSON]?
 
-    init(_ delivery: DeliveryRecord, withAttemptLog: Bool = false) {
+    /// With `fullURL` false (a caller below editor, who may not list webhooks), `url` is the scheme and
+    /// host only: a webhook URL's path or query is often a secret of its own.
+    init(_ delivery: DeliveryRecord, withAttemptLog: Bool = false, fullURL: Bool = true) {
         id = delivery.id
         endpointId = delivery.endpointID
-        url = AddressPolicy.withoutCredentials(delivery.endpointURL)
+        let shown = AddressPolicy.withoutCredentials(delivery.endpointURL)
+        url = fullURL ? shown : Self.origin(of: shown)
         submissionId = delivery.submissionID
         formId = delivery.formID
         status = delivery.status.rawValue
@@ -59,6 +63,16 @@ struct DeliveryJSON: Encodable {
         lastError = delivery.lastError
         createdAt = Timestamp.rfc3339(delivery.createdAt)
         if withAttemptLog { attemptLog = delivery.attempts.map(DeliveryAttemptJSON.init) }
+    }
+}
+
+extension DeliveryJSON {
+    /// `scheme://host[:port]/` of a URL, or nothing of it when it does not parse.
+    static func origin(of url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return "" }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)\(port)/"
     }
 }
 

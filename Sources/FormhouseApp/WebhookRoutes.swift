@@ -28,7 +28,7 @@ struct WebhookRoutes {
         admin.on(.delete, "/webhooks/{wid}", needs: .init(.edit, .webhook("wid"))) { request, caller in try await delete(request, caller: caller) }
         admin.on(.post, "/webhooks/{wid}/rotate", needs: .init(.edit, .webhook("wid"))) { request, caller in try await rotate(request, caller: caller) }
         admin.on(.get, "/deliveries", needs: .init(.read)) { request, caller in try await deliveries(request, caller: caller) }
-        admin.on(.get, "/deliveries/{did}", needs: .init(.read, .delivery("did"))) { request, _ in try await delivery(request) }
+        admin.on(.get, "/deliveries/{did}", needs: .init(.read, .delivery("did"))) { request, caller in try await delivery(request, caller: caller) }
         admin.on(.post, "/deliveries/{did}/redeliver", needs: .init(.edit, .delivery("did"))) { request, caller in try await redeliver(request, caller: caller) }
     }
 
@@ -127,13 +127,13 @@ struct WebhookRoutes {
         let page = try await store.deliveries(status: statuses, formID: formID, limit: limit, cursor: cursor)
         let next = page.nextCursor.map { cursors.seal($0, scope: scope) }
         let items = page.items.filter { caller.reaches(form: $0.formID) }
-        return .json(encoding: PageJSON(items: items.map { DeliveryJSON($0) }, nextCursor: next))
+        return .json(encoding: PageJSON(items: items.map { DeliveryJSON($0, fullURL: caller.role <= .editor) }, nextCursor: next))
     }
 
-    func delivery(_ request: Request) async throws -> Response {
+    func delivery(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.parameters.require("did")
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
-        return .json(encoding: DeliveryJSON(record, withAttemptLog: true))
+        return .json(encoding: DeliveryJSON(record, withAttemptLog: true, fullURL: caller.role <= .editor))
     }
 
     func redeliver(_ request: Request, caller: AdminCaller) async throws -> Response {

@@ -66,7 +66,11 @@ final class CurlTransfer: @unchecked Sendable {
             return CURL_SOCKET_BAD
         }
         if let refused = policy.refusal(of: ip) {
-            refusal = refused
+            // The delivery's attempt log is read by viewers, who must not learn what a name resolves
+            // to inside the network (the refusal at creation keeps it out of answers too).
+            refusal = WebhookError(
+                .forbiddenAddress, "The endpoint's host resolved to an address that is not public; webhooks go only to public addresses.",
+                logDetail: refused.detail)
             return CURL_SOCKET_BAD
         }
         return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)

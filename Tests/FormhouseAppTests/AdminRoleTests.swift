@@ -137,6 +137,28 @@ struct RoleMatrixTests {
         }
     }
 
+    /// A viewer may read deliveries but not list webhooks: it sees where they go, not the URL's path
+    /// or query, which are often secrets of their own. An editor sees the whole URL.
+    @Test func aViewerSeesOnlyTheOriginOfADeliverysURL() async throws {
+        let server = try await Self.server()
+        let owner = server.client
+        #expect(try await owner.admin("PUT", "/v1/admin/forms/claim", json: FileFixtures.claimForm).status == 201)
+        #expect(try await owner.admin("POST", "/v1/admin/forms/claim/webhooks", json: #"{"url": "http://127.0.0.1:9/hooks/T0/B0/s3cr3t?key=k1"}"#).status == 201)
+        let upload = try await owner.send("POST", "/v1/forms/claim/uploads?field=photo", headers: [("Content-Type", "image/png")], body: FileFixtures.png)
+        let fid = try #require(upload.object["id"] as? String)
+        #expect(try await owner.postJSON("/v1/forms/claim/submissions", #"{"values": {"name": "Ana", "photo": "\#(fid)"}}"#).status == 201)
+        let viewer = TestHTTPClient(port: server.port, token: Self.callers[2].token)
+        let editor = TestHTTPClient(port: server.port, token: Self.callers[3].token)
+        let listed = try await viewer.admin("GET", "/v1/admin/deliveries").object["items"] as? [[String: Any]]
+        let did = try #require(listed?.first?["id"] as? String)
+        #expect(listed?.first?["url"] as? String == "http://127.0.0.1:9/")
+        let one = try await viewer.admin("GET", "/v1/admin/deliveries/\(did)")
+        #expect(one.object["url"] as? String == "http://127.0.0.1:9/")
+        #expect(!one.text.contains("s3cr3t"))
+        #expect(try await editor.admin("GET", "/v1/admin/deliveries/\(did)").object["url"] as? String == "http://127.0.0.1:9/hooks/T0/B0/s3cr3t?key=k1")
+        await server.finish()
+    }
+
     /// A row that does not exist is 404 for a scoped token too, not a 403 that would tell it apart.
     @Test func anUnknownRowIsNotFoundForEveryone() async throws {
         let server = try await Self.server()
