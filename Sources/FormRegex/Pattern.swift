@@ -48,11 +48,11 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether matching may cost more than a table lookup per input scalar: the DFA was left unfinished
-    /// (its budget ran out) and the program is large enough that an NFA step over it is costly (a
-    /// thousand instructions or more). Such a pattern is still linear in the input, with a large
-    /// constant: a server validates with it off its event loops.
+    /// (its budget ran out), so some inputs take the NFA fallback, a step over up to every instruction
+    /// per scalar. Such a pattern is still linear in the input, with a constant as large as the
+    /// program: a server validates with it off its event loops.
     public var mayBeSlow: Bool {
-        !automaton.isComplete && automaton.instructionCount >= 1_000
+        !automaton.isComplete
     }
 
     /// The DFA construction work compilation used (for diagnostics and tests).
