@@ -31,10 +31,29 @@ struct SensitiveValues: Sendable {
     private static let tail = Array(#""}"#.utf8)
 
     private let key: SymmetricKey
+    /// Keys the digests of request bodies that idempotency compares (``bodyDigest(_:)``).
+    private let digestKey: SymmetricKey
 
     init(secrets: SecretBox) {
         key = secrets.derivedKey(for: "sensitive-values")
+        digestKey = secrets.derivedKey(for: "body-digest")
     }
+
+    /// The digest kept of a body sent with an idempotency key, `hmac-sha256:<hex>`. Keyed, because the
+    /// body holds any sensitive values in clear and the digest is stored in clear: a plain hash of a
+    /// body whose other values the database shows would let a short password be guessed offline.
+    func bodyDigest(_ body: [UInt8]) -> String {
+        Self.digestPrefix + Hex.encode(HMAC<SHA256>.authenticationCode(for: body, using: digestKey))
+    }
+
+    /// Whether `body` is the body whose digest was stored: a keyed one, or the plain SHA-256 hex that
+    /// rows stored before keyed digests hold.
+    func isBody(_ body: [UInt8], of stored: String?) -> Bool {
+        guard let stored else { return false }
+        return stored.hasPrefix(Self.digestPrefix) ? stored == bodyDigest(body) : stored == SubmissionService.hash(body)
+    }
+
+    private static let digestPrefix = "hmac-sha256:"
 
     /// `values` with the value of each sensitive input of `definition` sealed for row `rowID`.
     func seal(_ values: JSONValue, rowID: String, definition: FormDefinition) throws -> JSONValue {

@@ -101,14 +101,13 @@ final class SubmissionService: Sendable {
             throw SubmissionFailure.idempotencyKeyInFlight
         }
         defer { _ = inFlight.withLock { $0.remove(slot) } }
-        let hash = Self.hash(input.body)
         // Before the form is looked up: a retry of an acknowledged submission gets its answer even
         // if the form was deleted or changed since.
         if let earlier = try await store.submission(formID: input.formID, idempotencyKey: key) {
-            return try await replay(earlier, bodyHash: hash)
+            return try await replay(earlier, body: input.body)
         }
         let (submission, form) = try await prepare(formID: input.formID, body: input.body, clientAddress: input.clientAddress)
-        return try await accept(input, submission: submission, form: form, bodyHash: hash)
+        return try await accept(input, submission: submission, form: form, bodyHash: sensitive.bodyDigest(input.body))
     }
 
     private func prepare(formID: String, body: [UInt8], clientAddress: String) async throws -> (Submission, PublishedForm) {
@@ -213,7 +212,7 @@ final class SubmissionService: Sendable {
             return .accepted(body: body)
         case .duplicate(let existing):
             // Another writer stored the same key first; answer as a replay would.
-            return try await replay(existing, bodyHash: bodyHash ?? Self.hash(input.body))
+            return try await replay(existing, body: input.body)
         case .draftSubmitted(let existing):
             // A second submit of the draft raced this one and stored first: answer what it stored.
             return .replayed(body: try await answer(existing))
@@ -254,8 +253,8 @@ final class SubmissionService: Sendable {
         }
     }
 
-    private func replay(_ earlier: SubmissionRecord, bodyHash: String) async throws -> Outcome {
-        guard earlier.bodyHash == bodyHash else {
+    private func replay(_ earlier: SubmissionRecord, body: [UInt8]) async throws -> Outcome {
+        guard sensitive.isBody(body, of: earlier.bodyHash) else {
             throw SubmissionFailure.idempotencyKeyReused
         }
         return .replayed(body: try await answer(earlier))

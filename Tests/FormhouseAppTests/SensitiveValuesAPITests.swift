@@ -89,6 +89,11 @@ import Webhooks
         #expect(replay.status == 201)
         #expect(replay.header("Idempotent-Replayed") == "true")
         #expect(replay.body == accepted.body)
+        // The digest idempotency keeps of the body is keyed: a plain hash of it, in clear beside the
+        // other values, would let a short pin be guessed offline.
+        let digest = try #require(try await server.app.store.submission(id: sid)?.bodyHash)
+        #expect(digest.hasPrefix("hmac-sha256:") && digest != SubmissionService.hash(Array(Self.body.utf8)))
+        #expect(!digest.contains(SubmissionService.hash(Array(Self.body.utf8))))
 
         // The receiver gets the values in clear, under a signature that verifies.
         try await WebhooksAPITests.wait("the delivery") { receiver.count >= 1 }
