@@ -9,6 +9,10 @@ public protocol RetentionStore: Sendable {
     /// statistics, which count what happened, do not.
     func deleteSubmissions(formID: String, receivedBefore date: Date, limit: Int) async throws -> DeletedSubmissions
 
+    /// The forms, deleted ones included, that hold submissions, with the version that was current
+    /// last (whose `retentionDays` applies), ordered by id.
+    func formsHoldingSubmissions() async throws -> [(id: String, currentVersion: Int)]
+
     /// Erases those of the given submissions that belong to the form, as retention deletes them (raw
     /// bodies, deliveries sent or not, attempts, closed drafts; uploads let go at once), in one
     /// transaction that also records `audit` when anything was erased. Ids of other forms or of no

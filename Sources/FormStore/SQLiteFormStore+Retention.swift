@@ -11,6 +11,13 @@ extension SQLiteFormStore {
         }
     }
 
+    public func formsHoldingSubmissions() async throws -> [(id: String, currentVersion: Int)] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT id, current_version FROM forms WHERE submission_count > 0 ORDER BY id")
+                .map { (id: $0["id"], currentVersion: $0["current_version"]) }
+        }
+    }
+
     public func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions {
         guard !ids.isEmpty else { return DeletedSubmissions() }
         return try await write { db in

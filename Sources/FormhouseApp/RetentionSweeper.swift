@@ -25,9 +25,10 @@ struct RetentionSweeper: Sendable {
     @discardableResult
     func sweepOnce(now: Date = Date()) async throws -> DeletedSubmissions {
         var total = DeletedSubmissions()
-        for form in try await store.listForms() {
-            guard let current = try await catalog.current(id: form.id) else { continue }
-            let days = current.definition.retentionDays ?? defaultDays
+        // Deleted forms too: their submissions are kept as long as the last version said, not forever.
+        for form in try await store.formsHoldingSubmissions() {
+            guard let last = try await catalog.version(id: form.id, version: form.currentVersion) else { continue }
+            let days = last.definition.retentionDays ?? defaultDays
             guard days > 0 else { continue }
             let before = now.addingTimeInterval(-Double(days) * 86_400)
             while !Task.isCancelled {

@@ -16,6 +16,16 @@ extension PostgresFormStore {
         }
     }
 
+    public func formsHoldingSubmissions() async throws -> [(id: String, currentVersion: Int)] {
+        try await read { connection in
+            let rows = try await connection.query(
+                "SELECT id, current_version FROM forms WHERE submission_count > 0 ORDER BY id", logger: self.logger)
+            var forms: [(id: String, currentVersion: Int)] = []
+            for try await (id, version) in rows.decode((String, Int).self) { forms.append((id, version)) }
+            return forms
+        }
+    }
+
     public func eraseSubmissions(ids: [String], formID: String, audit: AuditNote?) async throws -> DeletedSubmissions {
         guard !ids.isEmpty else { return DeletedSubmissions() }
         return try await transaction { connection in

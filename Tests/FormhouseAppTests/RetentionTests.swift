@@ -65,4 +65,21 @@ import Testing
         #expect(metrics.contains(#"formhouse_retention_deleted_total{kind="submissions"}"#))
         await server.finish()
     }
+
+    /// A deleted form's submissions keep to its last version's retention, not forever.
+    @Test func aDeletedFormsSubmissionsGoWhenTheirRetentionPasses() async throws {
+        let server = try await UploadsAPITests.server()
+        let client = server.client
+        #expect(try await client.admin("PUT", "/v1/admin/forms/claim", json: Self.keptForm).status == 200)
+        let reply = try await client.postJSON("/v1/forms/claim/submissions", #"{"values": {"name": "gone soon"}}"#)
+        let sid = try #require(reply.object["id"] as? String)
+        #expect(try await client.admin("DELETE", "/v1/admin/forms/claim").status == 204)
+        let early = try await server.app.sweeper.retention?.sweepOnce(now: Date().addingTimeInterval(29 * 86_400))
+        #expect(early?.submissions == 0)
+        #expect(try await client.admin("GET", "/v1/admin/submissions/\(sid)").status == 200)
+        let late = try await server.app.sweeper.retention?.sweepOnce(now: Date().addingTimeInterval(31 * 86_400))
+        #expect(late?.submissions == 1)
+        #expect(try await client.admin("GET", "/v1/admin/submissions/\(sid)").status == 404)
+        await server.finish()
+    }
 }

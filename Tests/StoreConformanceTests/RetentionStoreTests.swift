@@ -12,6 +12,19 @@ import Testing
     static let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     @Test(arguments: StoreKind.allCases)
+    func theFormsHoldingSubmissionsIncludeDeletedOnes(_ kind: StoreKind) async throws {
+        try await kind.withSubmissionStore { store in
+            for id in ["a", "b", "c"] { try await makeForm(store, id: id) }
+            _ = try await store.saveFormVersion(formID: "b", definition: "{}", title: "B", contentHash: "b-2")
+            for id in ["b", "c"] { #expect(try await store.insertSubmission(newSubmission(formID: id)) == .inserted) }
+            #expect(try await store.deleteForm(id: "b"))
+            let forms = try await store.formsHoldingSubmissions()
+            #expect(forms.map(\.id) == ["b", "c"])
+            #expect(forms.map(\.currentVersion) == [2, 1])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func exactlyTheOldSubmissionsGoWithWhatRefersToThem(_ kind: StoreKind) async throws {
         try await kind.withSubmissionStore { store in
             try await makeForm(store)
