@@ -52,8 +52,14 @@ struct ErasureRoutes {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
         let asked = try Self.parse(request.body)
-        if let current = try await catalog.current(id: formID), !current.definition.inputPaths.contains(asked.field) {
-            throw APIProblem(.invalidBody, "Form '\(formID)' has no input '\(asked.field)'; name one of: \(current.definition.inputPaths.joined(separator: ", ")).")
+        // Any version's input: values stored under an input since renamed or removed are someone's too.
+        var paths: [String] = []
+        for summary in try await store.formVersions(id: formID).reversed() {
+            guard let form = try await catalog.version(id: formID, version: summary.version) else { continue }
+            for path in form.definition.inputPaths where !paths.contains(path) { paths.append(path) }
+        }
+        guard paths.contains(asked.field) else {
+            throw APIProblem(.invalidBody, "Form '\(formID)' has no input '\(asked.field)' in any version; name one of: \(paths.joined(separator: ", ")).")
         }
         let matching = Matches()
         let (catalog, sensitive) = (self.catalog, self.sensitive)

@@ -132,6 +132,19 @@ import Testing
         await server.finish()
     }
 
+    /// An input a later version removed still names values stored under it.
+    @Test func anInputOfAnEarlierVersionCanBeErasedBy() async throws {
+        let server = try await Self.server()
+        let client = server.client
+        let old = try await Self.submit(client, name: "Ana", mail: Self.erased)
+        let withoutMail = #"{"id": "contact", "title": "Contact", "components": [{"text": {"id": "name", "title": "Name"}}]}"#
+        #expect(try await client.admin("PUT", "/v1/admin/forms/contact", json: withoutMail).status == 200)
+        let answer = try await client.admin("POST", "/v1/admin/forms/contact/erasure", json: #"{"field": "mail", "equals": "\#(Self.erased)"}"#)
+        #expect(answer.object["erased"] as? Int == 1, "\(answer.text)")
+        #expect(try await client.admin("GET", "/v1/admin/submissions/\(old.id)").status == 404)
+        await server.finish()
+    }
+
     @Test func aBadErasureIsRefusedWithItsReason() async throws {
         let server = try await Self.server()
         let client = server.client
