@@ -75,6 +75,13 @@ public struct AdminToken: Sendable, Hashable {
         for (index, token) in tokens.enumerated() where !seen.insert(token.name).inserted {
             throw ConfigurationError(key: "\(key)[\(index)].name", message: "'\(token.name)' names another token too")
         }
+        // One value listed twice would take whichever entry is checked last, role and forms included.
+        var values = [[UInt8]: Int]()
+        for (index, token) in tokens.enumerated() {
+            if let first = values.updateValue(index, forKey: token.digest) {
+                throw ConfigurationError(key: "\(key)[\(index)].token", message: "is the same token as \(key)[\(first)]; give each token once")
+            }
+        }
         return tokens
     }
 

@@ -324,6 +324,9 @@ struct AdminTokenConfigurationTests {
             (#"[{"name": "ops", "token": "\#(token)", "role": "owner"}, {"name": "ops", "token": "b-good-token-0000000001", "role": "owner"}]"#,
              "adminTokens[1].name"),
             (#"["\#(token)", {"name": "token-1", "token": "b-good-token-0000000001", "role": "owner"}]"#, "adminTokens[1].name"),
+            // One value twice, once a viewer and once an owner: which would it be?
+            (#"[{"name": "ops", "token": "\#(token)", "role": "viewer"}, {"name": "root", "token": "\#(token)", "role": "owner"}]"#,
+             "adminTokens[1].token"),
             (#"[5]"#, "adminTokens[0]"),
         ]
         for (tokens, key) in cases {
