@@ -30,7 +30,7 @@ extension DefinitionDecoder {
         guard let object = value.objectValue else {
             if let s = value.stringValue { return .plain(s) }
             if reporting {
-                problem(pointer, .invalidType, "\"\(name)\" must be a string, or an object of language tags to strings like {\"en\": \"Name\", \"pt-BR\": \"Nome\"}; found \(value.typeName).")
+                problem(pointer, .invalidType, "\"\(name)\" must be a string, not \(value.typeName).")
             }
             return nil
         }
