@@ -39,11 +39,16 @@ public enum BuiltInMessages {
     static func message(_ key: MessageKey, in language: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
         let template = texts(of: language)[key.rawValue] ?? catalogs["en"]?[key.rawValue] ?? key.rawValue
         guard !values.isEmpty else { return template }
-        var text = template
-        for (name, value) in values {
-            text = text.replacing("{" + name + "}", with: value)
+        // One pass, so that a value holding `{name}` (an upload's media type) is not filled in itself.
+        var text = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let name = rest[rest.index(after: open)..<close]
+            text += rest[..<open]
+            if let value = values.first(where: { $0.key == name })?.value { text += value } else { text += rest[open...close] }
+            rest = rest[rest.index(after: close)...]
         }
-        return text
+        return text + rest
     }
 }
 
@@ -65,6 +70,10 @@ enum MessageKey: String, CaseIterable {
     case maxFiles, maxFilesOne = "maxFiles.one", fileType, maxSize
     case fileTwice = "file.twice", fileOtherForm = "file.otherForm", fileOtherField = "file.otherField",
          fileUnfinished = "file.unfinished", fileBound = "file.bound", fileUnknown = "file.unknown"
+    // The formworks profile's hints, in its descriptions.
+    case profileInteger = "profile.integer", profileDecimal = "profile.decimal", profileDate = "profile.date",
+         profileSelectOne = "profile.selectOne", profileSelectMany = "profile.selectMany", profileSwitchOn = "profile.switchOn",
+         profileSwitch = "profile.switch", profileUSState = "profile.usstate", profileFiles = "profile.files"
 
     /// The key of the name of `value`'s JSON type, for the `{type}` of the `type.*` messages.
     static func jsonType(of value: JSONValue) -> MessageKey {

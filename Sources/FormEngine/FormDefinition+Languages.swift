@@ -43,10 +43,17 @@ extension FormDefinition {
     }
 }
 
-/// Picks one language's text out of a definition's texts (a string, or a map of languages).
+/// Picks one language's text out of a definition's texts (a string, or a map of languages), and
+/// writes the engine's own texts in that language where there are messages in it.
 struct TextPicker {
     let language: String
     let defaultLanguage: String
+
+    /// The built-in text `key` in the language of ``BuiltInMessages`` closest to this one, its
+    /// placeholders filled from `values`.
+    func callAsFunction(_ key: MessageKey, _ values: KeyValuePairs<String, String> = [:]) -> String {
+        BuiltInMessages.message(key, in: BuiltInMessages.language(for: LanguagePriorityList([language]), fallback: defaultLanguage), values)
+    }
 
     /// The text in the language, or in the default one where a map has none in it; nil when the
     /// value is absent or not a text.

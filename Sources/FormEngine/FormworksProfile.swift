@@ -19,7 +19,7 @@ extension FormDefinition {
         Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, pick: pick, into: &components, dropped: &dropped)
         let description = pick(top["description"])
         if !dropped.isEmpty {
-            let note = "Files are not asked for in this app (" + dropped.joined(separator: ", ") + "); the full form takes them."
+            let note = pick(.profileFiles, ["inputs": dropped.joined(separator: ", ")])
             out.append("description", .string(description.map { $0 + "\n\n" + note } ?? note))
         } else if let description {
             out.append("description", .string(description))
@@ -107,15 +107,15 @@ extension FormDefinition {
         } else {
             type = "text"
             let hint: (regex: String?, text: String?) = switch spec.type {
-            case .integer, .count: (#"[+-]?[0-9]+"#, "A whole number.")
-            case .decimal: (decimalRegex(spec.maxDecimalPlaces), "A number, like 12.5.")
-            case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, "A date as YYYY-MM-DD.")
-            case .select: (selectRegex(spec), "Type " + (spec.multiple ? "one or more of (comma-separated): " : "one of: ")
-                                                   + spec.options.joined(separator: ", ") + ".")
+            case .integer, .count: (#"[+-]?[0-9]+"#, pick(.profileInteger))
+            case .decimal: (decimalRegex(spec.maxDecimalPlaces), pick(.profileDecimal))
+            case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, pick(.profileDate))
+            case .select: (selectRegex(spec), pick(spec.multiple ? .profileSelectMany : .profileSelectOne,
+                                                   ["options": spec.options.joined(separator: ", ")]))
             // A required switch must be on: "false" would only come back refused.
-            case .switch: spec.required && !conditional ? ("true", "Type true.") : ("(true|false)", "Type true or false.")
+            case .switch: spec.required && !conditional ? ("true", pick(.profileSwitchOn)) : ("(true|false)", pick(.profileSwitch))
             case .usphone: (FormworksRegex.usphone, nil)
-            case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", "A US state's name or two-letter code.")
+            case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", pick(.profileUSState))
             default: (nil, nil)
             }
             regex = regex ?? hint.regex

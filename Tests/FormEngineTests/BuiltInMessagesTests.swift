@@ -88,6 +88,12 @@ import Testing
         ])
     }
 
+    @Test func placeholdersAreFilledOnce() {
+        #expect(BuiltInMessages.message(.fileType, in: "en", ["type": "a/{accepted}", "accepted": "image/*"])
+            == "This kind of file (a/{accepted}) is not accepted here; attach one of image/*.")
+        #expect(BuiltInMessages.message(.maxFiles, in: "es", ["max": "3"]) == "Adjunte como máximo 3 archivos.")
+    }
+
     @Test func typeNamesAreTranslated() throws {
         let definition = try Fixtures.single("text")
         let result = definition.validate(try Fixtures.submission(#"{"values": {"f": [1]}}"#),

@@ -120,6 +120,9 @@ import Testing
             #expect(form.title == expected.0)
             #expect(form.components.first?.values.first?.title == expected.1)
             #expect(form.components.last?.values.first?.title == expected.2)
+            // The profile's own hints are written in the same language.
+            #expect(form.components.last?.values.first?.description
+                == ["pt-BR": "Um número inteiro.", "es": "Un número entero."][language ?? ""] ?? "A whole number.")
         }
         let spanish = try JSONDecoder().decode(FormworksForm.self, from: Data(definition.formworksProfile(language: "es").serialized()))
         #expect(spanish.components.first?.values.first?.placeholder == "Su nombre")
