@@ -37,9 +37,15 @@ struct PublicRoutes {
             }
         }
         let profile = try FormProfile(query: request.queryValue("profile"))
-        let preferences = try request.languagePreferences()
-        // `?lang=*` asks for the text maps themselves; a lookup of `*` alone would pick the default.
-        let language = preferences.ranges == ["*"] ? nil : form.definition.language(for: preferences)
+        // A form without text maps has one answer: the request's languages need no reading (this is
+        // the hot path), only `?lang=` a check. `?lang=*` asks for the maps themselves.
+        var language: String?
+        if form.definition.isTranslated {
+            let preferences = try request.languagePreferences()
+            language = preferences.ranges == ["*"] ? nil : form.definition.language(for: preferences)
+        } else {
+            _ = try request.languageParameter()
+        }
         guard let answer = try await form.answer(profile, language: language) else {
             if case .requiredFileInput(let path) = form.definition.formworksProfileRefusal {
                 throw APIProblem(.profileNeedsFiles, "Form '\(id)' requires a file in '\(path)', and Formworks has no file component; fetch it without ?profile=formworks.")
