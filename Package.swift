@@ -42,7 +42,12 @@ let package = Package(
     targets: [
         // Engine: Foundation only.
         .target(name: "FormRegex"),
-        .target(name: "FormEngine", dependencies: ["FormRegex"]),
+        // The built-in error messages, one JSON file per language, compiled into the library: an app
+        // or a server binary needs no resource bundle beside it.
+        .target(
+            name: "FormEngine", dependencies: ["FormRegex"],
+            resources: [.embedInCode("Messages/en.json"), .embedInCode("Messages/pt-BR.json"), .embedInCode("Messages/es.json")]
+        ),
 
         // HTTP server: sockets and epoll, nothing about forms.
         .target(name: "CEpoll"),

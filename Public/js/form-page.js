@@ -43,12 +43,19 @@ function describe(error) {
   return String(error && error.message ? error.message : error);
 }
 
-/** Fetches the definition (`version`, else the current one) into `definition` and `formVersion`. */
+/**
+ * Fetches the definition (`version`, else the current one) into `definition` and `formVersion`, in
+ * the language the browser asks for (its Accept-Language), which `/validate`'s messages follow too.
+ */
 async function fetchDefinition(version) {
   const query = version ? `?version=${encodeURIComponent(version)}` : "";
   const { data, headers } = await request(`/v1/forms/${segment(formId)}${query}`);
   definition = data;
   formVersion = Number.isInteger(data && data.version) ? data.version : versionFromETag(headers);
+  // The server picked the form's language from the browser's Accept-Language; screen readers and
+  // hyphenation follow <html lang>.
+  const language = headers.get("Content-Language");
+  if (language) document.documentElement.lang = language;
 }
 
 function newKeeper() {

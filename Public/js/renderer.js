@@ -279,8 +279,37 @@ function present(...nodes) {
   return nodes.filter(Boolean);
 }
 
+/**
+ * A text a person reads: a string, or a map of language tags to strings (a definition fetched with
+ * `?lang=*`, or being edited in the console) read in the browser's language.
+ */
 function text(value) {
-  return typeof value === "string" || typeof value === "number" ? String(value) : "";
+  if (typeof value === "string" || typeof value === "number") return String(value);
+  return value && typeof value === "object" && !Array.isArray(value) ? inBrowserLanguage(value) : "";
+}
+
+/**
+ * RFC 4647 lookup of the browser's languages among a map's tags (`es-MX` finds `es`), as the server
+ * does for `Accept-Language`; without a match, the map's first text (authors write the default first).
+ */
+function inBrowserLanguage(map) {
+  const tags = Object.keys(map).filter((tag) => typeof map[tag] === "string");
+  const preferred = (typeof navigator !== "undefined" && (navigator.languages || [navigator.language])) || [];
+  for (const language of preferred.filter(Boolean)) {
+    for (let range = language.toLowerCase(); range; range = shortened(range)) {
+      const tag = tags.find((t) => t.toLowerCase() === range);
+      if (tag) return map[tag];
+    }
+  }
+  return tags.length ? map[tags[0]] : "";
+}
+
+/** A language range without its last subtag, never leaving a single-character one (`x`, `u`) last. */
+function shortened(range) {
+  const cut = range.lastIndexOf("-");
+  if (cut < 0) return "";
+  const shorter = range.slice(0, cut);
+  return /-[a-z0-9]$/i.test(shorter) ? shorter.slice(0, -2) : shorter;
 }
 
 /** One rendered form: its DOM, the values entered so far, and the fields by key path. */

@@ -14,6 +14,11 @@ struct DefinitionDecoder {
     /// Shared by all of the definition's regexes, so that many of them cannot together cost more
     /// compile time and memory than a few large ones.
     private let regexBudget = CompileBudget()
+    /// The form's `defaultLanguage`, which every text map must hold (see `DefinitionDecoder+Texts.swift`).
+    var defaultLanguage = "en"
+    /// The languages of the form's text maps, as first spelled, and their lowercased tags.
+    var languages: [String] = []
+    var languageKeys = Set<String>()
 
     mutating func problem(_ pointer: String, _ code: DefinitionProblem.Code, _ message: String) {
         problems.append(DefinitionProblem(pointer: pointer, code: code, message: message))
@@ -66,16 +71,16 @@ struct DefinitionDecoder {
         let kind: FormNode.Kind
         switch typeKey {
         case "section":
-            checkStrings(props, ["title", "description"], at: propsPointer)
+            checkTexts(props, ["title", "description"], at: propsPointer)
             notApplicable(props, inputOnly + ["id", "repeat"], to: "a \"section\"", at: propsPointer)
             kind = .section(children: decodeComponents(props["components"], at: propsPointer + "/components"))
         case "group":
-            checkStrings(props, ["title", "description"], at: propsPointer)
+            checkTexts(props, ["title", "description"], at: propsPointer)
             notApplicable(props, inputOnly, to: "a \"group\"", at: propsPointer)
             let id = decodeID(props, at: propsPointer)
             let bounds = decodeRepeat(props["repeat"], at: propsPointer + "/repeat")
             let children = decodeComponents(props["components"], at: propsPointer + "/components")
-            kind = .group(GroupSpec(id: id ?? "", title: props["title"]?.stringValue ?? "",
+            kind = .group(GroupSpec(id: id ?? "", title: defaultText(props["title"]),
                                     repeatBounds: bounds, children: children))
         default:
             guard let type = InputType(rawValue: typeKey) else {
@@ -117,14 +122,6 @@ struct DefinitionDecoder {
             return nil
         }
         return RepeatBounds(min: min, max: max)
-    }
-
-    private mutating func checkStrings(_ props: JSONObject, _ keys: [String], at pointer: String) {
-        for key in keys {
-            if let v = props[key], v.stringValue == nil {
-                problem(pointer + "/" + key, .invalidType, "\"\(key)\" must be a string, not \(v.typeName).")
-            }
-        }
     }
 
     private mutating func integer(_ props: JSONObject, _ key: String, at pointer: String) -> Int? {
@@ -201,10 +198,10 @@ struct DefinitionDecoder {
     }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
-        checkStrings(props, ["title", "description", "placeholder"], at: pointer)
+        checkTexts(props, ["title", "description", "placeholder"], at: pointer)
         notApplicable(props, ["repeat", "components"], type, at: pointer)
         var spec = InputSpec(type: type, id: decodeID(props, at: pointer) ?? "",
-                             title: props["title"]?.stringValue ?? "", required: false)
+                             title: defaultText(props["title"]), required: false)
         if let v = props["required"] {
             if let b = v.boolValue { spec.required = b } else {
                 problem(pointer + "/required", .invalidType, "\"required\" must be true or false.")
@@ -269,9 +266,7 @@ struct DefinitionDecoder {
                                 "\"\(key)\" is not an error code; use one of \(Self.errorCodes).")
                         continue
                     }
-                    if let s = text.stringValue { spec.messages[code] = s } else {
-                        problem(pointer + "/messages/" + Self.escape(key), .invalidType, "A message must be a string.")
-                    }
+                    if let message = self.text(text, named: key, at: pointer + "/messages/" + Self.escape(key)) { spec.messages[code] = message }
                 }
             } else {
                 problem(pointer + "/messages", .invalidType, "\"messages\" must be an object of {\"<code>\": \"text\"}.")
@@ -363,7 +358,9 @@ struct DefinitionDecoder {
             let itemPointer = "\(pointer)/\(i)"
             let id: String?
             switch item {
-            case .object(let o): id = o["id"]?.stringValue
+            case .object(let o):
+                id = o["id"]?.stringValue
+                checkTexts(o, ["title"], at: itemPointer, reporting: newChecks)
             default: id = nil
             }
             guard let id, !id.isEmpty else {
@@ -439,7 +436,8 @@ struct DefinitionDecoder {
             switch node.kind {
             case .input(let spec):
                 // Written out once per input, not per copy: the copies only add prefixes.
-                part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source))
+                part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source,
+                                                                                 pick: TextPicker(language: defaultLanguage, defaultLanguage: defaultLanguage)))
             case .section(let children):
                 part = expansion(children, reporting: reporting)
             case .group(let group):

@@ -7,8 +7,16 @@
 public struct FormDefinition: Sendable {
     /// The form's id, if the upload names one.
     public var id: String?
-    /// The form's title.
+    /// The form's title (in ``defaultLanguage`` when it is translated).
     public var title: String
+    /// The language of the form's plain texts, which every text map holds (`defaultLanguage`, a
+    /// BCP 47 tag; `en` when the definition gives none).
+    public let defaultLanguage: String
+    /// Every language the form's texts are given in, ``defaultLanguage`` first, then the others as
+    /// first spelled in the definition: what `GET /v1/forms/{id}` can answer in.
+    public let languages: [String]
+    /// Whether any text of the form is a map of languages, so that it is served per language.
+    public let isTranslated: Bool
     /// Every input's key path in form order (`name`, `address.line1`, `addresses[].postcode`).
     public let inputPaths: [String]
     /// The key paths of the sensitive inputs (`"sensitive": true`, and every `password`), in form
@@ -93,12 +101,14 @@ public struct FormDefinition: Sendable {
                 decoder.problem("/id", .invalidType, "\"id\" must be a non-empty string.")
             }
         }
+        decoder.decodeDefaultLanguage(top["defaultLanguage"])
         var title = ""
-        switch top["title"] {
-        case .string(let s)?: title = s
-        case nil: decoder.problem("/title", .missing, "\"title\" is required: the form's title shown at the top.")
-        case let v?: decoder.problem("/title", .invalidType, "\"title\" must be a string, not \(v.typeName).")
+        if let v = top["title"] {
+            title = decoder.text(v, named: "title", at: "/title")?.text(in: decoder.defaultLanguage, default: decoder.defaultLanguage) ?? ""
+        } else {
+            decoder.problem("/title", .missing, "\"title\" is required: the form's title shown at the top.")
         }
+        decoder.checkTexts(top, ["description"], at: "", reporting: reading == .upload)
         if let v = top["responseFormat"], v != "long", v != "short" {
             decoder.problem("/responseFormat", .badValue, "\"responseFormat\" is \"long\" or \"short\".")
         }
@@ -137,6 +147,9 @@ public struct FormDefinition: Sendable {
 
         self.id = id
         self.title = title
+        defaultLanguage = decoder.defaultLanguage
+        isTranslated = !decoder.languages.isEmpty
+        languages = [decoder.defaultLanguage] + decoder.languages.filter { !LanguageTag.same($0, decoder.defaultLanguage) }
         self.retentionDays = retentionDays
         self.formworksProfileTooLarge = expansion.added > DefinitionDecoder.maximumAddedComponents
             || expansion.bytes > DefinitionDecoder.maximumProfileBytes

@@ -20,7 +20,7 @@ struct InputSpec: Sendable {
     var sensitive = false
     /// A `file` input's rules; nil for every other type.
     var file: FileInputRules?
-    var messages: [FieldError.Code: String] = [:]
+    var messages: [FieldError.Code: LocalizedText] = [:]
 }
 
 /// A repeating group's bounds on its number of items.

@@ -6,18 +6,20 @@ extension FormDefinition {
     /// expressed, so conditional inputs are served as optional; the server still applies the full
     /// rules to what comes back. `file` inputs are left out: Formworks has no file component, and the
     /// form's `description` says which were left out, for the person filling it in. Serve it only
-    /// when ``formworksProfileRefusal`` is nil.
-    public func formworksProfile() -> JSONValue {
+    /// when ``formworksProfileRefusal`` is nil. Its texts are plain strings in `language` (one of
+    /// ``languages``; ``defaultLanguage`` when nil or where a text has none in it).
+    public func formworksProfile(language: String? = nil) -> JSONValue {
+        let pick = TextPicker(language: language ?? defaultLanguage, defaultLanguage: defaultLanguage)
         var out = JSONObject()
         out.append("id", top["id"] ?? .string(id ?? ""))
         out.append("responseFormat", top["responseFormat"] ?? "long")
-        out.append("title", .string(title))
+        out.append("title", .string(pick(top["title"]) ?? title))
         var components: [JSONValue] = []
         var dropped: [String] = []
-        Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, into: &components, dropped: &dropped)
-        let description = top["description"]?.stringValue
+        Self.flatten(nodes, prefix: "", titlePrefix: "", conditional: false, pick: pick, into: &components, dropped: &dropped)
+        let description = pick(top["description"])
         if !dropped.isEmpty {
-            let note = "Files are not asked for in this app (" + dropped.joined(separator: ", ") + "); the full form takes them."
+            let note = pick(.profileFiles, ["inputs": dropped.joined(separator: ", ")])
             out.append("description", .string(description.map { $0 + "\n\n" + note } ?? note))
         } else if let description {
             out.append("description", .string(description))
@@ -27,29 +29,30 @@ extension FormDefinition {
         return .object(out)
     }
 
-    private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool,
+    private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool, pick: TextPicker,
                                 into components: inout [JSONValue], dropped: inout [String]) {
         for node in nodes {
             let hidden = conditional || node.visibleWhen != nil
             switch node.kind {
             case .section(let children):
-                flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, into: &components, dropped: &dropped)
+                flatten(children, prefix: prefix, titlePrefix: titlePrefix, conditional: hidden, pick: pick, into: &components, dropped: &dropped)
             case .input(let spec) where spec.type == .file:
-                dropped.append(titlePrefix + (spec.title.isEmpty ? spec.id : spec.title))
+                let title = pick(node.source["title"]) ?? ""
+                dropped.append(titlePrefix + (title.isEmpty ? spec.id : title))
             case .input(let spec):
-                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden))
+                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden, pick: pick))
             case .group(let group):
-                let title = group.title.isEmpty ? "" : group.title
+                let title = pick(node.source["title"]) ?? ""
                 guard let bounds = group.repeatBounds else {
                     flatten(group.children, prefix: prefix + group.id + ".",
                             titlePrefix: title.isEmpty ? titlePrefix : titlePrefix + title + ": ",
-                            conditional: hidden, into: &components, dropped: &dropped)
+                            conditional: hidden, pick: pick, into: &components, dropped: &dropped)
                     continue
                 }
                 for i in 0..<max(bounds.min, 1) {
                     let itemTitle = (title.isEmpty ? group.id : title) + " \(i + 1): "
                     flatten(group.children, prefix: prefix + group.id + "[\(i)].", titlePrefix: titlePrefix + itemTitle,
-                            conditional: hidden || i >= bounds.min, into: &components, dropped: &dropped)
+                            conditional: hidden || i >= bounds.min, pick: pick, into: &components, dropped: &dropped)
                 }
             }
         }
@@ -81,8 +84,8 @@ extension FormDefinition {
     /// groups around it, as the serializer writes them (escapes included), for the size check before
     /// it is written. (`conditional` turns `required` to false, one byte longer than true, and gives
     /// a switch the longer of its two hints, so this is an upper bound.)
-    static func componentBytes(_ spec: InputSpec, _ source: JSONObject) -> Int {
-        component(spec, source, id: spec.id, titlePrefix: "", conditional: true).serialized().count + 2
+    static func componentBytes(_ spec: InputSpec, _ source: JSONObject, pick: TextPicker) -> Int {
+        component(spec, source, id: spec.id, titlePrefix: "", conditional: true, pick: pick).serialized().count + 2
     }
 
     /// The bytes `text` takes inside a serialized JSON string (escapes included).
@@ -91,12 +94,12 @@ extension FormDefinition {
     }
 
     private static func component(_ spec: InputSpec, _ source: JSONObject, id: String, titlePrefix: String,
-                                  conditional: Bool) -> JSONValue {
+                                  conditional: Bool, pick: TextPicker) -> JSONValue {
         var props = JSONObject()
         props.append("id", .string(id))
-        props.append("title", .string(titlePrefix + spec.title))
-        var description = source["description"]?.stringValue ?? ""
-        var placeholder = source["placeholder"]?.stringValue
+        props.append("title", .string(titlePrefix + (pick(source["title"]) ?? "")))
+        var description = pick(source["description"]) ?? ""
+        var placeholder = pick(source["placeholder"])
         var regex = spec.pattern?.source
         let type: String
         if spec.type.isFormworks {
@@ -104,15 +107,15 @@ extension FormDefinition {
         } else {
             type = "text"
             let hint: (regex: String?, text: String?) = switch spec.type {
-            case .integer, .count: (#"[+-]?[0-9]+"#, "A whole number.")
-            case .decimal: (decimalRegex(spec.maxDecimalPlaces), "A number, like 12.5.")
-            case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, "A date as YYYY-MM-DD.")
-            case .select: (selectRegex(spec), "Type " + (spec.multiple ? "one or more of (comma-separated): " : "one of: ")
-                                                   + spec.options.joined(separator: ", ") + ".")
+            case .integer, .count: (#"[+-]?[0-9]+"#, pick(.profileInteger))
+            case .decimal: (decimalRegex(spec.maxDecimalPlaces), pick(.profileDecimal))
+            case .date: (#"[0-9]{4}-[0-9]{2}-[0-9]{2}"#, pick(.profileDate))
+            case .select: (selectRegex(spec), pick(spec.multiple ? .profileSelectMany : .profileSelectOne,
+                                                   ["options": spec.options.joined(separator: ", ")]))
             // A required switch must be on: "false" would only come back refused.
-            case .switch: spec.required && !conditional ? ("true", "Type true.") : ("(true|false)", "Type true or false.")
+            case .switch: spec.required && !conditional ? ("true", pick(.profileSwitchOn)) : ("(true|false)", pick(.profileSwitch))
             case .usphone: (FormworksRegex.usphone, nil)
-            case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", "A US state's name or two-letter code.")
+            case .usstate: ("[A-Za-z][A-Za-z ]{1,19}", pick(.profileUSState))
             default: (nil, nil)
             }
             regex = regex ?? hint.regex

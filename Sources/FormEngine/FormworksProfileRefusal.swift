@@ -1,4 +1,4 @@
-/// Why ``FormDefinition/formworksProfile()`` cannot serve a form (``FormDefinition/formworksProfileRefusal``).
+/// Why ``FormDefinition/formworksProfile(language:)`` cannot serve a form (``FormDefinition/formworksProfileRefusal``).
 public enum FormworksProfileRefusal: Error, Sendable, Equatable {
     /// Its repeats would add more components than an upload may; only a definition stored before
     /// that limit existed can be so.

@@ -6,7 +6,8 @@ extension FormDefinition {
     /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
     /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
-        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount)
+        let texts = ErrorTexts(preferences: options.languages, formLanguages: languages, defaultLanguage: defaultLanguage)
+        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount, texts: texts)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
@@ -19,6 +20,8 @@ struct ValidationRun {
     let options: ValidationOptions
     /// The definition's id, which an upload must have been made for.
     let formID: String?
+    /// The language of the error messages.
+    let texts: ErrorTexts
     var errors: [FieldError] = []
     /// Accepted values per open group level, becoming the stored values.
     var scopes: [JSONObject]
@@ -34,9 +37,10 @@ struct ValidationRun {
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int) {
+    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int, texts: ErrorTexts) {
         self.options = options
         self.formID = formID
+        self.texts = texts
         slots = Array(repeating: .null, count: slotCount)
         scopes = [JSONObject(reservingCapacity: capacity)]
         scopes.reserveCapacity(4)
@@ -106,7 +110,7 @@ struct ValidationRun {
             case .null: object = JSONObject()
             case .object(let o): object = o
             default:
-                fail(.type, "Expected an object of this group's fields, got \(raw.typeName).", nil)
+                fail(.type, texts(.typeGroup, ["type": texts.typeName(raw)]), nil)
                 return nil
             }
             let out = walkItem(group, object)
@@ -117,15 +121,15 @@ struct ValidationRun {
         case .null: items = []
         case .array(let a): items = a
         default:
-            fail(.type, "Expected an array of items, got \(raw.typeName).", nil)
+            fail(.type, texts(.typeRepeat, ["type": texts.typeName(raw)]), nil)
             return nil
         }
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
         if (counted.count < bounds.min && !options.partial) || counted.count > bounds.max {
-            fail(.repeat, bounds.min == bounds.max ? "Add exactly \(bounds.min) items."
-                                                    : "Add between \(bounds.min) and \(bounds.max) items.", nil)
+            fail(.repeat, bounds.min == bounds.max ? texts(.repeatExactly, ["min": "\(bounds.min)"])
+                                                    : texts(.repeatBetween, ["min": "\(bounds.min)", "max": "\(bounds.max)"]), nil)
         }
         // Every item is checked, also past `max`, so that all of the submission's errors are listed.
         var out: [JSONValue] = []
@@ -135,7 +139,7 @@ struct ValidationRun {
             switch items[i] {
             case .object(let o): out.append(.object(walkItem(group, o)))
             case .null: out.append(.object(walkItem(group, JSONObject())))
-            default: fail(.type, "Expected an object of this group's fields, got \(items[i].typeName).", nil)
+            default: fail(.type, texts(.typeItem, ["type": texts.typeName(items[i])]), nil)
             }
             path.removeLast()
         }
@@ -178,7 +182,7 @@ struct ValidationRun {
     mutating func reportUnknown(in object: JSONObject, known: Set<String>) {
         for key in object.keys where !known.contains(key) {
             path.append(.key(key))
-            fail(.unknown, "This form has no field \"\(fieldPath)\".", nil)
+            fail(.unknown, texts(.unknown, ["field": fieldPath]), nil)
             path.removeLast()
         }
     }
@@ -201,7 +205,7 @@ struct ValidationRun {
     private mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
         if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
-        errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code] ?? message))
+        errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code].map(texts.custom) ?? message))
     }
 
     // MARK: Inputs
@@ -209,7 +213,7 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.spec.required, !options.partial { fail(.required, "This field is required.", rule) }
+            if rule.spec.required, !options.partial { fail(.required, texts(.required), rule) }
             return nil
         }
         switch rule.spec.type {
@@ -224,7 +228,7 @@ struct ValidationRun {
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
                 guard v.magnitude < Self.twoToThe53 else {
-                    fail(.integer, Self.largeWholeNumberMessage, rule)
+                    fail(.integer, texts(.integerLargeNumber), rule)
                     return nil
                 }
                 n = v
@@ -233,18 +237,18 @@ struct ValidationRun {
                 case .value(let i) where i.magnitude <= 1 << 53:
                     n = Double(i)
                 case .value, .tooLarge:
-                    fail(.integer, Self.integerRangeMessage, rule)
+                    fail(.integer, texts(.integerRange), rule)
                     return nil
                 case .invalid:
-                    fail(.integer, "Please enter a whole number.", rule)
+                    fail(.integer, texts(.integer), rule)
                     return nil
                 }
             default:
-                fail(.integer, "Please enter a whole number.", rule)
+                fail(.integer, texts(.integer), rule)
                 return nil
             }
             guard abs(n) <= Self.twoToThe53 else {
-                fail(.integer, Self.integerRangeMessage, rule)
+                fail(.integer, texts(.integerRange), rule)
                 return nil
             }
             return checkBounds(rule, n)
@@ -260,27 +264,27 @@ struct ValidationRun {
                 // Stored and compared with the bounds as a Double: text with more digits than it
                 // keeps would be checked and stored as another number.
                 guard ValueRules.isExact(s, parsed.value) else {
-                    fail(.decimal, "This number has more digits than are kept (about 15 significant digits); round it.", rule)
+                    fail(.decimal, texts(.decimalDigits), rule)
                     return nil
                 }
                 (n, places) = parsed
             default:
-                fail(.decimal, "Please enter a number, like 12.5.", rule)
+                fail(.decimal, texts(.decimal), rule)
                 return nil
             }
             if let maxPlaces = rule.spec.maxDecimalPlaces, places > maxPlaces {
-                fail(.decimalPlaces, maxPlaces == 0 ? "Please enter a whole number, without decimals."
-                                                     : "Use at most \(maxPlaces) digits after the decimal point.", rule)
+                fail(.decimalPlaces, maxPlaces == 0 ? texts(.decimalPlacesNone) : texts(.decimalPlaces, ["max": "\(maxPlaces)"]), rule)
                 return nil
             }
             return checkBounds(rule, n)
         case .date:
             guard case .string(let s) = raw, ValueRules.isDate(s) else {
-                fail(.date, "Please enter a date as YYYY-MM-DD.", rule)
+                fail(.date, texts(.date), rule)
                 return nil
             }
+            let texts = texts
             let inBounds = within(s, rule.spec.minDate, rule.spec.maxDate, (.minValue, .maxValue), rule,
-                                  { "The date must be on or after \($0)." }, { "The date must be on or before \($0)." })
+                                  { texts(.minDate, ["min": $0]) }, { texts(.maxDate, ["max": $0]) })
             return inBounds ? raw : nil
         case .select:
             return checkSelect(rule, raw)
@@ -293,12 +297,12 @@ struct ValidationRun {
             case .string("true"): b = true
             case .string("false"): b = false
             default:
-                fail(.boolean, "Please answer with true or false.", rule)
+                fail(.boolean, texts(.boolean), rule)
                 return nil
             }
             // Off is a switch's unanswered state: a draft has not said no yet.
             if rule.spec.required, !b, !options.partial {
-                fail(.required, "This must be switched on.", rule)
+                fail(.required, texts(.requiredSwitch), rule)
                 return nil
             }
             return .bool(b)
@@ -328,12 +332,6 @@ struct ValidationRun {
     /// trusted to be the one that was written.
     private static let twoToThe53: Double = 9_007_199_254_740_992
 
-    private static let integerRangeMessage = "Please enter a whole number between -9007199254740992 and 9007199254740992."
-    private static let largeWholeNumberMessage =
-        "A JSON number this large may already be rounded; send a whole number of 9007199254740992 or -9007199254740992 as text, in quotes (larger ones cannot be stored exactly)."
-    private static let largeNumberMessage =
-        "A JSON number this large may already be rounded; send numbers beyond 9007199254740991 as text, in quotes."
-
     private mutating func checkText(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         let s: String
         switch raw {
@@ -342,12 +340,12 @@ struct ValidationRun {
             // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
             // ...168), so such numbers must come as text.
             guard n.magnitude < Self.twoToThe53 else {
-                fail(.type, Self.largeNumberMessage, rule)
+                fail(.type, texts(.typeLargeNumber), rule)
                 return nil
             }
             s = JSONValue.numberText(n)
         default:
-            fail(.type, "Expected text, got \(raw.typeName).", rule)
+            fail(.type, texts(.typeText, ["type": texts.typeName(raw)]), rule)
             return nil
         }
         let cap = options.maxValueLength
@@ -355,15 +353,16 @@ struct ValidationRun {
         if s.utf8.count > cap {
             let n = ValueRules.length(s, limit: cap)
             if n > cap {
-                fail(.maxLength, "Use at most \(cap) characters.", rule)
+                fail(.maxLength, texts(.maxLength, ["max": "\(cap)"]), rule)
                 return nil
             }
             length = n
         }
         if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
+            let texts = texts
             guard within(n, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
-                         { "Use at least \($0) characters." }, { "Use at most \($0) characters." }) else { return nil }
+                         { texts(.minLength, ["min": "\($0)"]) }, { texts(.maxLength, ["max": "\($0)"]) }) else { return nil }
         }
         let ok: Bool
         let code: FieldError.Code
@@ -371,25 +370,25 @@ struct ValidationRun {
         switch rule.spec.type {
         case .email:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
-            (code, message) = (.email, "Please provide a valid e-mail address.")
+            (code, message) = (.email, texts(.email))
         case .phonenumber:
             ok = (rule.spec.pattern ?? Self.phonenumber).matches(s)
-            (code, message) = (.phone, "Please type in a Brazilian phone number, like (11) 91234-5678.")
+            (code, message) = (.phone, texts(.phone))
         case .numerical:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
-            (code, message) = (.numerical, "Only numerical characters are accepted.")
+            (code, message) = (.numerical, texts(.numerical))
         case .usphone:
             ok = rule.spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
-            (code, message) = (.phone, "Please type a US phone number like 555-123-4567.")
+            (code, message) = (.phone, texts(.usPhone))
         case .usstate:
             guard let state = USState.code(for: s) else {
-                fail(.state, "Please enter a US state's name or two-letter code.", rule)
+                fail(.state, texts(.state), rule)
                 return nil
             }
             return .string(state)
         default:
             ok = rule.spec.pattern?.matches(s) ?? true
-            (code, message) = (.pattern, "The value does not have the expected format.")
+            (code, message) = (.pattern, texts(.pattern))
         }
         guard ok else {
             fail(code, message, rule)
@@ -399,9 +398,10 @@ struct ValidationRun {
     }
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
+        let texts = texts
         let inBounds = within(n, rule.spec.minValue, rule.spec.maxValue, (.minValue, .maxValue), rule,
-                              { "The value must be at least \(JSONValue.numberText($0))." },
-                              { "The value must be at most \(JSONValue.numberText($0))." })
+                              { texts(.minValue, ["min": JSONValue.numberText($0)]) },
+                              { texts(.maxValue, ["max": JSONValue.numberText($0)]) })
         return inBounds ? .number(n) : nil
     }
 
@@ -433,7 +433,7 @@ struct ValidationRun {
     }
 
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
-        let message = "Please choose one of the options."
+        let message = texts(.option)
         guard rule.spec.multiple else {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
@@ -486,11 +486,11 @@ struct ValidationRun {
         case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
             ids = items.compactMap(\.stringValue)
         default:
-            fail(.type, "Expected an upload id or an array of upload ids, got \(raw.typeName).", rule)
+            fail(.type, texts(.typeFiles, ["type": texts.typeName(raw)]), rule)
             return nil
         }
         if ids.count > rules.maxFiles {
-            fail(.maxFiles, rules.maxFiles == 1 ? "Attach only one file." : "Attach at most \(rules.maxFiles) files.", rule)
+            fail(.maxFiles, rules.maxFiles == 1 ? texts(.maxFilesOne) : texts(.maxFiles, ["max": "\(rules.maxFiles)"]), rule)
             return nil
         }
         var files: [UploadedFile] = []
@@ -498,11 +498,11 @@ struct ValidationRun {
             guard let file = usableFile(id, for: rule, rules) else { return nil }
             guard rules.accepts(mediaType: file.contentType) else {
                 let types = rules.accept?.joined(separator: ", ") ?? ""
-                fail(.fileType, "This kind of file (\(file.contentType)) is not accepted here; attach one of \(types).", rule)
+                fail(.fileType, texts(.fileType, ["type": file.contentType, "accepted": types]), rule)
                 return nil
             }
             guard file.size <= rules.maxSize else {
-                fail(.maxSize, "This file is too large: files here may be at most \(Self.sizeText(rules.maxSize)).", rule)
+                fail(.maxSize, texts(.maxSize, ["size": Self.sizeText(rules.maxSize)]), rule)
                 return nil
             }
             files.append(file)
@@ -515,19 +515,19 @@ struct ValidationRun {
     private mutating func usableFile(_ id: String, for rule: InputRule, _ rules: FileInputRules) -> UploadedFile? {
         let message: String
         if !namedFileIDs.insert(id).inserted {
-            message = "This upload is attached more than once; a file goes to one place only."
+            message = texts(.fileTwice)
         } else if let file = options.files[id] {
             if file.formID != formID || file.field != rules.path {
-                message = "This upload was made for another \(file.formID != formID ? "form" : "field"); upload the file for this one."
+                message = texts(file.formID != formID ? .fileOtherForm : .fileOtherField)
             } else if !file.isComplete {
-                message = "This upload is not finished; finish it before submitting."
+                message = texts(.fileUnfinished)
             } else if file.isBound {
-                message = "This upload belongs to another submission; upload the file again."
+                message = texts(.fileBound)
             } else {
                 return file
             }
         } else {
-            message = "No upload has this id; upload the file again."
+            message = texts(.fileUnknown)
         }
         fail(.file, message, rule)
         return nil

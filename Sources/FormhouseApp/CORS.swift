@@ -7,7 +7,7 @@ struct CORS: RequestHook {
     /// The tus fields too, so tus-js-client resumes uploads from a page on another origin.
     static let allowedHeaders = "Authorization, Content-Type, Content-Disposition, Idempotency-Key, If-Match, If-None-Match, "
         + "X-Request-Id, Tus-Resumable, Upload-Length, Upload-Metadata, Upload-Offset"
-    static let exposedHeaders = "ETag, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition, "
+    static let exposedHeaders = "ETag, Content-Language, Location, Retry-After, Idempotent-Replayed, X-Request-Id, Content-Disposition, "
         + "Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, Upload-Id, Repr-Digest"
 
     /// Answers a preflight from an allowed origin before routing.

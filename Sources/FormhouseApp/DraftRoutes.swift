@@ -13,7 +13,8 @@ struct DraftRoutes {
         router.on(.post, "/v1/forms/{id}/drafts") { request, _ in
             if !request.body.isEmpty { try request.requireJSON() }
             try rateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
-            let draft = try await drafts.create(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
+            let draft = try await drafts.create(
+                formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress, languages: request.languagePreferences())
             var response = answer(draft, status: 201)
             response.headers.set("Location", "/v1/drafts/\(draft.record.id)")
             return response
@@ -21,14 +22,16 @@ struct DraftRoutes {
         router.on(.get, "/v1/drafts/{did}") { request, _ in
             try saveRateLimiter.admit(request.remoteAddress)
             return answer(try await drafts.read(
-                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress))
+                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress,
+                languages: request.languagePreferences()))
         }
         router.on(.patch, "/v1/drafts/{did}") { request, _ in
             try request.requireMergePatch()
             try saveRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
             let draft = try await drafts.patch(
                 id: try request.parameters.require("did"), token: request.draftToken, patch: request.body,
-                ifMatch: { try request.expectedRevision() }, clientAddress: request.remoteAddress)
+                ifMatch: { try request.expectedRevision() }, clientAddress: request.remoteAddress,
+                languages: request.languagePreferences())
             return answer(draft)
         }
         router.on(.delete, "/v1/drafts/{did}") { request, _ in
@@ -39,7 +42,8 @@ struct DraftRoutes {
         router.on(.post, "/v1/drafts/{did}/submit") { request, _ in
             try rateLimiter.admit(request.remoteAddress)
             return try await drafts.submit(
-                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress).response
+                id: try request.parameters.require("did"), token: request.draftToken, clientAddress: request.remoteAddress,
+                languages: request.languagePreferences()).response
         }
     }
 

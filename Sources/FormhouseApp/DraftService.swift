@@ -58,11 +58,13 @@ final class DraftService: Sendable {
 
     /// Starts a draft of the form's current version, or of the `formVersion` the body names (a client
     /// that cached an older one), with whatever values the body holds.
-    func create(formID: String, body: [UInt8], clientAddress: String, now: Date = Date()) async throws -> Draft {
+    func create(
+        formID: String, body: [UInt8], clientAddress: String, languages: LanguagePriorityList = LanguagePriorityList(), now: Date = Date()
+    ) async throws -> Draft {
         let parsed = try Self.startingValues(body)
         let form = try await version(formID: formID, requested: parsed.formVersion, clientAddress: clientAddress)
         let id = RandomID.make(prefix: "drf_")
-        let (values, result) = try await judge(parsed.values, form: form, draftID: id)
+        let (values, result) = try await judge(parsed.values, form: form, draftID: id, languages: languages)
         let token = DraftToken.make()
         let created = Date(storedMilliseconds: now.storedMilliseconds)
         let record = DraftRecord(
@@ -80,11 +82,13 @@ final class DraftService: Sendable {
     }
 
     /// The draft and the errors of its answers.
-    func read(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> Draft {
+    func read(
+        id: String, token: String?, clientAddress: String, languages: LanguagePriorityList = LanguagePriorityList(), now: Date = Date()
+    ) async throws -> Draft {
         let record = try await open(id: id, token: token, now: now)
         let (values, text) = try values(of: record)
         let form = try await version(of: record, clientAddress: clientAddress)
-        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count)
+        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count, languages: languages)
         return Draft(record: record, values: values, errors: result.errors)
     }
 
@@ -93,7 +97,8 @@ final class DraftService: Sendable {
     /// `ifMatch` reads the revision from the request once the draft is open, so that a request for a
     /// draft it cannot open is the same 404 whatever else it holds.
     func patch(
-        id: String, token: String?, patch body: [UInt8], ifMatch: () throws -> Int?, clientAddress: String, now: Date = Date()
+        id: String, token: String?, patch body: [UInt8], ifMatch: () throws -> Int?, clientAddress: String,
+        languages: LanguagePriorityList = LanguagePriorityList(), now: Date = Date()
     ) async throws -> Draft {
         var record = try await open(id: id, token: token, now: now)
         let expectedRevision: Int?
@@ -120,7 +125,7 @@ final class DraftService: Sendable {
                 throw APIProblem(.invalidBody, "A draft's values are an object: send a merge patch object such as {\"name\": \"Ana\"}.")
             }
             let form = try await version(of: record, clientAddress: clientAddress)
-            let (text, result) = try await judge(values, form: form, draftID: record.id)
+            let (text, result) = try await judge(values, form: form, draftID: record.id, languages: languages)
             let updated = Date(storedMilliseconds: now.storedMilliseconds)
             let change = DraftChange(
                 id: record.id, expectedRevision: record.revision, values: text, uploadIDs: result.fileIDs,
@@ -147,7 +152,9 @@ final class DraftService: Sendable {
     /// Submits the draft's values against its version, as `POST /submissions` would; the draft is
     /// closed in the submission's transaction, at the revision whose values were submitted. A
     /// submitted draft answers its submission again, until the draft expires.
-    func submit(id: String, token: String?, clientAddress: String, now: Date = Date()) async throws -> SubmissionService.Outcome {
+    func submit(
+        id: String, token: String?, clientAddress: String, languages: LanguagePriorityList = LanguagePriorityList(), now: Date = Date()
+    ) async throws -> SubmissionService.Outcome {
         for _ in 0..<Self.attempts {
             let record = try await open(id: id, token: token, now: now)
             if let submissionID = record.submissionID {
@@ -163,7 +170,7 @@ final class DraftService: Sendable {
             do {
                 return try await submissions.submit(.init(
                     formID: record.formID, body: body, idempotencyKey: nil, clientAddress: clientAddress,
-                    draft: (id: record.id, revision: record.revision)))
+                    draft: (id: record.id, revision: record.revision), languages: languages))
             } catch StoreError.notFound {
                 // Deleted or swept between opening it and the commit.
                 throw Self.notFound(id)
@@ -202,12 +209,14 @@ final class DraftService: Sendable {
 
     /// The values as stored (sealed whole when the form has sensitive inputs), within the size a
     /// submission may have, and their judgement.
-    private func judge(_ values: JSONObject, form: PublishedForm, draftID: String) async throws -> (String, ValidationResult) {
+    private func judge(
+        _ values: JSONObject, form: PublishedForm, draftID: String, languages: LanguagePriorityList
+    ) async throws -> (String, ValidationResult) {
         let text = JSONValue.object(values).serialized()
         guard text.count <= settings.maxValuesBytes else {
             throw APIProblem(.draftTooLarge, "A draft's values may take \(settings.maxValuesBytes) bytes as JSON, as a submission may; these take \(text.count).")
         }
-        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count)
+        let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count, languages: languages)
         let stored = form.definition.hasSensitiveInputs ? try sensitive.sealed(text, .value, rowID: draftID) : text
         return (String(decoding: stored, as: UTF8.self), result)
     }

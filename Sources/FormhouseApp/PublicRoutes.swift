@@ -36,27 +36,29 @@ struct PublicRoutes {
                 form = old
             }
         }
-        var headers = form.headers.full
-        var body = form.body
-        switch try FormProfile(query: request.queryValue("profile")) {
-        case .full:
-            break
-        case .formworks:
-            guard let formworks = form.formworksBody else {
-                if case .requiredFileInput(let path) = form.definition.formworksProfileRefusal {
-                    throw APIProblem(.profileNeedsFiles, "Form '\(id)' requires a file in '\(path)', and Formworks has no file component; fetch it without ?profile=formworks.")
-                }
-                throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
-            }
-            headers = form.headers.formworks
-            body = formworks
+        let profile = try FormProfile(query: request.queryValue("profile"))
+        // A form without text maps has one answer: the request's languages need no reading (this is
+        // the hot path), only `?lang=` a check. `?lang=*` asks for the maps themselves.
+        var language: String?
+        if form.definition.isTranslated {
+            let preferences = try request.languagePreferences()
+            language = preferences.ranges == ["*"] ? nil : form.definition.language(for: preferences)
+        } else {
+            _ = try request.languageParameter()
         }
+        guard let answer = try await form.answer(profile, language: language) else {
+            if case .requiredFileInput(let path) = form.definition.formworksProfileRefusal {
+                throw APIProblem(.profileNeedsFiles, "Form '\(id)' requires a file in '\(path)', and Formworks has no file component; fetch it without ?profile=formworks.")
+            }
+            throw APIProblem(.profileTooLarge, "Form '\(id)' version \(form.version) repeats more than the formworks profile may hold; fetch it without ?profile=formworks.")
+        }
+        var headers = answer.headers
         // Every If-None-Match line: repeated lines are one list (RFC 9110 §5.3).
         if let match = request.headers.list("If-None-Match"), let etag = headers["ETag"], ETagList.matches(match, etag) {
             headers.remove("Content-Type")
             return Response(status: 304, headers: headers)
         }
-        return Response(status: 200, headers: headers, body: .bytes(body))
+        return Response(status: 200, headers: headers, body: .bytes(answer.body))
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -69,13 +71,14 @@ struct PublicRoutes {
         }
         return try await submissions.submit(.init(
             formID: try request.formID(), body: request.body,
-            idempotencyKey: key, clientAddress: request.remoteAddress)).response
+            idempotencyKey: key, clientAddress: request.remoteAddress, languages: request.languagePreferences())).response
     }
 
     func validate(_ request: Request) async throws -> Response {
         try request.requireJSON()
         try validateRateLimiter.admit(request.remoteAddress, cost: RateLimiter.cost(ofBody: request.body.count))
-        let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress)
+        let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress,
+                                                    languages: request.languagePreferences())
         // A person typing calls this at every pause, and most answers are "valid": that answer is
         // the same bytes every time, so it is not encoded again (the encoder cost 8 % of throughput).
         guard !result.isValid else { return .json(ValidationJSON.valid) }

@@ -49,6 +49,8 @@ final class SubmissionService: Sendable {
         /// The draft this submits and the revision its values are from: closed in the submission's
         /// transaction if it is still at that revision.
         var draft: (id: String, revision: Int)? = nil
+        /// The languages to write error messages in (`Accept-Language`, `?lang=`).
+        var languages = LanguagePriorityList()
     }
 
     enum Outcome {
@@ -62,22 +64,25 @@ final class SubmissionService: Sendable {
     static let offloadBytes = 64 * 1024
 
     /// Validates without storing (`POST /validate`).
-    func validate(formID: String, body: [UInt8], clientAddress: String) async throws -> ValidationResult {
+    func validate(formID: String, body: [UInt8], clientAddress: String, languages: LanguagePriorityList) async throws -> ValidationResult {
         let (submission, form) = try await prepare(formID: formID, body: body, clientAddress: clientAddress)
-        return try await validate(submission, with: form, bodyBytes: body.count)
+        return try await validate(submission, with: form, bodyBytes: body.count, languages: languages)
     }
 
     /// Judges a draft's values: only the inputs answered (``ValidationOptions/partial``).
-    func validateDraft(_ values: JSONObject, with form: PublishedForm, bodyBytes: Int) async throws -> ValidationResult {
+    func validateDraft(_ values: JSONObject, with form: PublishedForm, bodyBytes: Int, languages: LanguagePriorityList) async throws -> ValidationResult {
         var body = JSONObject()
         body["values"] = .object(values)
         let submission = try Submission(value: .object(body))
-        return try await validate(submission, with: form, bodyBytes: bodyBytes, partial: true)
+        return try await validate(submission, with: form, bodyBytes: bodyBytes, partial: true, languages: languages)
     }
 
-    private func validate(_ submission: Submission, with form: PublishedForm, bodyBytes: Int, partial: Bool = false) async throws -> ValidationResult {
+    private func validate(
+        _ submission: Submission, with form: PublishedForm, bodyBytes: Int, partial: Bool = false, languages: LanguagePriorityList
+    ) async throws -> ValidationResult {
         var options = self.options
         options.partial = partial
+        options.languages = languages
         if form.definition.hasFileInputs {
             options.files = try await uploadedFiles(form.definition.fileIDs(in: submission))
         }
@@ -157,7 +162,7 @@ final class SubmissionService: Sendable {
     }
 
     private func accept(_ input: Input, submission: Submission, form: PublishedForm, bodyHash: String?) async throws -> Outcome {
-        let result = try await validate(submission, with: form, bodyBytes: input.body.count)
+        let result = try await validate(submission, with: form, bodyBytes: input.body.count, languages: input.languages)
         guard result.isValid else {
             await countRejection(formID: form.id, result.errors)
             throw SubmissionFailure.invalid(result.errors)

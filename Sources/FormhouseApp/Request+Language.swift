@@ -1,0 +1,22 @@
+import FormEngine
+import HTTPServer
+
+extension Request {
+    /// The languages a request asks for: `?lang=` (a BCP 47 tag, or `*`) when given, which overrides
+    /// the `Accept-Language` header (every line of it); neither is no preference. A malformed `lang`
+    /// is 400; a malformed header item is ignored, as browsers and proxies write them loosely.
+    func languagePreferences() throws -> LanguagePriorityList {
+        if let lang = try languageParameter() { return LanguagePriorityList([lang]) }
+        guard let header = headers.list("Accept-Language") else { return LanguagePriorityList() }
+        return LanguagePriorityList(acceptLanguage: header)
+    }
+
+    /// `?lang=`, checked: a BCP 47 tag or `*`.
+    func languageParameter() throws -> String? {
+        guard let lang = try queryValue("lang") else { return nil }
+        guard lang == "*" || LanguageTag.isWellFormed(lang) else {
+            throw APIProblem(.invalidParameter, "'lang' must be a language tag like 'en', 'pt-BR' or 'es', or '*' for every language.")
+        }
+        return lang
+    }
+}
