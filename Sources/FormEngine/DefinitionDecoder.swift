@@ -228,9 +228,9 @@ struct DefinitionDecoder {
                 problem(pointer + "/regex", .invalidType, "\"regex\" must be a string.")
             }
         }
-        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.isText, at: pointer,
+        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.takesLengths, at: pointer,
                                                   read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
-        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.isNumeric, at: pointer,
+        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.takesValueBounds, at: pointer,
                                                 read: { $0.number($1, $2, at: $3) }, text: JSONValue.numberText)
         if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
            lo <= hi, lo.rounded(.up) > hi.rounded(.down) {

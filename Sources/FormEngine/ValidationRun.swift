@@ -198,7 +198,7 @@ struct ValidationRun {
     }
 
     /// Records an error at the current path, or at the input `rule` under it.
-    private mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
+    mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
         if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
         errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code] ?? message))
@@ -216,6 +216,7 @@ struct ValidationRun {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
             return checkText(rule, raw)
         case .integer, .count:
+            guard typedLengthFits(rule, raw) else { return nil }
             // Whole numbers are stored as JSON numbers, which stay exact only up to 2^53 (a double's
             // mantissa); past that, as number or as text, they are refused rather than rounded.
             let n: Double
@@ -249,6 +250,7 @@ struct ValidationRun {
             }
             return checkBounds(rule, n)
         case .decimal:
+            guard typedLengthFits(rule, raw) else { return nil }
             let n: Double
             let places: Int
             switch raw {
@@ -362,8 +364,7 @@ struct ValidationRun {
         }
         if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            guard within(n, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
-                         { "Use at least \($0) characters." }, { "Use at most \($0) characters." }) else { return nil }
+            guard lengthWithinBounds(rule, n) else { return nil }
         }
         let ok: Bool
         let code: FieldError.Code
@@ -395,6 +396,9 @@ struct ValidationRun {
             fail(code, message, rule)
             return nil
         }
+        if rule.spec.type == .numerical, rule.spec.minValue != nil || rule.spec.maxValue != nil {
+            guard digitsInBounds(rule, s) else { return nil }
+        }
         return .string(s)
     }
 
@@ -407,7 +411,7 @@ struct ValidationRun {
 
     /// Whether `value` lies within the rule's bounds (either may be absent); records the error of the
     /// bound it passes, with the message `below` or `above` writes for that bound.
-    private mutating func within<Bound: Comparable>(
+    mutating func within<Bound: Comparable>(
         _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code), _ rule: InputRule,
         _ below: (Bound) -> String, _ above: (Bound) -> String
     ) -> Bool {
