@@ -21,6 +21,8 @@ struct InputSpec: Sendable {
     /// A `file` input's rules; nil for every other type.
     var file: FileInputRules?
     var messages: [FieldError.Code: String] = [:]
+    /// A computed input's place in ``FormulaPlan/sites``; nil for an input a person answers.
+    var formulaIndex: Int?
 }
 
 /// A repeating group's bounds on its number of items.

@@ -6,11 +6,19 @@ extension FormDefinition {
     /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
     /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
+        var evaluator = FormulaEvaluator()
+        return validate(submission, options: options, evaluator: &evaluator)
+    }
+
+    /// Validates, computing formulas with `evaluator` (whose step count tests read).
+    func validate(_ submission: Submission, options: ValidationOptions, evaluator: inout FormulaEvaluator) -> ValidationResult {
         var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
-        return ValidationResult(errors: run.errors, values: .object(run.scopes[0]), fileIDs: run.fileIDs)
+        var values = run.scopes[0]
+        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) } ?? JSONObject()
+        return ValidationResult(errors: run.errors, values: .object(values), fileIDs: run.fileIDs, computed: computed)
     }
 }
 
@@ -30,6 +38,9 @@ struct ValidationRun {
     var fileIDs: [String] = []
     /// Every upload id a visible file input named so far, accepted or not: naming one twice is refused.
     var namedFileIDs = Set<String>()
+    /// The key paths of the groups around each visible computed input, by formula index, in the
+    /// order the walk met them; formulas are computed after the walk.
+    var computedPaths: [Int: [[KeyPath.Segment]]] = [:]
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
@@ -64,6 +75,12 @@ struct ValidationRun {
                 let raw = submitted.value(of: rule.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
+                if let index = rule.spec.formulaIndex {
+                    // A value sent for it is ignored; a placeholder marks where the computed one goes.
+                    computedPaths[index, default: []].append(path)
+                    scopes[scopes.count - 1].append(rule.spec.id, .null)
+                    continue
+                }
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.spec.id, value)
                     if let slot = rule.slot { slots[slot] = value }
@@ -207,7 +224,7 @@ struct ValidationRun {
     // MARK: Inputs
 
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
-    private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
+    mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
             if rule.spec.required, !options.partial { fail(.required, "This field is required.", rule) }
             return nil
