@@ -562,6 +562,14 @@ struct DefinitionDecoder {
                 nodes[i].visibleWhen = compileCondition(raw, at: nodes[i].pointer + "/visibleWhen",
                                                         owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
             }
+            if let raw = nodes[i].source["enabledWhen"] {
+                if case .input = nodes[i].kind {
+                    nodes[i].enabledWhen = compileCondition(raw, at: nodes[i].pointer + "/enabledWhen",
+                                                            owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
+                } else {
+                    problem(nodes[i].pointer + "/enabledWhen", .notApplicable, "\"enabledWhen\" applies to inputs, not to a \"\(nodes[i].typeKey)\".")
+                }
+            }
             switch nodes[i].kind {
             case .section(var children):
                 resolveConditions(&children, scopes: scopes, ancestors: ancestors)

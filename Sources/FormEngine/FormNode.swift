@@ -51,6 +51,8 @@ struct FormNode: Sendable {
 
     var kind: Kind
     var visibleWhen: Condition?
+    /// An input's `enabledWhen`: while false, it is shown read-only and a value sent for it is ignored.
+    var enabledWhen: Condition?
     /// The component's properties as uploaded: the inner object of `{"<type>": {...}}`.
     var source: JSONObject
     /// Whether the id was generated (it is put first in the normalized JSON).

@@ -367,8 +367,9 @@ struct FormulaCompiler {
     /// before anything is computed.
     private mutating func checkConditions(_ nodes: [FormNode]) {
         for node in nodes {
-            if let condition = node.visibleWhen, condition.slots.contains(where: { indexByOrder[$0] != nil }) {
-                problem(node.pointer + "/visibleWhen", .badCondition, "A condition cannot name a computed input: its value is computed after the conditions are decided.")
+            for (key, condition) in [("visibleWhen", node.visibleWhen), ("enabledWhen", node.enabledWhen)] {
+                guard let condition, condition.slots.contains(where: { indexByOrder[$0] != nil }) else { continue }
+                problem(node.pointer + "/" + key, .badCondition, "A condition cannot name a computed input: its value is computed after the conditions are decided.")
             }
             switch node.kind {
             case .section(let children): checkConditions(children)

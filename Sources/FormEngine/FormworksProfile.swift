@@ -37,7 +37,10 @@ extension FormDefinition {
             case .input(let spec) where spec.type == .file:
                 dropped.append(titlePrefix + (spec.title.isEmpty ? spec.id : spec.title))
             case .input(let spec):
-                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden))
+                // A computed or sometimes disabled input is never required of a profile client:
+                // what it sends there may be ignored.
+                let optional = hidden || spec.formulaIndex != nil || node.enabledWhen != nil
+                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: optional))
             case .group(let group):
                 let title = group.title.isEmpty ? "" : group.title
                 guard let bounds = group.repeatBounds else {

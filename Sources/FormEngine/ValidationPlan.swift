@@ -12,7 +12,8 @@ enum Step: Sendable {
         nodes.map { node in
             switch node.kind {
             case .input(let spec):
-                .input(InputRule(spec, node.visibleWhen, slot: referenced.contains(node.order) ? node.order : nil))
+                .input(InputRule(spec, node.visibleWhen, slot: referenced.contains(node.order) ? node.order : nil,
+                                 enabledWhen: node.enabledWhen))
             case .group(let group):
                 .group(GroupRule(group, node.visibleWhen, slots: node.order + 1..<lastOrder(node) + 1, referenced: referenced))
             case .section(let children):
@@ -26,6 +27,7 @@ enum Step: Sendable {
         var slots = Set<Int>()
         for node in nodes {
             if let condition = node.visibleWhen { slots.formUnion(condition.slots) }
+            if let condition = node.enabledWhen { slots.formUnion(condition.slots) }
             switch node.kind {
             case .input: break
             case .group(let group): slots.formUnion(referencedSlots(group.children))
@@ -50,11 +52,14 @@ final class InputRule: Sendable {
     let condition: Condition?
     /// Where this input's accepted value goes for conditions to read; nil when no condition does.
     let slot: Int?
+    /// `enabledWhen`: while it does not hold, a value sent for the input is ignored.
+    let enabledWhen: Condition?
 
-    init(_ spec: InputSpec, _ condition: Condition?, slot: Int?) {
+    init(_ spec: InputSpec, _ condition: Condition?, slot: Int?, enabledWhen: Condition? = nil) {
         self.spec = spec
         self.condition = condition
         self.slot = slot
+        self.enabledWhen = enabledWhen
     }
 }
 

@@ -81,6 +81,8 @@ struct ValidationRun {
                     scopes[scopes.count - 1].append(rule.spec.id, .null)
                     continue
                 }
+                // Disabled: shown read-only, so what is sent for it is dropped, not judged.
+                if let enabled = rule.enabledWhen, !enabled.evaluate(slots) { continue }
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.spec.id, value)
                     if let slot = rule.slot { slots[slot] = value }
