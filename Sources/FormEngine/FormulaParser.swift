@@ -82,31 +82,27 @@ struct FormulaParser {
     }
 
     private mutating func join() throws(FormulaSyntaxError) -> FormulaSyntax {
-        var left = try additive()
-        while peek() == "&" {
-            let position = index
-            index += 1
-            left = .binary(.join, left, try additive(), position: position + 1)
-        }
-        return left
+        try leftAssociative(["&": .join]) { parser throws(FormulaSyntaxError) in try parser.additive() }
     }
 
     private mutating func additive() throws(FormulaSyntaxError) -> FormulaSyntax {
-        var left = try term()
-        while let c = peek(), c == "+" || c == "-" {
-            let position = index
-            index += 1
-            left = .binary(c == "+" ? .add : .subtract, left, try term(), position: position + 1)
-        }
-        return left
+        try leftAssociative(["+": .add, "-": .subtract]) { parser throws(FormulaSyntaxError) in try parser.term() }
     }
 
     private mutating func term() throws(FormulaSyntaxError) -> FormulaSyntax {
-        var left = try unary()
-        while let c = peek(), c == "*" || c == "/" {
+        try leftAssociative(["*": .multiply, "/": .divide]) { parser throws(FormulaSyntaxError) in try parser.unary() }
+    }
+
+    /// One precedence level of left-associative operators (`a - b - c` is `(a - b) - c`), a loop
+    /// rather than recursion.
+    private mutating func leftAssociative(
+        _ operators: [Character: FormulaOperator], _ operand: (inout Self) throws(FormulaSyntaxError) -> FormulaSyntax
+    ) throws(FormulaSyntaxError) -> FormulaSyntax {
+        var left = try operand(&self)
+        while let c = peek(), let op = operators[c] {
             let position = index
             index += 1
-            left = .binary(c == "*" ? .multiply : .divide, left, try unary(), position: position + 1)
+            left = .binary(op, left, try operand(&self), position: position + 1)
         }
         return left
     }
