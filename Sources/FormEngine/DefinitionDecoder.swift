@@ -563,11 +563,17 @@ struct DefinitionDecoder {
                                                         owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
             }
             if let raw = nodes[i].source["enabledWhen"] {
+                let known = problems.count
                 if case .input = nodes[i].kind {
                     nodes[i].enabledWhen = compileCondition(raw, at: nodes[i].pointer + "/enabledWhen",
                                                             owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
                 } else {
                     problem(nodes[i].pointer + "/enabledWhen", .notApplicable, "\"enabledWhen\" applies to inputs, not to a \"\(nodes[i].typeKey)\".")
+                }
+                // A stored definition may carry the name from before it had a meaning: it reads as an extra.
+                if !newChecks, problems.count > known {
+                    problems.removeLast(problems.count - known)
+                    nodes[i].enabledWhen = nil
                 }
             }
             switch nodes[i].kind {

@@ -24,17 +24,29 @@ struct FormulaCompiler {
     private static let computable: Set<InputType> = [.text, .integer, .decimal]
 
     /// Compiles the formulas in `nodes`, marking each computed input with its ``InputSpec/formulaIndex``;
-    /// nil when the form has none. Problems are added to `decoder`.
+    /// nil when the form has none. Problems are added to `decoder`; a stored definition whose
+    /// formulas do not compile reads as one without computed inputs, since it may come from before
+    /// `formula` existed and carry the name as an extra of its own.
     static func compile(_ nodes: inout [FormNode], decoder: inout DefinitionDecoder) -> FormulaPlan? {
+        let unmarked = nodes
         var compiler = FormulaCompiler()
-        compiler.collect(&nodes, containers: [], scopes: [nodes], ancestors: [])
-        defer { decoder.problems += compiler.problems }
-        guard !compiler.found.isEmpty else { return nil }
+        let plan = compiler.plan(&nodes)
+        if !compiler.problems.isEmpty, !decoder.newChecks {
+            nodes = unmarked
+            return nil
+        }
+        decoder.problems += compiler.problems
+        return plan
+    }
+
+    private mutating func plan(_ nodes: inout [FormNode]) -> FormulaPlan? {
+        collect(&nodes, containers: [], scopes: [nodes], ancestors: [])
+        guard !found.isEmpty else { return nil }
         var sites: [FormulaSite] = []
         var dependencies: [[Int]] = []
-        for item in compiler.found {
+        for item in found {
             var deps: [Int] = []
-            let resolved = compiler.resolve(item.syntax, in: item, dependencies: &deps)
+            let resolved = resolve(item.syntax, in: item, dependencies: &deps)
             dependencies.append(deps)
             var expression = FormulaExpression.constant(.empty)
             if let (compiled, type) = resolved {
@@ -42,14 +54,14 @@ struct FormulaCompiler {
                 if fits {
                     expression = compiled
                 } else {
-                    compiler.problem(item.pointer + "/formula", .badFormula,
+                    problem(item.pointer + "/formula", .badFormula,
                                      "This formula gives \(type.name), which a \"\(item.spec.type.rawValue)\" input cannot hold.")
                 }
             }
             sites.append(FormulaSite(containers: item.containers, rule: InputRule(item.spec, nil, slot: nil), expression: expression))
         }
-        compiler.checkConditions(nodes)
-        guard let order = compiler.order(dependencies) else { return nil }
+        checkConditions(nodes)
+        guard let order = order(dependencies) else { return nil }
         return FormulaPlan(sites: sites, order: order)
     }
 

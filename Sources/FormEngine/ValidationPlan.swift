@@ -22,6 +22,19 @@ enum Step: Sendable {
         }
     }
 
+    /// The ids of the computed inputs among `steps`, looking through sections.
+    static func computedIDs(_ steps: [Step]) -> Set<String> {
+        var ids = Set<String>()
+        for step in steps {
+            switch step {
+            case .input(let rule) where rule.spec.formulaIndex != nil: ids.insert(rule.spec.id)
+            case .section(let section): ids.formUnion(computedIDs(section.children))
+            default: break
+            }
+        }
+        return ids
+    }
+
     /// Every slot read by a condition anywhere in `nodes`.
     static func referencedSlots(_ nodes: [FormNode]) -> Set<Int> {
         var slots = Set<Int>()
@@ -70,12 +83,16 @@ final class GroupRule: Sendable {
     let condition: Condition?
     /// The slots of its descendants, cleared before each repeat item.
     let slots: Range<Int>
+    /// The ids of its computed inputs (sections are transparent): a value sent for one is ignored,
+    /// so it does not make a repeat item count.
+    let computedIDs: Set<String>
 
     init(_ spec: GroupSpec, _ condition: Condition?, slots: Range<Int>, referenced: Set<Int>) {
         self.spec = spec
         children = Step.compile(spec.children, referenced: referenced)
         self.condition = condition
         self.slots = slots
+        computedIDs = Step.computedIDs(children)
     }
 }
 

@@ -168,7 +168,8 @@ struct ValidationRun {
     static func isBlankItem(_ item: JSONValue, of group: GroupRule) -> Bool {
         switch item {
         case .null: true
-        case .object(let o): o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && isBlank($0.value) }
+        case .object(let o):
+            o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && (isBlank($0.value) || group.computedIDs.contains($0.key)) }
         default: false
         }
     }
