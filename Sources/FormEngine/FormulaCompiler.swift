@@ -221,31 +221,26 @@ struct FormulaCompiler {
         let text = Self.pathText(column ?? [], segments)
         var throughRepeat = false
         for start in stride(from: site.scopes.count - 1, through: 0, by: -1) {
-            var depth = start
-            var keys: [String] = []
-            var nodes = site.scopes[start]
             if let column {
                 switch Self.walk(column, from: start, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: true) {
-                case .found(let group, let d, let k):
+                case .found(let group, let depth, let keys):
                     guard case .group(let spec) = group.kind else { continue }
                     // Each item is read by one computed value only, so evaluation stays linear.
                     let innermost = site.containers.lastIndex(where: \.repeats).map { $0 + 1 } ?? 0
-                    guard d >= innermost else {
+                    guard depth >= innermost else {
                         problem(pointer, .badFormula, "At character \(position): \(text) is a column of a repeat outside this input's own item; sum it in an input outside that repeat.")
                         return nil
                     }
-                    depth = d
-                    keys = k
-                    nodes = spec.children
-                case .throughRepeat: throughRepeat = true; continue
-                case .notFound: continue
+                    guard case .found(let node, _, let inner) = Self.walkPlain(segments, nodes: spec.children) else {
+                        problem(pointer, .unknownField, "At character \(position): \(text) names no input of the repeat (a repeat nested in it cannot be summed through).")
+                        return nil
+                    }
+                    guard let kind = readKind(node, text: text, position: position, pointer: pointer) else { return nil }
+                    return (node, FormulaRead(depth: depth, keys: inner, kind: kind), keys)
+                case .throughRepeat: throughRepeat = true
+                case .notFound: break
                 }
-                guard case .found(let node, _, let inner) = Self.walkPlain(segments, nodes: nodes) else {
-                    problem(pointer, .unknownField, "At character \(position): \(text) names no input of the repeat (a repeat nested in it cannot be summed through).")
-                    return nil
-                }
-                guard let kind = readKind(node, text: text, position: position, pointer: pointer) else { return nil }
-                return (node, FormulaRead(depth: depth, keys: inner, kind: kind), keys)
+                continue
             }
             switch Self.walk(segments, from: start, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: false) {
             case .found(let node, let d, let k):

@@ -149,6 +149,22 @@ import Testing
         #expect(bad.map(\.code) == [.badFormula])
     }
 
+    /// `numerical` digits and `count` read as numbers, a `switch` as a truth value, a `date` as text;
+    /// a computed value is read by later formulas as it was stored.
+    @Test func howInputsRead() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [{"numerical": {"id": "n"}}, {"count": {"id": "c"}}, {"date": {"id": "d"}},
+          {"text": {"id": "label", "formula": "n + c & \" on \" & d"}},
+          {"text": {"id": "shout", "formula": "label & \"!\""}},
+          {"integer": {"id": "big", "formula": "n * 1000"}}]}
+        """#)
+        let result = try Fixtures.validate(form, #"{"values": {"n": "0042", "c": 3, "d": "2026-11-27"}}"#)
+        #expect(result.values["label"] == "45 on 2026-11-27" && result.values["shout"] == "45 on 2026-11-27!")
+        #expect(result.values["n"] == "0042" && result.values["big"] == 42_000)
+        let huge = try Fixtures.validate(form, #"{"values": {"n": "9007199254740993"}}"#)
+        #expect(huge.errors.map(\.code) == [.integer] && huge.computed["big"] == .number(9_007_199_254_740_993_000))
+    }
+
     /// Per-item totals in a repeat (paths relative to the item, outer inputs by their own paths), and
     /// a grand total over the column.
     @Test func repeatTotalsAndAGrandTotal() throws {
