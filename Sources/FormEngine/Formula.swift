@@ -9,7 +9,11 @@ indirect enum FormulaSyntax: Sendable {
     /// A repeat's column (`items[].total`): the path to the repeat, then the path inside an item.
     case column(repeat: [String], item: [String], position: Int)
     case negate(FormulaSyntax, position: Int)
+    /// A comparison: they do not chain.
     case binary(FormulaOperator, FormulaSyntax, FormulaSyntax, position: Int)
+    /// Operators of one precedence level applied left to right (`a - b + c`), kept flat so that a
+    /// long chain is walked by a loop, not by recursion as deep as the chain is long.
+    case chain(FormulaSyntax, [(op: FormulaOperator, operand: FormulaSyntax, position: Int)])
     case call(FormulaFunction, [FormulaSyntax], position: Int)
 }
 

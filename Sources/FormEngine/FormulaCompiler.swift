@@ -142,24 +142,21 @@ struct FormulaCompiler {
             let l = resolve(left, in: site, dependencies: &dependencies)
             let r = resolve(right, in: site, dependencies: &dependencies)
             guard let (le, lt) = l, let (re, rt) = r else { return nil }
-            switch op {
-            case .join:
-                guard [.number, .text].contains(lt), [.number, .text].contains(rt) else {
-                    return bad(position, "\"&\" joins text and numbers, not \(lt == .number || lt == .text ? rt.name : lt.name).")
-                }
-                return (.binary(op, le, re), .text)
-            case _ where op.isComparison:
-                let equality = op == .equal || op == .notEqual
-                guard lt == rt, lt == .number || lt == .text || (equality && lt == .boolean) else {
-                    return bad(position, "\"\(op.rawValue)\" compares two numbers or two texts, not \(lt.name) and \(rt.name).")
-                }
-                return (.binary(op, le, re), .boolean)
-            default:
-                guard lt == .number, rt == .number else {
-                    return bad(position, "\"\(op.rawValue)\" takes numbers, not \(lt == .number ? rt.name : lt.name); join text with \"&\".")
-                }
-                return (.binary(op, le, re), .number)
+            guard let type = combined(op, lt, rt, at: position, pointer: pointer) else { return nil }
+            return (.binary(op, le, re), type)
+        case .chain(let first, let links):
+            let head = resolve(first, in: site, dependencies: &dependencies)
+            let operands = links.map { resolve($0.operand, in: site, dependencies: &dependencies) }
+            guard let (headExpression, headType) = head else { return nil }
+            var type = headType
+            var compiled: [(op: FormulaOperator, operand: FormulaExpression)] = []
+            for (link, operand) in zip(links, operands) {
+                guard let (expression, operandType) = operand else { return nil }
+                guard let next = combined(link.op, type, operandType, at: link.position, pointer: pointer) else { return nil }
+                type = next
+                compiled.append((link.op, expression))
             }
+            return (.chain(headExpression, compiled), type)
         case .call(let function, let arguments, let position):
             var compiled: [(FormulaExpression, FormulaType)] = []
             for argument in arguments {
@@ -192,6 +189,26 @@ struct FormulaCompiler {
                 return (.concat(expressions), .text)
             }
         }
+    }
+
+    /// The type `op` gives for operands of types `lt` and `rt`; nil after reporting a mismatch.
+    private mutating func combined(_ op: FormulaOperator, _ lt: FormulaType, _ rt: FormulaType, at position: Int,
+                                   pointer: String) -> FormulaType? {
+        let message: String
+        switch op {
+        case .join:
+            if [.number, .text].contains(lt), [.number, .text].contains(rt) { return .text }
+            message = "\"&\" joins text and numbers, not \(lt == .number || lt == .text ? rt.name : lt.name)."
+        case _ where op.isComparison:
+            let equality = op == .equal || op == .notEqual
+            if lt == rt, lt == .number || lt == .text || (equality && lt == .boolean) { return .boolean }
+            message = "\"\(op.rawValue)\" compares two numbers or two texts, not \(lt.name) and \(rt.name)."
+        default:
+            if lt == .number, rt == .number { return .number }
+            message = "\"\(op.rawValue)\" takes numbers, not \(lt == .number ? rt.name : lt.name); join text with \"&\"."
+        }
+        problem(pointer, .badFormula, "At character \(position): \(message)")
+        return nil
     }
 
     private static func type(of kind: FormulaRead.Kind) -> FormulaType {

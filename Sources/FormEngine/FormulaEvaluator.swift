@@ -23,6 +23,10 @@ struct FormulaEvaluator {
             let l = evaluate(left, chain)
             let r = evaluate(right, chain)
             return Self.apply(op, l, r)
+        case .chain(let first, let links):
+            var value = evaluate(first, chain)
+            for link in links { value = Self.apply(link.op, value, evaluate(link.operand, chain)) }
+            return value
         case .aggregate(let function, let arguments):
             var numbers: [Decimal] = []
             for argument in arguments {

@@ -93,18 +93,19 @@ struct FormulaParser {
         try leftAssociative(["*": .multiply, "/": .divide]) { parser throws(FormulaSyntaxError) in try parser.unary() }
     }
 
-    /// One precedence level of left-associative operators (`a - b - c` is `(a - b) - c`), a loop
-    /// rather than recursion.
+    /// One precedence level of left-associative operators (`a - b - c` is `(a - b) - c`), read by
+    /// a loop into one flat chain.
     private mutating func leftAssociative(
         _ operators: [Character: FormulaOperator], _ operand: (inout Self) throws(FormulaSyntaxError) -> FormulaSyntax
     ) throws(FormulaSyntaxError) -> FormulaSyntax {
-        var left = try operand(&self)
+        let first = try operand(&self)
+        var links: [(op: FormulaOperator, operand: FormulaSyntax, position: Int)] = []
         while let c = peek(), let op = operators[c] {
             let position = index
             index += 1
-            left = .binary(op, left, try operand(&self), position: position + 1)
+            links.append((op, try operand(&self), position + 1))
         }
-        return left
+        return links.isEmpty ? first : .chain(first, links)
     }
 
     private mutating func unary() throws(FormulaSyntaxError) -> FormulaSyntax {

@@ -36,6 +36,7 @@ indirect enum FormulaExpression: Sendable {
     case column(depth: Int, toRepeat: [String], read: FormulaRead)
     case negate(FormulaExpression)
     case binary(FormulaOperator, FormulaExpression, FormulaExpression)
+    case chain(FormulaExpression, [(op: FormulaOperator, operand: FormulaExpression)])
     case aggregate(FormulaFunction, [FormulaExpression])
     case round(FormulaExpression, places: Int)
     case choose(FormulaExpression, FormulaExpression, FormulaExpression)

@@ -308,6 +308,27 @@ import Testing
         #expect(problems("1" + String(repeating: "0", count: 30)).first?.contains("too large") == true)
     }
 
+    /// The longest chains and deepest nesting compile and evaluate on a thread with a small stack
+    /// (256 KiB, a quarter of the smallest a server thread gets): the recursion is bounded.
+    @Test func theLargestFormulasFitASmallStack() async throws {
+        let chain = Array(repeating: "a", count: 500).joined(separator: "+")
+        let nested = String(repeating: "(", count: 31) + "sum(a)" + String(repeating: "*1)", count: 31)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<[JSONValue?], Never>) in
+            let thread = Thread {
+                var out: [JSONValue?] = []
+                for formula in [chain, nested] {
+                    let form = try? Fixtures.definition(#"{"title": "T", "components": [{"decimal": {"id": "a"}}, {"decimal": {"id": "r", "formula": "\#(formula)"}}]}"#)
+                    let result = try? form.map { $0.validate(try Fixtures.submission(#"{"values": {"a": 1}}"#)) }
+                    out.append(result?.values["r"])
+                }
+                continuation.resume(returning: out)
+            }
+            thread.stackSize = 256 * 1024
+            thread.start()
+        }
+        #expect(outcome == [500, 1])
+    }
+
     /// Random text never crashes the parser, errors stay within the text, and what compiles is
     /// evaluated in steps bounded by its length.
     /// A random formula from the grammar over the inputs of ``form(_:type:extra:)``.
