@@ -70,7 +70,8 @@ extension ValidationRun {
         switch value {
         case .object(var inner) where !step.repeats:
             store(results, of: site, in: &inner, containers: containers.dropFirst(), next: &next)
-            object[step.key] = .object(inner)
+            // A group left with no values is dropped, as the walk drops one.
+            object[step.key] = inner.isEmpty ? nil : .object(inner)
         case .array(var items) where step.repeats:
             for i in items.indices {
                 guard case .object(var item) = items[i] else { continue }

@@ -123,6 +123,16 @@ import Testing
         #expect(try Fixtures.validate(required, #"{"values": {"r": 3}}"#).errors.map(\.code) == [.required])
     }
 
+    /// A group whose only values were computed and came out empty is dropped, as any empty group is.
+    @Test func aGroupLeftEmptyIsDropped() throws {
+        let form = try Fixtures.definition(#"""
+        {"title": "T", "components": [{"decimal": {"id": "a"}},
+          {"group": {"id": "g", "components": [{"decimal": {"id": "x", "formula": "a * 2"}}, {"decimal": {"id": "y", "formula": "a + 1"}}]}}]}
+        """#)
+        #expect(try Fixtures.validate(form, #"{"values": {}}"#).values == [:])
+        #expect(try Fixtures.validate(form, #"{"values": {"a": 1}}"#).values == ["a": 1, "g": ["x": 2, "y": 2]])
+    }
+
     @Test func hiddenComputedInputsAreNotComputed() throws {
         let form = try Fixtures.definition(#"""
         {"title": "T", "components": [{"switch": {"id": "show"}}, {"decimal": {"id": "a"}},
