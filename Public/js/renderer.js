@@ -459,6 +459,14 @@ export class FormView {
       ]);
     }
     if (entry) entry.element = node;
+    // enabledWhen: shown read-only while false (the engine then ignores the value); a computed
+    // input (formula) is always read-only: the engine computes it.
+    if (node && type !== "section" && type !== "group") {
+      if (props.enabledWhen) this.conditionals.push({ element: node, condition: props.enabledWhen, scope, enabling: true });
+      if (typeof props.formula === "string") {
+        for (const control of node.querySelectorAll("input, select, textarea")) control.readOnly = true;
+      }
+    }
     return node;
   }
 
@@ -987,10 +995,16 @@ export class FormView {
     if (this.options.onBlur) this.options.onBlur(this, field.path);
   }
 
-  /** Shows or hides every component with a visibleWhen, from the current values. */
+  /** Shows or hides every component with a visibleWhen, and enables or disables every input with an enabledWhen, from the current values. */
   refreshVisibility() {
     this.rejected = new Set(this.lastErrors.map((e) => String(e.field)));
     for (const entry of this.conditionals) {
+      if (entry.enabling) {
+        const enabled = this.evaluate(entry.condition, entry.scope);
+        for (const control of entry.element.querySelectorAll("input, select, textarea")) control.disabled = !enabled;
+        entry.element.classList.toggle("fh-disabled", !enabled);
+        continue;
+      }
       const visible = this.evaluate(entry.condition, entry.scope);
       entry.element.hidden = !visible;
       entry.element.classList.toggle("fh-hidden", !visible);

@@ -66,7 +66,7 @@ enum MessageKey: String, CaseIterable {
     case decimal, decimalDigits = "decimal.digits", decimalPlaces, decimalPlacesNone = "decimalPlaces.none"
     case date, minDate = "minValue.date", maxDate = "maxValue.date"
     case minValue, maxValue, minLength, maxLength
-    case email, phone, usPhone = "phone.us", numerical, state, pattern, option, boolean
+    case email, phone, usPhone = "phone.us", numerical, numericalNumber = "numerical.number", state, pattern, option, boolean
     case maxFiles, maxFilesOne = "maxFiles.one", fileType, maxSize
     case fileTwice = "file.twice", fileOtherForm = "file.otherForm", fileOtherField = "file.otherField",
          fileUnfinished = "file.unfinished", fileBound = "file.bound", fileUnknown = "file.unknown"

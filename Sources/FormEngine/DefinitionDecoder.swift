@@ -225,9 +225,9 @@ struct DefinitionDecoder {
                 problem(pointer + "/regex", .invalidType, "\"regex\" must be a string.")
             }
         }
-        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.isText, at: pointer,
+        (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.takesLengths, at: pointer,
                                                   read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
-        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.isNumeric, at: pointer,
+        (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.takesValueBounds, at: pointer,
                                                 read: { $0.number($1, $2, at: $3) }, text: JSONValue.numberText)
         if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
            lo <= hi, lo.rounded(.up) > hi.rounded(.down) {
@@ -559,6 +559,20 @@ struct DefinitionDecoder {
             if let raw = nodes[i].source["visibleWhen"] {
                 nodes[i].visibleWhen = compileCondition(raw, at: nodes[i].pointer + "/visibleWhen",
                                                         owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
+            }
+            if let raw = nodes[i].source["enabledWhen"] {
+                let known = problems.count
+                if case .input = nodes[i].kind {
+                    nodes[i].enabledWhen = compileCondition(raw, at: nodes[i].pointer + "/enabledWhen",
+                                                            owner: nodes[i].order, scopes: scopes, ancestors: ancestors)
+                } else {
+                    problem(nodes[i].pointer + "/enabledWhen", .notApplicable, "\"enabledWhen\" applies to inputs, not to a \"\(nodes[i].typeKey)\".")
+                }
+                // A stored definition may carry the name from before it had a meaning: it reads as an extra.
+                if !newChecks, problems.count > known {
+                    problems.removeLast(problems.count - known)
+                    nodes[i].enabledWhen = nil
+                }
             }
             switch nodes[i].kind {
             case .section(var children):

@@ -54,6 +54,10 @@ public struct DefinitionProblem: Sendable, Equatable {
         case conditionInRepeat
         /// A condition names an input that comes after the component it controls.
         case forwardReference
+        /// A `formula` does not parse, mixes types, or reads what it cannot (the message says where).
+        case badFormula
+        /// Computed inputs read each other in a cycle (the message names it).
+        case formulaCycle
         /// Repeats, nesting or the Formworks profile are past their limits.
         case tooLarge
         /// The form's id is not one a server can store (reported by the server, at `/id`).

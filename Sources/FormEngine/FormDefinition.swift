@@ -33,6 +33,8 @@ public struct FormDefinition: Sendable {
     let top: JSONObject
     /// Every `file` input's rules, by ``FileInputRules/path``.
     let fileInputs: [String: FileInputRules]
+    /// The computed inputs' formulas, compiled; nil when the form has none.
+    let formulas: FormulaPlan?
     /// How many days the form's submissions are kept (`retentionDays`); nil keeps them as long as the
     /// server's default says. A server deletes older ones, with everything they hold.
     public let retentionDays: Int?
@@ -134,6 +136,7 @@ public struct FormDefinition: Sendable {
         var nodes = decoder.decodeComponents(top["components"], at: "/components")
         let knownIDs = decoder.assignIDs(&nodes)
         decoder.resolveConditions(&nodes, scopes: [nodes], ancestors: [])
+        let formulas = FormulaCompiler.compile(&nodes, decoder: &decoder)
         let expansion = decoder.checkExpansion(nodes, reporting: reading == .upload)
         // A form no client could submit to is refused at upload: its values would nest deeper than a
         // submission may (the top object and `values` are two levels; a group one, a repeat two).
@@ -156,6 +159,7 @@ public struct FormDefinition: Sendable {
         var fileInputs: [String: FileInputRules] = [:]
         if decoder.hasFileInputs { Self.placeFileInputs(&nodes, prefix: "", into: &fileInputs) }
         self.fileInputs = fileInputs
+        self.formulas = formulas
         hasSlowPatterns = decoder.hasSlowPatterns
         if formworksProfileTooLarge {
             formworksProfileRefusal = .tooLarge

@@ -21,6 +21,8 @@ struct InputSpec: Sendable {
     /// A `file` input's rules; nil for every other type.
     var file: FileInputRules?
     var messages: [FieldError.Code: LocalizedText] = [:]
+    /// A computed input's place in ``FormulaPlan/sites``; nil for an input a person answers.
+    var formulaIndex: Int?
 }
 
 /// A repeating group's bounds on its number of items.
@@ -49,6 +51,8 @@ struct FormNode: Sendable {
 
     var kind: Kind
     var visibleWhen: Condition?
+    /// An input's `enabledWhen`: while false, it is shown read-only and a value sent for it is ignored.
+    var enabledWhen: Condition?
     /// The component's properties as uploaded: the inner object of `{"<type>": {...}}`.
     var source: JSONObject
     /// Whether the id was generated (it is put first in the normalized JSON).

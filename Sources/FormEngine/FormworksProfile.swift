@@ -40,7 +40,10 @@ extension FormDefinition {
                 let title = pick(node.source["title"]) ?? ""
                 dropped.append(titlePrefix + (title.isEmpty ? spec.id : title))
             case .input(let spec):
-                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: hidden, pick: pick))
+                // A computed or sometimes disabled input is never required of a profile client:
+                // what it sends there may be ignored.
+                let optional = hidden || spec.formulaIndex != nil || node.enabledWhen != nil
+                components.append(component(spec, node.source, id: prefix + spec.id, titlePrefix: titlePrefix, conditional: optional, pick: pick))
             case .group(let group):
                 let title = pick(node.source["title"]) ?? ""
                 guard let bounds = group.repeatBounds else {

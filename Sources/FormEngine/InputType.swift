@@ -52,6 +52,16 @@ public enum InputType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether `minLength`/`maxLength` apply: to text, and to numbers as typed.
+    var takesLengths: Bool {
+        isText || self == .integer || self == .decimal
+    }
+
+    /// Whether `minValue`/`maxValue` apply: to numbers, and to `numerical` digits read as a number.
+    var takesValueBounds: Bool {
+        isNumeric || self == .numerical
+    }
+
     /// Whether values are numbers (minValue/maxValue apply).
     var isNumeric: Bool {
         switch self {

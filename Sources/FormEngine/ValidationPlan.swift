@@ -12,7 +12,8 @@ enum Step: Sendable {
         nodes.map { node in
             switch node.kind {
             case .input(let spec):
-                .input(InputRule(spec, node.visibleWhen, slot: referenced.contains(node.order) ? node.order : nil))
+                .input(InputRule(spec, node.visibleWhen, slot: referenced.contains(node.order) ? node.order : nil,
+                                 enabledWhen: node.enabledWhen))
             case .group(let group):
                 .group(GroupRule(group, node.visibleWhen, slots: node.order + 1..<lastOrder(node) + 1, referenced: referenced))
             case .section(let children):
@@ -21,11 +22,25 @@ enum Step: Sendable {
         }
     }
 
+    /// The ids of the computed inputs among `steps`, looking through sections.
+    static func computedIDs(_ steps: [Step]) -> Set<String> {
+        var ids = Set<String>()
+        for step in steps {
+            switch step {
+            case .input(let rule) where rule.spec.formulaIndex != nil: ids.insert(rule.spec.id)
+            case .section(let section): ids.formUnion(computedIDs(section.children))
+            default: break
+            }
+        }
+        return ids
+    }
+
     /// Every slot read by a condition anywhere in `nodes`.
     static func referencedSlots(_ nodes: [FormNode]) -> Set<Int> {
         var slots = Set<Int>()
         for node in nodes {
             if let condition = node.visibleWhen { slots.formUnion(condition.slots) }
+            if let condition = node.enabledWhen { slots.formUnion(condition.slots) }
             switch node.kind {
             case .input: break
             case .group(let group): slots.formUnion(referencedSlots(group.children))
@@ -50,11 +65,14 @@ final class InputRule: Sendable {
     let condition: Condition?
     /// Where this input's accepted value goes for conditions to read; nil when no condition does.
     let slot: Int?
+    /// `enabledWhen`: while it does not hold, a value sent for the input is ignored.
+    let enabledWhen: Condition?
 
-    init(_ spec: InputSpec, _ condition: Condition?, slot: Int?) {
+    init(_ spec: InputSpec, _ condition: Condition?, slot: Int?, enabledWhen: Condition? = nil) {
         self.spec = spec
         self.condition = condition
         self.slot = slot
+        self.enabledWhen = enabledWhen
     }
 }
 
@@ -65,12 +83,16 @@ final class GroupRule: Sendable {
     let condition: Condition?
     /// The slots of its descendants, cleared before each repeat item.
     let slots: Range<Int>
+    /// The ids of its computed inputs (sections are transparent): a value sent for one is ignored,
+    /// so it does not make a repeat item count.
+    let computedIDs: Set<String>
 
     init(_ spec: GroupSpec, _ condition: Condition?, slots: Range<Int>, referenced: Set<Int>) {
         self.spec = spec
         children = Step.compile(spec.children, referenced: referenced)
         self.condition = condition
         self.slots = slots
+        computedIDs = Step.computedIDs(children)
     }
 }
 

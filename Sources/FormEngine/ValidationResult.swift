@@ -9,6 +9,10 @@ public struct ValidationResult: Sendable {
     /// The upload ids that `values` holds, in form order: the uploads to bind to the submission
     /// when it is stored.
     public var fileIDs: [String] = []
+    /// The value of each visible computed input (`formula`), by key path (`items[0].total`), as
+    /// computed: null when empty, and listed also when the input's own rules refuse it (the errors
+    /// say so), so a client can show it. Empty for a form without formulas.
+    public var computed = JSONObject()
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }

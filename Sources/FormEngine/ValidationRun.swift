@@ -6,12 +6,20 @@ extension FormDefinition {
     /// Inputs hidden by a `visibleWhen` that does not hold are neither checked nor kept. Every error
     /// is listed, in form order, so that each input can show its own.
     public func validate(_ submission: Submission, options: ValidationOptions = .init()) -> ValidationResult {
+        var evaluator = FormulaEvaluator()
+        return validate(submission, options: options, evaluator: &evaluator)
+    }
+
+    /// Validates, computing formulas with `evaluator` (whose step count tests read).
+    func validate(_ submission: Submission, options: ValidationOptions, evaluator: inout FormulaEvaluator) -> ValidationResult {
         let texts = ErrorTexts(preferences: options.languages, formLanguages: languages, defaultLanguage: defaultLanguage)
         var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount, texts: texts)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
-        return ValidationResult(errors: run.errors, values: .object(run.scopes[0]), fileIDs: run.fileIDs)
+        var values = run.scopes[0]
+        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) } ?? JSONObject()
+        return ValidationResult(errors: run.errors, values: .object(values), fileIDs: run.fileIDs, computed: computed)
     }
 }
 
@@ -33,6 +41,9 @@ struct ValidationRun {
     var fileIDs: [String] = []
     /// Every upload id a visible file input named so far, accepted or not: naming one twice is refused.
     var namedFileIDs = Set<String>()
+    /// The key paths of the groups around each visible computed input, by formula index, in the
+    /// order the walk met them; formulas are computed after the walk.
+    var computedPaths: [Int: [[KeyPath.Segment]]] = [:]
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
@@ -68,6 +79,14 @@ struct ValidationRun {
                 let raw = submitted.value(of: rule.spec.id, cursor: &cursor)
                 if raw != nil { recognized += 1 }
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
+                if let index = rule.spec.formulaIndex {
+                    // A value sent for it is ignored; a placeholder marks where the computed one goes.
+                    computedPaths[index, default: []].append(path)
+                    scopes[scopes.count - 1].append(rule.spec.id, .null)
+                    continue
+                }
+                // Disabled: shown read-only, so what is sent for it is dropped, not judged.
+                if let enabled = rule.enabledWhen, !enabled.evaluate(slots) { continue }
                 if let value = check(rule, raw ?? .null) {
                     scopes[scopes.count - 1].append(rule.spec.id, value)
                     if let slot = rule.slot { slots[slot] = value }
@@ -153,7 +172,8 @@ struct ValidationRun {
     static func isBlankItem(_ item: JSONValue, of group: GroupRule) -> Bool {
         switch item {
         case .null: true
-        case .object(let o): o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && isBlank($0.value) }
+        case .object(let o):
+            o.members.allSatisfy { group.spec.knownIDs.contains($0.key) && (isBlank($0.value) || group.computedIDs.contains($0.key)) }
         default: false
         }
     }
@@ -202,7 +222,7 @@ struct ValidationRun {
     }
 
     /// Records an error at the current path, or at the input `rule` under it.
-    private mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
+    mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
         var field = fieldPath
         if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
         errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code].map(texts.custom) ?? message))
@@ -211,7 +231,7 @@ struct ValidationRun {
     // MARK: Inputs
 
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
-    private mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
+    mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
             if rule.spec.required, !options.partial { fail(.required, texts(.required), rule) }
             return nil
@@ -220,6 +240,7 @@ struct ValidationRun {
         case .text, .multiline, .email, .numerical, .phonenumber, .password, .usphone, .usstate:
             return checkText(rule, raw)
         case .integer, .count:
+            guard typedLengthFits(rule, raw) else { return nil }
             // Whole numbers are stored as JSON numbers, which stay exact only up to 2^53 (a double's
             // mantissa); past that, as number or as text, they are refused rather than rounded.
             let n: Double
@@ -253,6 +274,7 @@ struct ValidationRun {
             }
             return checkBounds(rule, n)
         case .decimal:
+            guard typedLengthFits(rule, raw) else { return nil }
             let n: Double
             let places: Int
             switch raw {
@@ -360,9 +382,7 @@ struct ValidationRun {
         }
         if rule.spec.minLength != nil || rule.spec.maxLength != nil {
             let n = length ?? ValueRules.length(s, limit: cap)
-            let texts = texts
-            guard within(n, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
-                         { texts(.minLength, ["min": "\($0)"]) }, { texts(.maxLength, ["max": "\($0)"]) }) else { return nil }
+            guard lengthWithinBounds(rule, n) else { return nil }
         }
         let ok: Bool
         let code: FieldError.Code
@@ -394,6 +414,9 @@ struct ValidationRun {
             fail(code, message, rule)
             return nil
         }
+        if rule.spec.type == .numerical, rule.spec.minValue != nil || rule.spec.maxValue != nil {
+            guard digitsInBounds(rule, s) else { return nil }
+        }
         return .string(s)
     }
 
@@ -407,7 +430,7 @@ struct ValidationRun {
 
     /// Whether `value` lies within the rule's bounds (either may be absent); records the error of the
     /// bound it passes, with the message `below` or `above` writes for that bound.
-    private mutating func within<Bound: Comparable>(
+    mutating func within<Bound: Comparable>(
         _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code), _ rule: InputRule,
         _ below: (Bound) -> String, _ above: (Bound) -> String
     ) -> Bool {

@@ -80,9 +80,10 @@ struct PublicRoutes {
         let result = try await submissions.validate(formID: try request.formID(), body: request.body, clientAddress: request.remoteAddress,
                                                     languages: request.languagePreferences())
         // A person typing calls this at every pause, and most answers are "valid": that answer is
-        // the same bytes every time, so it is not encoded again (the encoder cost 8 % of throughput).
-        guard !result.isValid else { return .json(ValidationJSON.valid) }
-        return .json(encoding: ValidationJSON(valid: false, listed: APIProblem.listedErrors(result.errors)))
+        // the same bytes every time, so it is not encoded again (the encoder cost 8 % of throughput);
+        // a form with computed inputs answers their values too.
+        guard !result.isValid || !result.computed.isEmpty else { return .json(ValidationJSON.valid) }
+        return .json(encoding: ValidationJSON(valid: result.isValid, computed: result.computed, listed: APIProblem.listedErrors(result.errors)))
     }
 }
 

@@ -214,14 +214,14 @@ import Testing
     @Test func propertiesThatDoNotApplyAreRejected() {
         let problems = Fixtures.problems(#"""
         {"title": "T", "components": [
-          {"integer": {"id": "a", "regex": "[0-9]+", "minLength": 1}},
+          {"count": {"id": "a", "regex": "[0-9]+", "minLength": 1}},
           {"text": {"id": "b", "minValue": 1, "options": []}},
           {"select": {"id": "c"}},
           {"decimal": {"id": "d", "maxDecimalPlaces": -1}}
         ]}
         """#)
         #expect(problems.map { "\($0.pointer) \($0.code)" } == [
-            "/components/0/integer/regex notApplicable", "/components/0/integer/minLength notApplicable",
+            "/components/0/count/regex notApplicable", "/components/0/count/minLength notApplicable",
             "/components/1/text/minValue notApplicable", "/components/1/text/options notApplicable",
             "/components/2/select/options missing", "/components/3/decimal/maxDecimalPlaces invalidType",
         ])
