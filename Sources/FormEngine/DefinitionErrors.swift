@@ -60,6 +60,8 @@ public struct DefinitionProblem: Sendable, Equatable {
         case invalidFormId
         /// The body's id differs from the URL's (reported by the server, at `/id`).
         case idMismatch
+        /// A part of an imported form (``HyperosloImport``) that Formhouse cannot carry over.
+        case notCarriedOver
     }
 
     /// JSON Pointer to the offending value in the upload (`""` for the whole document).
