@@ -31,6 +31,23 @@ import Testing
         await server.finish()
     }
 
+    /// `formhouse import hyperoslo FILE`, the built executable: the definition, or the problems and exit 1.
+    @Test func theImportCommandPrintsTheDefinitionOrTheProblems() async throws {
+        let fixtures = Repo.root.appendingPathComponent("Tests/Fixtures/hyperoslo").path
+        let converted = try await Offload.blocking { try OperationsTests.run(["import", "hyperoslo", fixtures + "/calculated-field.json", "--id", "names"]) }
+        #expect(converted.status == 0, "\(converted.output)")
+        let definition = try #require(try JSONSerialization.jsonObject(with: Data(converted.output.utf8)) as? [String: Any])
+        #expect(definition["id"] as? String == "names")
+        #expect(converted.output.contains(#"  "title": "Group 1",\#n"#), "\(converted.output)")
+        #expect(converted.output.contains(#""formula": "first_name & \" \" & last_name""#))
+        let refused = try await Offload.blocking { try OperationsTests.run(["import", "hyperoslo", fixtures + "/dynamic.json"]) }
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("dynamic.json: /templates/fields: Field templates are added"), "\(refused.output)")
+        #expect(refused.output.contains("dynamic.json: /groups/0/sections/0/targets: ") && refused.output.contains("[notCarriedOver]"))
+        let unknown = try await Offload.blocking { try OperationsTests.run(["import", "typeform", fixtures + "/dynamic.json"]) }
+        #expect(unknown.status != 0)
+    }
+
     @Test func whatCannotBeCarriedOverIsA422IntoTheImport() async throws {
         let server = try await InProcessServer()
         let refused = try await server.client.admin("PUT", "/v1/admin/forms/people?from=hyperoslo", json: try Self.fixture("dynamic.json"))
