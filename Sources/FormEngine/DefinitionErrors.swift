@@ -9,6 +9,11 @@ public struct DefinitionErrors: Error, Sendable {
     public init(problems: [DefinitionProblem]) {
         self.problems = problems
     }
+
+    /// The one problem of bytes that are not JSON.
+    init(notJSON error: JSONParseError) {
+        problems = [DefinitionProblem(pointer: "", code: .malformedJSON, message: "Not valid JSON at byte \(error.offset): \(error.message).")]
+    }
 }
 
 /// One problem in a definition: where (a JSON Pointer into the upload), what (a stable code), and a

@@ -13,8 +13,7 @@ public enum HyperosloImport {
         do {
             root = try JSONValue(parsing: bytes)
         } catch {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .malformedJSON,
-                                                                message: "Not JSON (at byte \(error.offset)): \(error.message)")])
+            throw DefinitionErrors(notJSON: error)
         }
         var converter = HyperosloConverter()
         let components = converter.convert(root)
