@@ -92,8 +92,9 @@ extension HyperosloConverter {
                 problem(at + "/" + key, "\"\(key)\" on a \(field.type ?? "") field is not carried over: Formhouse does not apply it to a \(type). Remove it.")
                 continue
             }
-            guard let number = bound.numberValue, number >= 0 || key.hasSuffix("value") else {
-                problem(at + "/" + key, .invalidType, "\"\(key)\" must be a number.")
+            let isLength = key.hasSuffix("length")
+            guard let number = bound.numberValue, !isLength || (number >= 0 && number == number.rounded()) else {
+                problem(at + "/" + key, .invalidType, isLength ? "\"\(key)\" must be a whole number of characters." : "\"\(key)\" must be a number.")
                 continue
             }
             props.append(name, .number(number))

@@ -127,7 +127,7 @@ extension HyperosloConverter {
             problem(first.pointer, "The value \"\(both)\" of \"\(first.deciding.id)\" both \(first.visibility ? "shows and hides" : "enables and disables") \"\(first.target)\".")
             return nil
         }
-        let startsOff = first.visibility ? startsHidden(first.target) : fields[first.target]?.object["disabled"] == .bool(true)
+        let startsOff = fields[first.target]?.object[first.visibility ? "hidden" : "disabled"] == .bool(true)
         if startsOff {
             guard !onOptions.isEmpty else { return nil }
             return onOptions.count == 1 ? ["field": .string(name), "equals": .string(onOptions[0])]
@@ -136,10 +136,6 @@ extension HyperosloConverter {
         guard !offOptions.isEmpty else { return nil }
         let each: [JSONValue] = offOptions.map { ["field": .string(name), "notEquals": .string($0)] }
         return each.count == 1 ? each[0] : ["all": .array(each)]
-    }
-
-    private func startsHidden(_ id: String) -> Bool {
-        (fields[id]?.object ?? sections[id]?.object)?["hidden"] == .bool(true)
     }
 
     /// Whether the deciding field can decide the target in Formhouse: it comes earlier, and is not

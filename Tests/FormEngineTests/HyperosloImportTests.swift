@@ -184,6 +184,14 @@ import Testing
         #expect(Self.problems("{") == [" malformedJSON"])
     }
 
+    @Test func boundsMustBeNumbersAndLengthsWholeOnes() {
+        #expect(Self.problems(Self.form(#"""
+            {"id": "a", "type": "text", "validations": {"max_length": 2.5}}, {"id": "b", "type": "text", "validations": {"min_length": -1}},
+            {"id": "c", "type": "float", "validations": {"min_value": -1.5, "max_value": "9"}}
+            """#)) == ["/0/sections/0/fields/0/validations/max_length invalidType", "/0/sections/0/fields/1/validations/min_length invalidType",
+                       "/0/sections/0/fields/2/validations/max_value invalidType"])
+    }
+
     @Test func formulasKeepArithmeticAndNameTheirFields() throws {
         let inputs = Self.inputs(try Self.convert(Self.form(#"""
             {"id": "a", "type": "float"}, {"id": "b", "type": "number"},
