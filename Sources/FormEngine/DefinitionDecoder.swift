@@ -9,11 +9,11 @@ struct DefinitionDecoder {
     /// Whether any input is a `file` input, so that forms without one skip the walks for them.
     private(set) var hasFileInputs = false
     /// Whether any regex may cost more than a table lookup per scalar (``Pattern/mayBeSlow``).
-    private(set) var hasSlowPatterns = false
+    var hasSlowPatterns = false
     private var nextOrder = 0
     /// Shared by all of the definition's regexes, so that many of them cannot together cost more
     /// compile time and memory than a few large ones.
-    private let regexBudget = CompileBudget()
+    let regexBudget = CompileBudget()
     /// The form's `defaultLanguage`, which every text map must hold (see `DefinitionDecoder+Texts.swift`).
     var defaultLanguage = "en"
     /// The languages of the form's text maps, as first spelled, and their lowercased tags.
@@ -181,7 +181,7 @@ struct DefinitionDecoder {
 
     /// The properties only inputs have: on a section or a group they would be silently ignored.
     private var inputOnly: [String] {
-        ["required", "placeholder", "regex", "minLength", "maxLength", "minValue", "maxValue",
+        ["required", "placeholder", "regex", "search", "minLength", "maxLength", "minValue", "maxValue",
          "maxDecimalPlaces", "minDate", "maxDate", "options", "multiple", "messages"] + fileOnly + newInputOnly
     }
 
@@ -225,6 +225,7 @@ struct DefinitionDecoder {
                 problem(pointer + "/regex", .invalidType, "\"regex\" must be a string.")
             }
         }
+        decodeSearch(props, of: type, into: &spec, at: pointer)
         (spec.minLength, spec.maxLength) = bounds(props, "minLength", "maxLength", of: type, applying: type.takesLengths, at: pointer,
                                                   read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
         (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.takesValueBounds, at: pointer,

@@ -9,6 +9,11 @@ public struct DefinitionErrors: Error, Sendable {
     public init(problems: [DefinitionProblem]) {
         self.problems = problems
     }
+
+    /// The one problem of bytes that are not JSON.
+    init(notJSON error: JSONParseError) {
+        problems = [DefinitionProblem(pointer: "", code: .malformedJSON, message: "Not valid JSON at byte \(error.offset): \(error.message).")]
+    }
 }
 
 /// One problem in a definition: where (a JSON Pointer into the upload), what (a stable code), and a
@@ -64,6 +69,8 @@ public struct DefinitionProblem: Sendable, Equatable {
         case invalidFormId
         /// The body's id differs from the URL's (reported by the server, at `/id`).
         case idMismatch
+        /// A part of an imported form (``HyperosloImport``) that Formhouse cannot carry over.
+        case notCarriedOver
     }
 
     /// JSON Pointer to the offending value in the upload (`""` for the whole document).

@@ -83,8 +83,7 @@ public struct FormDefinition: Sendable {
         do {
             value = try JSONValue(parsing: bytes)
         } catch {
-            throw DefinitionErrors(problems: [DefinitionProblem(pointer: "", code: .malformedJSON,
-                                                                message: "Not valid JSON at byte \(error.offset): \(error.message).")])
+            throw DefinitionErrors(notJSON: error)
         }
         try self.init(json: value, reading: reading)
     }

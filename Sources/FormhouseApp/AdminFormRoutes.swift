@@ -34,13 +34,13 @@ struct AdminFormRoutes {
         // Create-or-update: an id no form can have is a problem of the definition to be (as for POST
         // and `formhouse check`), listed with the body's own problems, not a missing form.
         let id = try request.parameters.require("id")
-        let definition = try await parseDefinition(request.body, pathID: id)
+        let definition = try await parseDefinition(try await uploadedDefinition(request, id: id), pathID: id)
         return try await save(id: id, definition: definition, caller: caller, precondition: request.versionPrecondition)
     }
 
     func create(_ request: Request, caller: AdminCaller) async throws -> Response {
         try request.requireJSON()
-        let definition = try await parseDefinition(request.body, pathID: nil)
+        let definition = try await parseDefinition(try await uploadedDefinition(request, id: nil), pathID: nil)
         let id = definition.id ?? RandomID.make(prefix: "form_")
         guard FormIdentifier.isValid(id) else {
             throw APIProblem.invalidDefinition([FormIdentifier.problem])
@@ -81,6 +81,24 @@ struct AdminFormRoutes {
         DefinitionProblem(
             pointer: "/id", code: .idMismatch,
             message: "The body's id '\(bodyID)' differs from the URL's '\(pathID)'; make them equal or leave id out.")
+    }
+
+    /// The definition a request uploads: its body, or with `?from=hyperoslo` its body converted from
+    /// hyperoslo/Form JSON, whose problems point into the body as sent.
+    private func uploadedDefinition(_ request: Request, id: String?) async throws -> [UInt8] {
+        switch try request.queryValue("from") {
+        case nil:
+            return request.body
+        case "hyperoslo":
+            let body = request.body
+            do {
+                return try await Offload.run { try HyperosloImport.definition(from: body, id: id).serialized() }
+            } catch let error as DefinitionErrors {
+                throw APIProblem.invalidDefinition(error.problems)
+            }
+        case let other?:
+            throw APIProblem(.invalidParameter, "Unknown 'from' value '\(other)'; the one format imported is hyperoslo.")
+        }
     }
 
     /// Parsed and compiled off the event loop: a large definition takes a good part of a second.

@@ -11,7 +11,7 @@ struct Formhouse: AsyncParsableCommand {
         commandName: "formhouse",
         abstract: "A backend for server-driven forms: validates, stores and forwards submissions.",
         version: "formhouse \(Version.current)",
-        subcommands: [Serve.self, Check.self, Settings.self, Migrate.self, Audit.self, Version.self],
+        subcommands: [Serve.self, Check.self, Import.self, Settings.self, Migrate.self, Audit.self, Version.self],
         defaultSubcommand: Serve.self
     )
 }
