@@ -88,6 +88,25 @@ import Testing
         #expect(inputs["total"]?["decimal"]?["formula"] == "quantity * price")
     }
 
+    /// The demos behave once imported: the engine computes what hyperoslo/Form computed.
+    @Test func theImportedDemosComputeAsTheLibraryDid() throws {
+        let names = try FormDefinition(json: try HyperosloImport.definition(from: Self.fixture("calculated-field.json"), id: "names").serialized())
+        let named = try Fixtures.validate(names, #"{"values": {"first_name": "Ana", "last_name": "Lima", "display_name": "ignored"}}"#)
+        #expect(named.isValid, "\(named.errors)")
+        #expect(named.values["display_name"] == "Ana Lima")
+
+        let salary = try FormDefinition(json: try HyperosloImport.definition(from: Self.fixture("number-formula.json"), id: "salary").serialized())
+        let paid = try Fixtures.validate(salary, #"{"values": {"base_salary": "1", "bonus": 12.5}}"#)
+        #expect(paid.computed["total"] == .number(212.5), "\(paid.computed) \(paid.errors)")
+
+        let tickets = try FormDefinition(json: try HyperosloImport.definition(from: Self.fixture("dynamic-formulas.json"), id: "tickets").serialized())
+        let bought = try Fixtures.validate(tickets, #"{"values": {"tickets": [{"quantity": 2, "price": 10.1}, {"quantity": 3, "price": 1.1}]}}"#)
+        #expect(bought.computed["tickets[0].total"] == .number(20.2), "\(bought.computed) \(bought.errors)")
+        #expect(bought.computed["tickets[1].total"] == .number(3.3), "exactly: not 3.3000000000000003")
+        let totals = bought.values["tickets"]?.arrayValue?.compactMap { $0["total"] }
+        #expect(totals == [.number(20.2), .number(3.3)])
+    }
+
     /// The README's targets: part time (the default) hides the bonus, full time shows it.
     @Test func showAndHideTargetsBecomeVisibleWhen() throws {
         let converted = try HyperosloImport.definition(from: Self.fixture("readme-targets.json"))
