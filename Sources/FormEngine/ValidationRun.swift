@@ -384,22 +384,23 @@ struct ValidationRun {
             let n = length ?? ValueRules.length(s, limit: cap)
             guard lengthWithinBounds(rule, n) else { return nil }
         }
+        // The message key, not the message: its text is looked up only for a value that fails.
         let ok: Bool
         let code: FieldError.Code
-        let message: String
+        let message: MessageKey
         switch rule.spec.type {
         case .email:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesEmail(s)
-            (code, message) = (.email, texts(.email))
+            (code, message) = (.email, .email)
         case .phonenumber:
             ok = (rule.spec.pattern ?? Self.phonenumber).matches(s)
-            (code, message) = (.phone, texts(.phone))
+            (code, message) = (.phone, .phone)
         case .numerical:
             ok = rule.spec.pattern?.matches(s) ?? FormworksRegex.matchesNumerical(s)
-            (code, message) = (.numerical, texts(.numerical))
+            (code, message) = (.numerical, .numerical)
         case .usphone:
             ok = rule.spec.pattern?.matches(s) ?? ValueRules.isUSPhone(s)
-            (code, message) = (.phone, texts(.usPhone))
+            (code, message) = (.phone, .usPhone)
         case .usstate:
             guard let state = USState.code(for: s) else {
                 fail(.state, texts(.state), rule)
@@ -408,10 +409,10 @@ struct ValidationRun {
             return .string(state)
         default:
             ok = rule.spec.pattern?.matches(s) ?? true
-            (code, message) = (.pattern, texts(.pattern))
+            (code, message) = (.pattern, .pattern)
         }
         guard ok else {
-            fail(code, message, rule)
+            fail(code, texts(message), rule)
             return nil
         }
         if rule.spec.type == .numerical, rule.spec.minValue != nil || rule.spec.maxValue != nil {
@@ -456,12 +457,11 @@ struct ValidationRun {
     }
 
     private mutating func checkSelect(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
-        let message = texts(.option)
         guard rule.spec.multiple else {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
             guard let s = Self.optionText(raw), let i = rule.spec.options.firstIndex(of: s) else {
-                fail(.option, message, rule)
+                fail(.option, texts(.option), rule)
                 return nil
             }
             return .string(rule.spec.options[i])
@@ -471,7 +471,7 @@ struct ValidationRun {
         case .array(let items):
             for item in items {
                 guard let s = Self.optionText(item) else {
-                    fail(.option, message, rule)
+                    fail(.option, texts(.option), rule)
                     return nil
                 }
                 chosen.append(s)
@@ -481,13 +481,13 @@ struct ValidationRun {
             // so "," or "a,,b" name an option that does not exist instead of choosing nothing.
             chosen = s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         default:
-            fail(.option, message, rule)
+            fail(.option, texts(.option), rule)
             return nil
         }
         var out: [JSONValue] = []
         for s in chosen {
             guard let i = rule.spec.options.firstIndex(of: s) else {
-                fail(.option, message, rule)
+                fail(.option, texts(.option), rule)
                 return nil
             }
             let option = JSONValue.string(rule.spec.options[i])
