@@ -205,6 +205,7 @@ async function validateNow() {
     const { data } = await request(`/v1/forms/${segment(formId)}/validate`, { method: "POST", body: payload() });
     if (sequence !== validateSequence || current !== view) return;
     const errors = data && Array.isArray(data.errors) ? data.errors : [];
+    view.setComputed(data && data.computed);
     const unplaced = view.setErrors(errors);
     if (!summary.hidden) renderSummary(errors, unplaced);
   } catch (error) {

@@ -1111,6 +1111,20 @@ export class FormView {
     return files && files.type === "file" ? files : undefined;
   }
 
+  /**
+   * Shows the values the engine computed (`/validate`'s `computed`, by key path) in their read-only
+   * inputs. What a person typed is not changed, and a computed value is not sent back as an answer:
+   * the engine computes it again from the answers.
+   */
+  setComputed(computed) {
+    if (!computed || typeof computed !== "object") return;
+    for (const [path, value] of Object.entries(computed)) {
+      const field = this.fields.get(path);
+      if (!field || typeof field.props.formula !== "string" || !field.controls || !field.controls[0]) continue;
+      field.controls[0].value = value === null || value === undefined ? "" : String(value);
+    }
+  }
+
   /** Moves focus to the first field showing an error; returns whether there was one. */
   focusFirstError() {
     for (const field of this.fields.values()) {

@@ -544,3 +544,32 @@ def test_version_parameter_is_read_as_a_number(browser, server):
         assert status() == "Version 3 is not available here; this is version 1."
     finally:
         d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": rewrite["identifier"]})
+
+
+def test_computed_inputs_show_the_engines_values_and_enabled_when_disables(browser, server):
+    """A formula's input is read-only and shows what the server computed as the person types; an
+    input whose enabledWhen does not hold is disabled; the stored submission holds the computed total."""
+    server.put_form({"id": "order", "title": "Order", "components": [
+        {"decimal": {"id": "price", "title": "Price"}},
+        {"integer": {"id": "qty", "title": "Quantity"}},
+        {"decimal": {"id": "total", "title": "Total", "formula": "price * qty"}},
+        {"switch": {"id": "gift", "title": "A gift"}},
+        {"text": {"id": "card", "title": "Card text", "enabledWhen": {"field": "gift", "equals": True}}},
+    ]})
+    open_form(browser, "order")
+    d = browser.driver
+    assert control(browser, "total").get_attribute("readonly") is not None
+    assert not control(browser, "card").is_enabled()
+    set_value(browser, "price", "0.1")
+    set_value(browser, "qty", "3")
+    browser.wait(lambda: control(browser, "total").get_attribute("value") == "0.3", "the computed total is not shown")
+    browser.script("arguments[0].click()", control(browser, "gift"))
+    browser.wait(lambda: control(browser, "card").is_enabled(), "enabledWhen did not enable the card")
+    set_value(browser, "card", "Happy birthday")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    assert stored["values"]["total"] == 0.3
+    assert stored["values"]["card"] == "Happy birthday"
