@@ -71,9 +71,9 @@ extension HyperosloConverter {
             switch action {
             case "update":
                 if !isSection, target["target_value"] == nil, target["condition"] == nil, fields[id]?.hasFormula == true { continue }
-                problem(at, "An \"update\" target that sets a value is not carried over yet: Formhouse does not change a value a person gave. (One that recomputes a field's formula is carried over: Formhouse computes formulas itself.)")
+                problem(at, "An \"update\" target that sets a value is not carried over: it fills the field in when the choice is made, and the person may change it afterwards, so the submitted values already show its effect and no rule of Formhouse could check it. Give the field that value as its placeholder, or make it a formula with if(). (One that recomputes a field's formula is carried over: Formhouse computes formulas itself.)")
             case "clear":
-                problem(at, "A \"clear\" target is not carried over yet: Formhouse does not change a value a person gave.")
+                problem(at, "A \"clear\" target is not carried over: it empties the field when the choice is made, and the person may fill it in again, so no rule of Formhouse could check it. To have the value ignored while the choice holds, disable the field instead (a disable target becomes enabledWhen).")
             case "hide", "show", "enable", "disable":
                 let visibility = action == "hide" || action == "show"
                 if !visibility, isSection {
