@@ -288,9 +288,13 @@ function text(value) {
   return value && typeof value === "object" && !Array.isArray(value) ? inBrowserLanguage(value) : "";
 }
 
+/** The `defaultLanguage` of the definition being rendered: a map's text when no language matches. */
+let formDefaultLanguage = "en";
+
 /**
  * RFC 4647 lookup of the browser's languages among a map's tags (`es-MX` finds `es`), as the server
- * does for `Accept-Language`; without a match, the map's first text (authors write the default first).
+ * does for `Accept-Language`; without a match, the text in the form's `defaultLanguage`, which every
+ * map holds (the server refuses a map without it).
  */
 function inBrowserLanguage(map) {
   const tags = Object.keys(map).filter((tag) => typeof map[tag] === "string");
@@ -301,7 +305,8 @@ function inBrowserLanguage(map) {
       if (tag) return map[tag];
     }
   }
-  return tags.length ? map[tags[0]] : "";
+  const fallback = tags.find((t) => t.toLowerCase() === formDefaultLanguage.toLowerCase());
+  return fallback ? map[fallback] : tags.length ? map[tags[0]] : "";
 }
 
 /** A language range without its last subtag, never leaving a single-character one (`x`, `u`) last. */
@@ -315,6 +320,7 @@ function shortened(range) {
 /** One rendered form: its DOM, the values entered so far, and the fields by key path. */
 export class FormView {
   constructor(definition, options = {}) {
+    if (definition && typeof definition.defaultLanguage === "string") formDefaultLanguage = definition.defaultLanguage;
     this.definition = definition && typeof definition === "object" ? definition : {};
     this.options = options;
     this.prefix = `fh${++documentCounter}`;

@@ -242,7 +242,7 @@ struct FormulaCompiler {
                 switch Self.walk(column, from: start, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: true) {
                 case .found(let group, let depth, let keys):
                     guard case .group(let spec) = group.kind else { continue }
-                    // Each item is read by one computed value only, so evaluation stays linear.
+                    // Never a column read once per item of another repeat: that would be quadratic.
                     let innermost = site.containers.lastIndex(where: \.repeats).map { $0 + 1 } ?? 0
                     guard depth >= innermost else {
                         problem(pointer, .badFormula, "At character \(position): \(text) is a column of a repeat outside this input's own item; sum it in an input outside that repeat.")

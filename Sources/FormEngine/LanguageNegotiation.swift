@@ -14,19 +14,25 @@ public struct LanguagePriorityList: Sendable, Equatable {
         refused = []
     }
 
-    /// The ranges given, in this order (a `?lang=` value is one range).
+    /// The ranges given, in this order (a `?lang=` value is one range); at most ``maxItems`` of them.
     public init(_ ranges: [String]) {
-        self.ranges = ranges
+        self.ranges = Array(ranges.prefix(Self.maxItems))
         refused = []
     }
+
+    /// The most items of a header, or ranges, that are read.
+    public static let maxItems = 32
 
     /// The ranges of an `Accept-Language` header (RFC 9110 §12.5.4), sorted by weight. An item that
     /// is not `range[;q=weight]` (a range is `*` or up to eight letters, then `-` and up to eight
     /// letters or digits, as often as needed) is ignored rather than spoiling the rest.
+    /// At most ``maxItems`` items are read, and a range given twice counts once: a browser sends a
+    /// handful, and a hostile header of thousands must not make each lookup cost thousands of steps.
     public init(acceptLanguage header: String) {
         var weighted: [(range: String, q: Int)] = []
         var refused: [String] = []
-        for item in header.split(separator: ",") {
+        var seen = Set<String>()
+        for item in header.split(separator: ",", maxSplits: Self.maxItems, omittingEmptySubsequences: true).prefix(Self.maxItems) {
             let parts = item.split(separator: ";", omittingEmptySubsequences: false)
             let range = parts[0].trimmingOptionalWhitespace()
             guard Self.isRange(range) else { continue }
@@ -36,6 +42,7 @@ public struct LanguagePriorityList: Sendable, Equatable {
             } else if parts.count != 1 {
                 continue
             }
+            guard seen.insert(range.lowercased()).inserted else { continue }
             if q == 0 { refused.append(String(range)) } else { weighted.append((String(range), q)) }
         }
         // Sorting is stable from Swift 5 on, so equal weights keep the order they were sent in.

@@ -15,9 +15,12 @@ extension ValidationRun {
             var results: [JSONValue?] = []
             results.reserveCapacity(chains.count)
             for (k, chain) in chains.enumerated() {
-                let raw = Self.raw(evaluator.evaluate(site.expression, chain), for: site.rule.spec.type)
+                let value = evaluator.evaluate(site.expression, chain)
+                let raw = Self.raw(value, for: site.rule.spec.type)
                 path = k < paths.count ? paths[k] : []
-                results.append(check(site.rule, raw))
+                // Judged as the exact text a person could have typed, not the `Double` answered: an
+                // `integer` or `decimal` then keeps to the digits it stores, as a typed one does.
+                results.append(check(site.rule, FormulaEvaluator.text(value).map { .string($0) } ?? .null))
                 computed.append(fieldPath.isEmpty ? site.rule.spec.id : fieldPath + "." + site.rule.spec.id, raw)
             }
             path = []

@@ -41,8 +41,9 @@ struct PublicRoutes {
         // the hot path), only `?lang=` a check. `?lang=*` asks for the maps themselves.
         var language: String?
         if form.definition.isTranslated {
+            // Only `?lang=*` asks for the maps; `Accept-Language: *` is any language, so the default.
             let preferences = try request.languagePreferences()
-            language = preferences.ranges == ["*"] ? nil : form.definition.language(for: preferences)
+            language = try request.languageParameter() == "*" ? nil : form.definition.language(for: preferences)
         } else {
             _ = try request.languageParameter()
         }

@@ -17,7 +17,7 @@ import Testing
 
     @Test func theFolderHoldsCasesOfEveryKind() {
         #expect(Self.files.count >= 10, "\(Self.files)")
-        for kind in ["formworks", "types", "conditions", "groups", "languages", "definitions"] {
+        for kind in ["formworks", "types", "conditions", "groups", "languages", "formulas", "definitions"] {
             #expect(Self.files.contains { $0.hasPrefix(kind + "/") }, "no case of \(kind)")
         }
     }
@@ -57,6 +57,9 @@ import Testing
             #expect(errors == (testCase["errors"]?.arrayValue ?? []), "\(label): \(String(decoding: JSONValue.array(errors).serialized(), as: UTF8.self))")
             if let values = testCase["values"] {
                 #expect(result.values == values, "\(label): \(String(decoding: result.values.serialized(), as: UTF8.self))")
+            }
+            if let computed = testCase["computed"] {
+                #expect(JSONValue.object(result.computed) == computed, "\(label): \(String(decoding: JSONValue.object(result.computed).serialized(), as: UTF8.self))")
             }
         }
     }

@@ -38,6 +38,16 @@ import Testing
         #expect(list.refused == ["it"])
     }
 
+    /// A hostile header of thousands of items is read as a browser's: at most 32, each range once.
+    @Test func aHugeHeaderIsReadOnlyInPart() {
+        let header = Array(repeating: "en", count: 10_000).joined(separator: ",") + "," + (0..<5_000).map { "x\($0 % 9);q=0" }.joined(separator: ",")
+        let list = LanguagePriorityList(acceptLanguage: header)
+        #expect(list.ranges == ["en"])
+        #expect(list.refused.isEmpty)
+        let many = LanguagePriorityList(acceptLanguage: (0..<100).map { "x-\($0)" }.joined(separator: ", ") + ", es")
+        #expect(many.ranges.count == LanguagePriorityList.maxItems && !many.ranges.contains("es"))
+    }
+
     @Test func aSingleRangeAsLangGivesIt() {
         #expect(LanguagePriorityList(["es-MX"]).lookup(Self.offered) == "es")
         #expect(LanguagePriorityList().lookup(Self.offered) == nil)

@@ -98,6 +98,10 @@ import Testing
         let etag = try #require(all.header("ETag"))
         #expect(etag != (try await server.client.get("/v1/forms/cadastro")).header("ETag"))
         #expect(try await server.client.get("/v1/forms/cadastro?lang=*", headers: [("If-None-Match", etag)]).status == 304)
+        // `Accept-Language: *` is any language, so the default one: strings, not the maps.
+        let any = try await server.client.get("/v1/forms/cadastro", headers: [("Accept-Language", "*")])
+        #expect(any.object["title"] as? String == "Sign up", "\(any.text)")
+        #expect(any.header("Content-Language") == "en")
         // An admin reads the maps back as stored, with the version's own ETag.
         let stored = try await server.client.admin("GET", "/v1/admin/forms/cadastro")
         #expect(stored.object["title"] as? [String: String] == ["en": "Sign up", "pt-BR": "Cadastro", "es": "Registro"])
