@@ -22,7 +22,49 @@ public enum HyperosloImport {
         if let id { definition.append("id", .string(id)) }
         definition.append("title", .string(title ?? converter.firstGroupTitle ?? "Form"))
         definition.append("components", .array(components))
-        return .object(definition)
+        // What the engine refuses of the conversion (a formula's type error, say) is reported too,
+        // pointing into the import: the person fixes the file they have, not one they never saw.
+        let converted = JSONValue.object(definition)
+        do {
+            _ = try FormDefinition(json: converted.serialized())
+        } catch {
+            throw DefinitionErrors(problems: error.problems.map { converter.importProblem(for: $0, in: converted) })
+        }
+        return converted
+    }
+}
+
+extension HyperosloConverter {
+    /// `problem`, found in the converted definition, with its pointer moved to the field of the
+    /// import it came from (and to its `formula` when that is where it lies); a problem of no one
+    /// field keeps its pointer, said to be into the conversion.
+    func importProblem(for problem: DefinitionProblem, in converted: JSONValue) -> DefinitionProblem {
+        var tokens = problem.pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)[...]
+        var node = converted
+        var groups: [String] = []
+        var input: String?
+        var suffix: [String] = []
+        while let token = tokens.popFirst() {
+            if let index = Int(token), let items = node.arrayValue, items.indices.contains(index) {
+                node = items[index]
+                continue
+            }
+            guard let child = node[token] else { break }
+            // A component is an object with one member, its type: its properties come next.
+            if case .object(let component) = node, component.count == 1, let id = child["id"]?.stringValue {
+                if token == "group" { groups.append(id) } else if token != "section" { input = id }
+                if token != "group" && token != "section" {
+                    suffix = Array(tokens)
+                    break
+                }
+            }
+            node = child
+        }
+        guard let input, let field = fields.values.first(where: { $0.name == input && ($0.scope == nil || groups.last == $0.scope || groups.isEmpty) }) else {
+            return DefinitionProblem(pointer: problem.pointer, code: problem.code, message: "In the converted definition: " + problem.message)
+        }
+        let pointer = suffix.first == "formula" && field.hasFormula ? Self.pointer(field.pointer, "formula") : field.pointer
+        return DefinitionProblem(pointer: pointer, code: problem.code, message: problem.message)
     }
 }
 

@@ -107,6 +107,23 @@ import Testing
         #expect(totals == [.number(20.2), .number(3.3)])
     }
 
+    /// What only the engine finds (text times a number) points into the import too, at the formula.
+    @Test func aProblemTheEngineFindsPointsIntoTheImport() {
+        let json = Self.form(#"""
+            {"id": "name", "title": "Name", "type": "text"},
+            {"id": "double", "title": "Double", "type": "float", "formula": "$name * 2"}
+            """#)
+        let problems: [DefinitionProblem]
+        do {
+            _ = try HyperosloImport.definition(from: Array(json.utf8))
+            problems = []
+        } catch {
+            problems = error.problems
+        }
+        #expect(problems.map(\.pointer) == ["/0/sections/0/fields/1/formula"], "\(problems)")
+        #expect(problems.first?.code == .badFormula)
+    }
+
     /// The README's targets: part time (the default) hides the bonus, full time shows it.
     @Test func showAndHideTargetsBecomeVisibleWhen() throws {
         let converted = try HyperosloImport.definition(from: Self.fixture("readme-targets.json"))
