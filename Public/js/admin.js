@@ -520,7 +520,7 @@ function showNewForm(generation) {
 function editorPanel(generation, initialText, formId, etag, readOnly = false) {
   const textarea = h("textarea", {
     id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off", readonly: readOnly,
-    "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
+    "aria-label": t("editor.textLabel"), "aria-describedby": "definition-errors",
   });
   textarea.value = initialText;
   // The backdrop holds only the marked lines, each placed at its line (20 px each) in a layer that
@@ -781,7 +781,7 @@ async function showVersions(generation, formId, body) {
     h("td", { text: v.version }), h("td", { text: v.title || "" }), h("td", { class: "ad-nowrap", text: formatTime(v.createdAt) }),
     h("td", {}, h("a", { href: `/f/${segment(formId)}?version=${v.version}`, target: "_blank", rel: "noopener", text: t("versions.open") }))))));
   if (items.length < 2) {
-    panel.append(h("p", { text: "A diff needs at least two versions." }));
+    panel.append(h("p", { text: t("versions.tooFew") }));
     return;
   }
   const options = () => items.map((v) => h("option", { value: String(v.version), text: `v${v.version}` }));
