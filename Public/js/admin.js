@@ -9,6 +9,7 @@ import { formatSize, isStoredFile } from "./files.js";
 import { locatePointers, findPointer, lineColumn } from "./json-locate.js";
 import { diffLines, foldDiff } from "./line-diff.js";
 import { statsPanel } from "./stats-chart.js";
+import { t, language, translatePage, formatDateTime } from "./i18n.js";
 
 /** Keyset paging over the server's opaque cursors, wired to Previous and Next buttons: page i starts
  *  at cursors[i], and `load` fetches the page the pager points at. */
@@ -76,6 +77,9 @@ const signOutButton = document.getElementById("sign-out");
 const identityEl = document.getElementById("identity");
 const flashEl = document.getElementById("flash");
 
+document.documentElement.lang = language;
+translatePage();
+
 let routeGeneration = 0;
 let pendingFlash = null;
 /** The signed-in token as `GET /v1/admin/whoami` describes it: `{name, role, forms}`, `forms` null for every form. */
@@ -117,13 +121,13 @@ function flash(text, kind = "ok") {
 function formatTime(value) {
   if (!value) return "—";
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? String(value) : formatDateTime(date, { dateStyle: "medium", timeStyle: "medium" });
 }
 
 function describe(error) {
   if (error instanceof NetworkError) return error.message;
   // A refusal's detail names the token and what it lacks; the title alone ("Forbidden") says nothing.
-  if (error instanceof ProblemError && error.status === 403) return `Not allowed: ${error.detail || error.title}`;
+  if (error instanceof ProblemError && error.status === 403) return t("admin.notAllowed", { reason: error.detail || error.title });
   if (error instanceof ProblemError) return error.detail ? `${error.title}: ${error.detail}` : error.title;
   return String(error && error.message ? error.message : error);
 }
@@ -186,7 +190,7 @@ async function api(path, options = {}) {
   } catch (error) {
     if (error instanceof ProblemError && error.status === 401) {
       sessionStorage.removeItem(TOKEN_KEY);
-      showSignIn("Your token was not accepted (it may have been revoked). Sign in again.");
+      showSignIn(t("signin.revoked"));
     } else if (error instanceof ProblemError && error.status === 403) {
       await recheckIdentity(error);
     }
@@ -220,7 +224,7 @@ function showIdentity() {
   identityEl.replaceChildren(
     h("span", { id: "identity-name", text: me.name }), " ",
     h("span", { class: "ad-role", id: "identity-role", "data-role": me.role, text: me.role }),
-    me.forms === null ? null : h("span", { id: "identity-forms", class: "ad-identity-forms", text: ` ${me.forms.length === 1 ? "form" : "forms"}: ${me.forms.join(", ") || "none"}` }));
+    me.forms === null ? null : h("span", { id: "identity-forms", class: "ad-identity-forms", text: ` ${t("identity.forms", { count: me.forms.length, forms: me.forms.join(", ") || t("identity.none") })}` }));
 }
 
 /** Asks the server who the token is; false (with the reason shown) when it cannot tell. */
@@ -231,7 +235,7 @@ async function loadIdentity() {
     showIdentity();
     return true;
   } catch (error) {
-    if (!(error instanceof ProblemError && error.status === 401)) say(flashEl, `Cannot tell what this token may do: ${describe(error)}`, "error");
+    if (!(error instanceof ProblemError && error.status === 401)) say(flashEl, t("signin.unknownPowers", { reason: describe(error) }), "error");
     return false;
   }
 }
@@ -290,7 +294,7 @@ signinForm.addEventListener("submit", async (event) => {
     me = (await request("/v1/admin/whoami", { token: candidate })).data;
   } catch (error) {
     signinMessage.textContent = error instanceof ProblemError && error.status === 401
-      ? "That token was not accepted."
+      ? t("signin.rejected")
       : describe(error);
     return;
   }
@@ -304,7 +308,7 @@ signinForm.addEventListener("submit", async (event) => {
 
 signOutButton.addEventListener("click", () => {
   sessionStorage.removeItem(TOKEN_KEY);
-  showSignIn("Signed out.");
+  showSignIn(t("signin.signedOut"));
 });
 
 // ---------- routing ----------
@@ -381,11 +385,11 @@ async function showForms(generation) {
   const status = message();
   const panel = h("section", { class: "ad-panel", "aria-labelledby": "forms-title", id: "forms-panel" },
     h("div", { class: "ad-row" },
-      h("h2", { id: "forms-title", class: "ad-grow", text: "Forms" }),
-      mayCreate() ? h("a", { class: "fh-button fh-small", href: "#/new", id: "new-form", text: "New form" }) : null),
+      h("h2", { id: "forms-title", class: "ad-grow", text: t("forms.title") }),
+      mayCreate() ? h("a", { class: "fh-button fh-small", href: "#/new", id: "new-form", text: t("forms.new") }) : null),
     status);
   appView.append(panel);
-  say(status, "Loading…");
+  say(status, t("admin.loading"));
   let items;
   try {
     items = await allItems("/v1/admin/forms");
@@ -396,21 +400,21 @@ async function showForms(generation) {
   if (!stillCurrent(generation)) return;
   status.textContent = "";
   if (!items || items.length === 0) {
-    say(status, mayCreate() ? "No forms yet. Create one with “New form”." : "None of this token's forms exists yet.");
+    say(status, mayCreate() ? t("forms.empty") : t("forms.emptyScoped"));
     return;
   }
-  panel.append(table(["Form", "Version", "Submissions", "Updated", ""], items.map((form) =>
+  panel.append(table([t("col.form"), t("col.version"), t("col.submissions"), t("col.updated"), ""], items.map((form) =>
     h("tr", { "data-form-id": form.id },
       h("td", {}, h("a", { href: formHash(form.id), text: form.title || form.id }), h("br"), h("code", { text: form.id })),
       h("td", { class: "ad-form-version", text: form.version ?? "—" }),
       h("td", { class: "ad-form-count", text: form.submissionCount ?? "—" }),
       h("td", { class: "ad-nowrap", text: formatTime(form.updatedAt) }),
-      h("td", {}, h("a", { href: `/f/${segment(form.id)}`, target: "_blank", rel: "noopener", text: "Open form" }))))));
+      h("td", {}, h("a", { href: `/f/${segment(form.id)}`, target: "_blank", rel: "noopener", text: t("forms.open") }))))));
 }
 
 // ---------- one form ----------
 
-const TABS = [["definition", "Definition"], ["versions", "Versions"], ["submissions", "Submissions"], ["stats", "Stats"], ["webhooks", "Webhooks"]];
+const TABS = [["definition", t("tab.definition")], ["versions", t("tab.versions")], ["submissions", t("tab.submissions")], ["stats", t("tab.stats")], ["webhooks", t("tab.webhooks")]];
 
 /** The form's tabs the token may open: listing webhooks is an editor's. */
 function formTabs() {
@@ -420,7 +424,7 @@ function formTabs() {
 async function showForm(generation, formId, wantedTab) {
   if (!reaches(formId)) {
     appView.append(h("section", { class: "ad-panel" }, h("h2", { text: formId }),
-      h("p", { class: "ad-message", "data-kind": "error", role: "alert", id: "form-unreachable", text: `Token “${me.name}” does not reach form “${formId}”.` })));
+      h("p", { class: "ad-message", "data-kind": "error", role: "alert", id: "form-unreachable", text: t("panel.unreachable", { token: me.name, form: formId }) })));
     return;
   }
   const tabs = formTabs();
@@ -430,19 +434,19 @@ async function showForm(generation, formId, wantedTab) {
   const status = message();
   const head = h("section", { class: "ad-panel" },
     h("div", { class: "ad-row" }, heading,
-      h("a", { href: `/f/${segment(formId)}`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Open public form" }),
+      h("a", { href: `/f/${segment(formId)}`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: t("panel.openPublic") }),
       h("a", { href: `/v1/forms/${segment(formId)}?profile=formworks`, target: "_blank", rel: "noopener", class: "fh-button fh-small fh-secondary", text: "Formworks JSON" }),
-      mayEdit() ? confirmButton("Delete form", "Click again to delete", async () => {
+      mayEdit() ? confirmButton(t("panel.delete"), t("admin.confirmDelete"), async () => {
         try {
           await api(`/v1/admin/forms/${segment(formId)}`, { method: "DELETE" });
-          flash(`Form “${formId}” was deleted; its submissions are kept.`);
+          flash(t("panel.deleted", { form: formId }));
           location.hash = "#/forms";
         } catch (error) {
           say(status, describe(error), "error");
         }
       }, "fh-button fh-small fh-danger ad-delete-form") : null),
     facts, status,
-    h("nav", { class: "ad-tabs", "aria-label": "Form sections" }, tabs.map(([key, label]) =>
+    h("nav", { class: "ad-tabs", "aria-label": t("panel.sections") }, tabs.map(([key, label]) =>
       h("a", { href: formHash(formId, key), "aria-current": key === tab ? "page" : null, "data-tab": key, text: label }))));
   const body = h("div", { id: "tab-body" });
   appView.append(head, body);
@@ -454,7 +458,7 @@ async function showForm(generation, formId, wantedTab) {
       heading.textContent = form.title || form.id;
       facts.replaceChildren(h("code", { text: form.id }), ` · version ${form.version} · `,
         h("span", { id: "submission-count", text: `${form.submissionCount} submissions` }), ` · updated ${formatTime(form.updatedAt)}`);
-    } else say(status, "This form is not in the list (it may have been deleted).", "error");
+    } else say(status, t("panel.notListed"), "error");
   }).catch((error) => stillCurrent(generation) && say(status, describe(error), "error"));
 
   if (tab === "versions") showVersions(generation, formId, body);
@@ -467,7 +471,7 @@ async function showForm(generation, formId, wantedTab) {
 async function showStats(generation, formId, body) {
   const status = message();
   body.append(status);
-  say(status, "Loading…");
+  say(status, t("admin.loading"));
   try {
     const { data } = await api(`/v1/admin/forms/${segment(formId)}/stats?days=${STATS_DAYS}`);
     if (!stillCurrent(generation)) return;
@@ -490,7 +494,7 @@ function editable(definition) {
 async function showDefinition(generation, formId, body) {
   const status = message();
   body.append(status);
-  say(status, "Loading…");
+  say(status, t("admin.loading"));
   try {
     const { data, headers } = await api(`/v1/admin/forms/${segment(formId)}`);
     if (!stillCurrent(generation)) return;
@@ -506,8 +510,8 @@ async function showDefinition(generation, formId, body) {
 }
 
 function showNewForm(generation) {
-  appView.append(h("section", { class: "ad-panel" }, h("h2", { text: "New form" }),
-    h("p", { text: "Write the definition (Formworks JSON, extended). Its “id” names the form; without one the server generates it." })),
+  appView.append(h("section", { class: "ad-panel" }, h("h2", { text: t("forms.new") }),
+    h("p", { text: t("editor.newHelp") })),
   editorPanel(generation, JSON.stringify(NEW_FORM_TEMPLATE, null, 2), null));
 }
 
@@ -516,7 +520,7 @@ function showNewForm(generation) {
 function editorPanel(generation, initialText, formId, etag, readOnly = false) {
   const textarea = h("textarea", {
     id: "definition-editor", class: "ad-textarea", spellcheck: "false", wrap: "off", autocapitalize: "off", readonly: readOnly,
-    "aria-label": "Form definition (JSON)", "aria-describedby": "definition-errors",
+    "aria-label": t("editor.textLabel"), "aria-describedby": "definition-errors",
   });
   textarea.value = initialText;
   // The backdrop holds only the marked lines, each placed at its line (20 px each) in a layer that
@@ -528,11 +532,11 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
   const errorList = h("ul", { class: "ad-errors", id: "definition-errors", "aria-live": "polite" });
   const status = message();
   status.id = "editor-status";
-  const preview = h("div", { class: "ad-preview", id: "preview", "aria-label": "Live preview" });
-  const save = h("button", { type: "button", class: "fh-button", id: "save-definition", text: formId ? "Save new version" : "Create form" });
-  const format = h("button", { type: "button", class: "fh-button fh-secondary", id: "format-definition", text: "Format" });
+  const preview = h("div", { class: "ad-preview", id: "preview", "aria-label": t("editor.preview") });
+  const save = h("button", { type: "button", class: "fh-button", id: "save-definition", text: formId ? t("editor.save") : t("editor.create") });
+  const format = h("button", { type: "button", class: "fh-button fh-secondary", id: "format-definition", text: t("editor.format") });
   const file = h("input", { type: "file", accept: "application/json,.json", id: "definition-file", class: "ad-file" });
-  const fileLabel = h("label", { for: "definition-file", class: "fh-button fh-secondary ad-file-label", text: "Load file…" });
+  const fileLabel = h("label", { for: "definition-file", class: "fh-button fh-secondary ad-file-label", text: t("editor.loadFile") });
 
   let problems = [];
   let activeIndex = -1;
@@ -605,7 +609,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       // The highlight is an aid: without it the text can still be edited and saved.
       painted = "";
       marks.replaceChildren();
-      say(status, `Cannot highlight the lines with problems: ${describe(error)}`, "error");
+      say(status, t("editor.noHighlight", { reason: describe(error) }), "error");
     }
     syncScroll();
   };
@@ -631,7 +635,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       },
       problem.pointer !== undefined ? h("code", { text: problem.pointer || "/" }) : null,
       problem.line ? ` line ${problem.line}${problem.exact === false ? " (missing here)" : ""}: ` : " ",
-      problem.message || problem.code || "Invalid"))));
+      problem.message || problem.code || t("editor.invalid")))));
     errorList.replaceChildren(items);
     paintBackdrop();
   };
@@ -643,7 +647,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
     } catch (error) {
       const position = /position (\d+)/.exec(String(error.message));
       const start = position ? Number(position[1]) : undefined;
-      problems = [{ code: "syntax", message: `JSON syntax error: ${error.message}`, start, end: start }];
+      problems = [{ code: "syntax", message: t("editor.syntax", { reason: error.message }), start, end: start }];
       activeIndex = -1;
       showProblems();
       return;
@@ -655,7 +659,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       renderForm(container, definition, { headingLevel: 3 });
       preview.replaceChildren(container);
     } catch (error) {
-      preview.replaceChildren(h("p", { class: "ad-message", "data-kind": "error", text: `Preview failed: ${error.message}` }));
+      preview.replaceChildren(h("p", { class: "ad-message", "data-kind": "error", text: t("editor.previewFailed", { reason: error.message }) }));
     }
   };
 
@@ -682,7 +686,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
     file.value = "";
     problems = [];
     refreshPreview();
-    say(status, `Loaded ${chosen.name}; check the preview, then save.`);
+    say(status, t("editor.loaded", { name: chosen.name }));
   });
 
   format.addEventListener("click", () => {
@@ -690,7 +694,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       textarea.value = JSON.stringify(JSON.parse(textarea.value), null, 2);
       refreshPreview();
     } catch (error) {
-      say(status, `Cannot format: ${error.message}`, "error");
+      say(status, t("editor.cannotFormat", { reason: error.message }), "error");
     }
   });
 
@@ -703,7 +707,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       definition = JSON.parse(textarea.value);
     } catch {
       refreshPreview();
-      say(status, "Fix the JSON syntax first.", "error");
+      say(status, t("editor.fixSyntax"), "error");
       return;
     }
     // Editing saves to the form being edited (a different id in the text is the server's idMismatch,
@@ -711,7 +715,7 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
     const id = formId;
     refreshPreview();
     save.disabled = true;
-    say(status, "Saving…");
+    say(status, t("admin.saving"));
     try {
       const { status: code, data, headers } = id
         ? await api(`/v1/admin/forms/${segment(id)}`, { method: "PUT", body: textarea.value, headers: etag ? { "If-Match": etag } : {} })
@@ -722,8 +726,8 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
       const savedId = (data && data.id) || id;
       const version = (data && data.version) ?? versionFromETag(headers);
       const text = code === 201
-        ? `Created form “${savedId}”${version ? ` (version ${version})` : ""}.`
-        : `Saved “${savedId}”${version ? `: version ${version}` : ""}.`;
+        ? t(version ? "editor.createdVersion" : "editor.created", { form: savedId, version: String(version) })
+        : t(version ? "editor.savedVersion" : "editor.saved", { form: savedId, version: String(version) });
       if (savedId !== formId) {
         flash(text);
         location.hash = formHash(savedId, "definition");
@@ -737,10 +741,10 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
         problems = error.errors.map((e) => ({ pointer: typeof e.pointer === "string" ? e.pointer : undefined, code: e.code, message: e.message }));
         activeIndex = -1;
         showProblems();
-        say(status, `The definition was not saved: ${problems.length} ${problems.length === 1 ? "problem" : "problems"} (listed under the editor).`, "error");
+        say(status, t("editor.notSaved", { count: problems.length }), "error");
         jumpTo(0);
       } else if (error instanceof ProblemError && error.status === 412) {
-        say(status, "Not saved: this form was saved by someone else since you opened it. Copy your text, reload the page, and apply your change to the new version.", "error");
+        say(status, t("editor.conflict"), "error");
       } else say(status, describe(error), "error");
     } finally {
       save.disabled = false;
@@ -749,20 +753,20 @@ function editorPanel(generation, initialText, formId, etag, readOnly = false) {
 
   refreshPreview();
   const controls = readOnly
-    ? h("p", { id: "read-only-note", text: `Read only: token “${me.name}” is a ${me.role}, and only owners and editors change forms.` })
+    ? h("p", { id: "read-only-note", text: t("editor.readOnly", { token: me.name, role: me.role }) })
     : h("div", { class: "ad-row" }, save, format, file, fileLabel);
-  return h("section", { class: "ad-panel", "aria-label": readOnly ? "Definition" : "Definition editor" },
+  return h("section", { class: "ad-panel", "aria-label": readOnly ? t("tab.definition") : t("editor.label") },
     status,
     h("div", { class: "ad-editor-grid" },
       h("div", {}, controls, editor, errorList),
-      h("div", {}, h("h3", { text: "Live preview" }), preview)));
+      h("div", {}, h("h3", { text: t("editor.preview") }), preview)));
 }
 
 // ---------- versions ----------
 
 async function showVersions(generation, formId, body) {
   const status = message();
-  const panel = h("section", { class: "ad-panel", "aria-labelledby": "versions-title" }, h("h2", { id: "versions-title", text: "Version history" }), status);
+  const panel = h("section", { class: "ad-panel", "aria-labelledby": "versions-title" }, h("h2", { id: "versions-title", text: t("versions.title") }), status);
   body.append(panel);
   let items;
   try {
@@ -773,11 +777,11 @@ async function showVersions(generation, formId, body) {
   }
   if (!stillCurrent(generation)) return;
   items = [...(items || [])].sort((a, b) => a.version - b.version);
-  panel.append(table(["Version", "Title", "Created", ""], items.map((v) => h("tr", {},
+  panel.append(table([t("col.version"), t("col.title"), t("col.created"), ""], items.map((v) => h("tr", {},
     h("td", { text: v.version }), h("td", { text: v.title || "" }), h("td", { class: "ad-nowrap", text: formatTime(v.createdAt) }),
-    h("td", {}, h("a", { href: `/f/${segment(formId)}?version=${v.version}`, target: "_blank", rel: "noopener", text: "Open" }))))));
+    h("td", {}, h("a", { href: `/f/${segment(formId)}?version=${v.version}`, target: "_blank", rel: "noopener", text: t("versions.open") }))))));
   if (items.length < 2) {
-    panel.append(h("p", { text: "A diff needs at least two versions." }));
+    panel.append(h("p", { text: t("versions.tooFew") }));
     return;
   }
   const options = () => items.map((v) => h("option", { value: String(v.version), text: `v${v.version}` }));
@@ -788,7 +792,7 @@ async function showVersions(generation, formId, body) {
   const output = h("div", { id: "diff-output" });
   const diffStatus = message();
   const show = async () => {
-    say(diffStatus, "Loading…");
+    say(diffStatus, t("admin.loading"));
     try {
       const [a, b] = await Promise.all([from.value, to.value].map((v) =>
         api(`/v1/admin/forms/${segment(formId)}?version=${encodeURIComponent(v)}`).then((r) => JSON.stringify(editable(r.data), null, 2))));
@@ -799,22 +803,22 @@ async function showVersions(generation, formId, body) {
       if (stillCurrent(generation)) say(diffStatus, describe(error), "error");
     }
   };
-  panel.append(h("h3", { text: "Compare" }),
-    h("div", { class: "ad-row" }, h("label", {}, "From", from), h("label", {}, "To", to),
-      h("button", { type: "button", class: "fh-button fh-small", id: "show-diff", text: "Show diff", onclick: show })),
+  panel.append(h("h3", { text: t("versions.compare") }),
+    h("div", { class: "ad-row" }, h("label", {}, t("versions.from"), from), h("label", {}, t("versions.to"), to),
+      h("button", { type: "button", class: "fh-button fh-small", id: "show-diff", text: t("versions.showDiff"), onclick: show })),
     diffStatus, output);
   show();
 }
 
 function renderDiff(output, entries, fromVersion, toVersion) {
   const changes = entries.filter((e) => e.op !== " ").length;
-  const summary = h("p", { text: changes === 0 ? `v${fromVersion} and v${toVersion} are identical.` : `v${fromVersion} → v${toVersion}: ${entries.filter((e) => e.op === "-").length} lines removed, ${entries.filter((e) => e.op === "+").length} added.` });
+  const summary = h("p", { text: changes === 0 ? t("diff.identical", { from: fromVersion, to: toVersion }) : t("diff.summary", { from: fromVersion, to: toVersion, removed: entries.filter((e) => e.op === "-").length, added: entries.filter((e) => e.op === "+").length }) });
   const lines = foldDiff(entries, 3).map((e) => {
-    if (e.gap) return h("div", { class: "ad-gap", text: `⋯ ${e.gap} unchanged ${e.gap === 1 ? "line" : "lines"}` });
+    if (e.gap) return h("div", { class: "ad-gap", text: `⋯ ${t("diff.gap", { count: e.gap })}` });
     const cls = e.op === "+" ? "ad-add" : e.op === "-" ? "ad-del" : "";
     return h("div", { class: cls, "data-op": e.op, text: `${e.op} ${e.text}` });
   });
-  output.replaceChildren(summary, changes ? h("div", { class: "ad-diff", role: "region", "aria-label": "Line diff", tabindex: "0" }, lines) : "");
+  output.replaceChildren(summary, changes ? h("div", { class: "ad-diff", role: "region", "aria-label": t("diff.label"), tabindex: "0" }, lines) : "");
 }
 
 // ---------- submissions ----------
@@ -823,22 +827,22 @@ async function showSubmissions(generation, formId, body) {
   const status = message();
   const limit = h("select", { class: "fh-input", id: "page-size" }, [10, 25, 50, 100].map((n) => h("option", { value: String(n), text: String(n) })));
   limit.value = "25";
-  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-prev", text: "← Previous" });
-  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-next", text: "Next →" });
+  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-prev", text: t("pager.previous") });
+  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", id: "page-next", text: t("pager.next") });
   const pageInfo = h("span", { id: "page-info" });
   const rowsHolder = h("div", { id: "submissions-table" });
   const detail = h("div", { id: "submission-detail" });
-  const lookup = h("input", { class: "fh-input", id: "submission-lookup", placeholder: "Submission id", spellcheck: "false" });
-  const find = h("form", { class: "ad-row" }, h("label", { class: "ad-grow" }, "Find a submission by id", lookup),
-    h("button", { type: "submit", class: "fh-button fh-small fh-secondary", text: "Show" }));
+  const lookup = h("input", { class: "fh-input", id: "submission-lookup", placeholder: t("subs.idPlaceholder"), spellcheck: "false" });
+  const find = h("form", { class: "ad-row" }, h("label", { class: "ad-grow" }, t("subs.find"), lookup),
+    h("button", { type: "submit", class: "fh-button fh-small fh-secondary", text: t("subs.show") }));
   find.addEventListener("submit", (event) => {
     event.preventDefault();
     if (lookup.value.trim()) showSubmission(generation, lookup.value.trim(), detail);
   });
   const panel = h("section", { class: "ad-panel", "aria-labelledby": "subs-title" },
-    h("h2", { id: "subs-title", text: "Submissions" }),
+    h("h2", { id: "subs-title", text: t("col.submissions") }),
     h("div", { class: "ad-row" },
-      h("label", {}, "Per page", limit),
+      h("label", {}, t("subs.perPage"), limit),
       exportButton("csv", () => formId, status, "download-csv"),
       exportButton("ndjson", () => formId, status, "download-ndjson")),
     status, rowsHolder,
@@ -849,7 +853,7 @@ async function showSubmissions(generation, formId, body) {
   let latest = 0;
   const load = async () => {
     const ticket = ++latest;
-    say(status, "Loading…");
+    say(status, t("admin.loading"));
     const params = new URLSearchParams({ limit: limit.value });
     if (pager.cursor) params.set("cursor", pager.cursor);
     try {
@@ -859,10 +863,10 @@ async function showSubmissions(generation, formId, body) {
       status.textContent = "";
       pager.arrived(data.nextCursor);
       const items = data.items || [];
-      rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: pager.page === 0 ? "No submissions yet." : "No more submissions." }) :
-        table(["Submission", "Version", "Received", "Values"], items.map((s) => h("tr", { "data-submission-id": s.id },
+      rowsHolder.replaceChildren(items.length === 0 ? h("p", { text: pager.page === 0 ? t("subs.empty") : t("subs.noMore") }) :
+        table([t("col.submission"), t("col.version"), t("col.received"), t("col.values")], items.map((s) => h("tr", { "data-submission-id": s.id },
           h("td", {}, h("button", {
-            type: "button", class: "fh-button fh-small fh-secondary ad-submission-open", "aria-label": `Show submission ${s.id}`,
+            type: "button", class: "fh-button fh-small fh-secondary ad-submission-open", "aria-label": t("subs.showOne", { id: s.id }),
             onclick: () => showSubmission(generation, s.id, detail),
           }, h("code", { text: s.id }))),
           h("td", { text: s.formVersion ?? "" }),
@@ -870,7 +874,7 @@ async function showSubmissions(generation, formId, body) {
           h("td", { class: "ad-values" }, h("details", {},
             h("summary", { text: compact(s.values) }),
             h("pre", { class: "ad-mono", text: valuesJSON(s.values, 2) })))))));
-      pageInfo.textContent = `Page ${pager.page + 1}`;
+      pageInfo.textContent = t("subs.page", { page: pager.page + 1 });
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
     }
@@ -885,19 +889,19 @@ async function showSubmissions(generation, formId, body) {
 /** A button that saves the submissions of the form `formOf()` names as `format` (csv or ndjson),
  *  fetched with the token so that the token never goes into a link; `status` tells how it went. */
 function exportButton(format, formOf, status, id) {
-  const button = h("button", { type: "button", class: `fh-button fh-small ad-export-${format}`, id, text: `Download ${format.toUpperCase()}` });
+  const button = h("button", { type: "button", class: `fh-button fh-small ad-export-${format}`, id, text: t("export.download", { format: format.toUpperCase() }) });
   button.addEventListener("click", async () => {
     const formId = formOf();
     if (!formId) {
-      say(status, "Enter a form id first.", "error");
+      say(status, t("export.needId"), "error");
       return;
     }
     button.disabled = true;
-    say(status, `Preparing ${format.toUpperCase()}…`);
+    say(status, t("export.preparing", { format: format.toUpperCase() }));
     try {
       const { data } = await api(`/v1/admin/forms/${segment(formId)}/submissions?format=${format}`, { as: "blob" });
       saveBlob(data, `${formId}-submissions.${format}`);
-      say(status, `Downloaded ${formId}-submissions.${format} (${data.size} bytes).`, "ok");
+      say(status, t("export.done", { file: `${formId}-submissions.${format}`, size: formatSize(data.size) }), "ok");
     } catch (error) {
       say(status, describe(error), "error");
     } finally {
@@ -913,17 +917,17 @@ function showExports() {
   const status = message();
   status.id = "exports-status";
   const panel = h("section", { class: "ad-panel", id: "exports-panel", "aria-labelledby": "exports-title" },
-    h("h2", { id: "exports-title", text: "Submission exports" }),
-    h("p", { text: `Token “${me.name}” is an exporter: it may download the submissions of ${me.forms === null ? "any form" : "its forms"} as CSV or NDJSON, and nothing else.` }));
+    h("h2", { id: "exports-title", text: t("export.title") }),
+    h("p", { text: t(me.forms === null ? "export.helpAll" : "export.helpScoped", { token: me.name }) }));
   if (me.forms === null) {
-    const field = h("input", { class: "fh-input", id: "export-form-id", placeholder: "Form id", spellcheck: "false", autocomplete: "off" });
+    const field = h("input", { class: "fh-input", id: "export-form-id", placeholder: t("export.formId"), spellcheck: "false", autocomplete: "off" });
     const formOf = () => field.value.trim();
-    panel.append(h("div", { class: "ad-row", id: "export-form" }, h("label", { class: "ad-grow" }, "Form id", field),
+    panel.append(h("div", { class: "ad-row", id: "export-form" }, h("label", { class: "ad-grow" }, t("export.formId"), field),
       exportButton("csv", formOf, status), exportButton("ndjson", formOf, status)));
   } else if (me.forms.length === 0) {
-    panel.append(h("p", { text: "This token reaches no form." }));
+    panel.append(h("p", { text: t("export.noForm") }));
   } else {
-    panel.append(table(["Form", ""], me.forms.map((formId) => h("tr", { "data-form-id": formId },
+    panel.append(table([t("col.form"), ""], me.forms.map((formId) => h("tr", { "data-form-id": formId },
       h("td", {}, h("code", { text: formId })),
       h("td", { class: "ad-nowrap" }, exportButton("csv", () => formId, status), " ", exportButton("ndjson", () => formId, status))))));
   }
@@ -934,8 +938,8 @@ function showExports() {
 /** One submission in full (`GET /v1/admin/submissions/{sid}`), with the body exactly as it was sent (`/raw`). */
 async function showSubmission(generation, id, target) {
   const status = message();
-  target.replaceChildren(h("section", { class: "ad-panel", "aria-label": `Submission ${id}` }, h("h2", { text: `Submission ${id}` }), status));
-  say(status, "Loading…");
+  target.replaceChildren(h("section", { class: "ad-panel", "aria-label": t("subs.one", { id }) }, h("h2", { text: t("subs.one", { id }) }), status));
+  say(status, t("admin.loading"));
   try {
     const [{ data: s }, raw] = await Promise.all([
       api(`/v1/admin/submissions/${segment(id)}`),
@@ -943,13 +947,13 @@ async function showSubmission(generation, id, target) {
     ]);
     if (!stillCurrent(generation)) return;
     status.remove();
-    const facts = [["Form", s.formId], ["Version", s.formVersion], ["Received", formatTime(s.receivedAt)],
-      ["Idempotency-Key", s.idempotencyKey], ["Client address", s.clientAddress]].filter(([, v]) => v !== undefined && v !== null);
+    const facts = [[t("col.form"), s.formId], [t("col.version"), s.formVersion], [t("col.received"), formatTime(s.receivedAt)],
+      ["Idempotency-Key", s.idempotencyKey], [t("subs.clientAddress"), s.clientAddress]].filter(([, v]) => v !== undefined && v !== null);
     target.firstChild.append(
       h("dl", { class: "fh-facts" }, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: String(v) })])),
       filesTable(storedFiles(s.values, [], [])),
-      h("h3", { text: "Stored values" }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: valuesJSON(s.values, 2) }),
-      ...(raw === null ? [] : [h("h3", { text: "Body as received" }), h("pre", { class: "ad-mono ad-pre", id: "submission-raw", text: raw })]));
+      h("h3", { text: t("subs.stored") }), h("pre", { class: "ad-mono ad-pre", id: "submission-values", text: valuesJSON(s.values, 2) }),
+      ...(raw === null ? [] : [h("h3", { text: t("subs.raw") }), h("pre", { class: "ad-mono ad-pre", id: "submission-raw", text: raw })]));
     target.scrollIntoView({ block: "nearest" });
   } catch (error) {
     if (stillCurrent(generation)) say(status, describe(error), "error");
@@ -968,21 +972,21 @@ function storedFiles(value, path, out) {
 function filesTable(found) {
   if (found.length === 0) return null;
   const status = message();
-  return h("div", { id: "submission-files" }, h("h3", { text: "Files" }), status,
-    table(["Field", "File", "Type", "Size", ""], found.map(({ path, file }) => {
+  return h("div", { id: "submission-files" }, h("h3", { text: t("files.title") }), status,
+    table([t("col.field"), t("col.file"), t("col.type"), t("col.size"), ""], found.map(({ path, file }) => {
       const saveAs = String(file.filename || file.id);
       const shown = escapeBidi(saveAs);
       const button = h("button", {
         type: "button", class: "fh-button fh-small fh-secondary ad-file-download", "data-file-id": file.id,
-        "aria-label": `Download ${shown}`, text: "Download",
+        "aria-label": t("files.downloadOne", { name: shown }), text: t("files.download"),
       });
       button.addEventListener("click", async () => {
         button.disabled = true;
-        say(status, `Downloading ${shown}…`);
+        say(status, t("files.downloading", { name: shown }));
         try {
           const { data } = await api(`/v1/admin/files/${segment(file.id)}`, { as: "blob" });
           saveBlob(data, saveAs);
-          say(status, `Downloaded ${shown} (${formatSize(data.size)}).`, "ok");
+          say(status, t("files.downloaded", { name: shown, size: formatSize(data.size) }), "ok");
         } catch (error) {
           say(status, describe(error), "error");
         } finally {
@@ -1032,28 +1036,28 @@ async function showWebhooks(generation, formId, body) {
   const list = h("div", { id: "webhooks-table" });
   const showSecret = (what, data) => {
     secretBox.hidden = false;
-    const code = h("code", { id: "webhook-secret", text: data.secret || "(no secret returned)" });
-    const copy = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "Copy" });
+    const code = h("code", { id: "webhook-secret", text: data.secret || t("hooks.noSecret") });
+    const copy = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: t("hooks.copy") });
     copy.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(data.secret);
-        copy.textContent = "Copied";
+        copy.textContent = t("hooks.copied");
       } catch {
         const range = document.createRange();
         range.selectNodeContents(code);
         getSelection().removeAllRanges();
         getSelection().addRange(range);
-        copy.textContent = "Selected: press Ctrl+C";
+        copy.textContent = t("hooks.selected");
       }
     });
-    const dismiss = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "I stored it, hide it" });
+    const dismiss = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: t("hooks.dismiss") });
     dismiss.addEventListener("click", () => {
       secretBox.hidden = true;
       secretBox.replaceChildren();
     });
     secretBox.replaceChildren(h("div", { class: "ad-secret", role: "alert" },
-      h("strong", { text: `${what} for ${data.url || "the endpoint"}. ` }),
-      h("span", { text: "This signing secret is shown only now; store it in the receiver before leaving this page." }),
+      h("strong", { text: `${t("hooks.secretFor", { what, url: data.url || t("hooks.theEndpoint") })} ` }),
+      h("span", { text: t("hooks.secretOnce") }),
       code, h("div", { class: "ad-row" }, copy, dismiss)));
   };
   const load = async () => {
@@ -1061,29 +1065,29 @@ async function showWebhooks(generation, formId, body) {
       const { data } = await api(`/v1/admin/forms/${segment(formId)}/webhooks`);
       if (!stillCurrent(generation)) return;
       const items = data.items || [];
-      list.replaceChildren(items.length === 0 ? h("p", { text: "No webhook endpoints yet." }) :
-        table(["Endpoint", "URL", "Created", "State", ""], items.map((w) => h("tr", { "data-webhook-id": w.id },
+      list.replaceChildren(items.length === 0 ? h("p", { text: t("hooks.empty") }) :
+        table([t("col.endpoint"), "URL", t("col.created"), t("col.state"), ""], items.map((w) => h("tr", { "data-webhook-id": w.id },
           h("td", {}, h("code", { text: w.id })),
           h("td", { class: "ad-values", text: w.url }),
           h("td", { class: "ad-nowrap", text: formatTime(w.createdAt) }),
           h("td", { class: "ad-webhook-state", text: w.disabled ? `disabled${w.disabledReason ? `: ${w.disabledReason}` : ""}` : "active" }),
           h("td", { class: "ad-nowrap" },
             h("button", {
-              type: "button", class: "fh-button fh-small fh-secondary ad-rotate", text: "Rotate secret",
+              type: "button", class: "fh-button fh-small fh-secondary ad-rotate", text: t("hooks.rotate"),
               onclick: async () => {
                 try {
                   const { data: rotated } = await api(`/v1/admin/webhooks/${segment(w.id)}/rotate`, { method: "POST" });
-                  showSecret("New secret", { url: w.url, ...rotated });
-                  say(status, "Secret rotated: for 24 hours deliveries carry both signatures.", "ok");
+                  showSecret(t("hooks.newSecret"), { url: w.url, ...rotated });
+                  say(status, t("hooks.rotated"), "ok");
                 } catch (error) {
                   say(status, describe(error), "error");
                 }
               },
             }), " ",
-            confirmButton("Delete", "Click again to delete", async () => {
+            confirmButton(t("admin.delete"), t("admin.confirmDelete"), async () => {
               try {
                 await api(`/v1/admin/webhooks/${segment(w.id)}`, { method: "DELETE" });
-                say(status, `Endpoint ${w.id} deleted.`, "ok");
+                say(status, t("hooks.deleted", { id: w.id }), "ok");
                 load();
               } catch (error) {
                 say(status, describe(error), "error");
@@ -1095,22 +1099,22 @@ async function showWebhooks(generation, formId, body) {
   };
   const add = h("form", { class: "ad-row", id: "webhook-form" },
     h("label", { class: "ad-grow" }, "Endpoint URL", url),
-    h("button", { type: "submit", class: "fh-button fh-small", id: "add-webhook", text: "Add endpoint" }));
+    h("button", { type: "submit", class: "fh-button fh-small", id: "add-webhook", text: t("hooks.add") }));
   add.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
       const { data } = await api(`/v1/admin/forms/${segment(formId)}/webhooks`, { method: "POST", body: { url: url.value.trim() } });
-      showSecret("Endpoint added", data);
+      showSecret(t("hooks.added"), data);
       url.value = "";
-      say(status, `Endpoint ${data.id} added.`, "ok");
+      say(status, t("hooks.addedId", { id: data.id }), "ok");
       load();
     } catch (error) {
       say(status, describe(error), "error");
     }
   });
   body.append(h("section", { class: "ad-panel", "aria-labelledby": "hooks-title" },
-    h("div", { class: "ad-row" }, h("h2", { id: "hooks-title", class: "ad-grow", text: "Webhook endpoints" }),
-      h("a", { href: `#/deliveries?formId=${encodeURIComponent(formId)}`, class: "fh-button fh-small fh-secondary", text: "Deliveries" })),
+    h("div", { class: "ad-row" }, h("h2", { id: "hooks-title", class: "ad-grow", text: t("hooks.title") }),
+      h("a", { href: `#/deliveries?formId=${encodeURIComponent(formId)}`, class: "fh-button fh-small fh-secondary", text: t("nav.deliveries") })),
     add, status, secretBox, list));
   load();
 }
@@ -1128,23 +1132,23 @@ async function showDeliveries(generation) {
   const boxes = DELIVERY_STATUSES.map((name) => h("input", { type: "checkbox", value: name, id: `status-${name}` }));
   const chosen = new Set((query.get("status") || "").split(",").filter(Boolean));
   for (const box of boxes) box.checked = chosen.has(box.value);
-  const formFilter = h("select", { class: "fh-input", id: "delivery-form" }, h("option", { value: "", text: "All forms" }));
+  const formFilter = h("select", { class: "fh-input", id: "delivery-form" }, h("option", { value: "", text: t("deliveries.allForms") }));
   const wantedForm = query.get("formId") || "";
   if (wantedForm) {
     formFilter.append(h("option", { value: wantedForm, text: wantedForm }));
     formFilter.value = wantedForm;
   }
-  const refresh = h("button", { type: "button", class: "fh-button fh-small", id: "refresh-deliveries", text: "Refresh" });
+  const refresh = h("button", { type: "button", class: "fh-button fh-small", id: "refresh-deliveries", text: t("deliveries.refresh") });
   const list = h("div", { id: "deliveries-table" });
   const detail = h("div", { id: "delivery-detail" });
-  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "← Previous" });
-  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: "Next →" });
+  const prev = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: t("pager.previous") });
+  const next = h("button", { type: "button", class: "fh-button fh-small fh-secondary", text: t("pager.next") });
   appView.append(h("section", { class: "ad-panel", "aria-labelledby": "deliveries-title" },
-    h("h2", { id: "deliveries-title", text: "Webhook deliveries" }),
+    h("h2", { id: "deliveries-title", text: t("deliveries.title") }),
     h("div", { class: "ad-row" },
-      h("fieldset", { class: "fh-choices ad-row" }, h("legend", { class: "fh-label", text: "Status" }),
+      h("fieldset", { class: "fh-choices ad-row" }, h("legend", { class: "fh-label", text: t("col.status") }),
         boxes.map((box) => h("span", { class: "fh-choice" }, box, h("label", { for: box.id, text: box.value })))),
-      h("label", {}, "Form", formFilter), refresh),
+      h("label", {}, t("col.form"), formFilter), refresh),
     status, list, h("div", { class: "ad-row" }, prev, next)), detail);
 
   allItems("/v1/admin/forms").then((forms) => {
@@ -1165,15 +1169,15 @@ async function showDeliveries(generation) {
     if (statuses.length) params.set("status", statuses.join(","));
     if (formFilter.value) params.set("formId", formFilter.value);
     if (pager.cursor) params.set("cursor", pager.cursor);
-    say(status, "Loading…");
+    say(status, t("admin.loading"));
     try {
       const { data } = await api(`/v1/admin/deliveries${params.size ? `?${params}` : ""}`);
       if (!stillCurrent(generation) || ticket !== latest) return;
       status.textContent = "";
       pager.arrived(data.nextCursor);
       const items = data.items || [];
-      list.replaceChildren(items.length === 0 ? h("p", { text: "No deliveries match." }) :
-        table(["Status", "Delivery", "Form", "Submission", "Attempts", "Next attempt", "Last answer", ""], items.map((d) =>
+      list.replaceChildren(items.length === 0 ? h("p", { text: t("deliveries.empty") }) :
+        table([t("col.status"), t("col.delivery"), t("col.form"), t("col.submission"), t("col.attempts"), t("col.nextAttempt"), t("col.lastAnswer"), ""], items.map((d) =>
           h("tr", { "data-delivery-id": d.id, class: d.id === selected ? "ad-selected" : "" },
             h("td", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
             h("td", {}, h("code", { text: d.id })),
@@ -1182,7 +1186,7 @@ async function showDeliveries(generation) {
             h("td", { class: "ad-attempts", text: d.attempts ?? 0 }),
             h("td", { class: "ad-nowrap", text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" }),
             h("td", { class: "ad-values", text: [d.lastStatusCode, d.lastError].filter((x) => x !== null && x !== undefined && x !== "").join(" · ") || "—" }),
-            h("td", {}, h("button", { type: "button", class: "fh-button fh-small fh-secondary ad-details", text: "Attempts", onclick: () => showDelivery(d.id) }))))));
+            h("td", {}, h("button", { type: "button", class: "fh-button fh-small fh-secondary ad-details", text: t("col.attempts"), onclick: () => showDelivery(d.id) }))))));
     } catch (error) {
       if (stillCurrent(generation)) say(status, describe(error), "error");
     }
@@ -1192,18 +1196,18 @@ async function showDeliveries(generation) {
     selected = id;
     for (const row of list.querySelectorAll("tr[data-delivery-id]")) row.classList.toggle("ad-selected", row.dataset.deliveryId === id);
     const detailStatus = message();
-    detail.replaceChildren(h("section", { class: "ad-panel" }, h("h2", { text: `Delivery ${id}` }), detailStatus));
-    say(detailStatus, "Loading…");
+    detail.replaceChildren(h("section", { class: "ad-panel" }, h("h2", { text: t("deliveries.one", { id }) }), detailStatus));
+    say(detailStatus, t("admin.loading"));
     try {
       const { data: d } = await api(`/v1/admin/deliveries/${segment(id)}`);
       if (!stillCurrent(generation)) return;
       detailStatus.textContent = "";
-      const redeliver = h("button", { type: "button", class: "fh-button fh-small", id: "redeliver", text: "Redeliver" });
+      const redeliver = h("button", { type: "button", class: "fh-button fh-small", id: "redeliver", text: t("deliveries.redeliver") });
       redeliver.addEventListener("click", async () => {
         redeliver.disabled = true;
         try {
           await api(`/v1/admin/deliveries/${segment(id)}/redeliver`, { method: "POST" });
-          say(detailStatus, "Queued again.", "ok");
+          say(detailStatus, t("deliveries.queued"), "ok");
           await load();
           await showDelivery(id);
         } catch (error) {
@@ -1215,14 +1219,14 @@ async function showDeliveries(generation) {
       const log = Array.isArray(d.attemptLog) ? d.attemptLog : [];
       detail.firstChild.append(
         h("dl", { class: "fh-facts" },
-          h("dt", { text: "Status" }), h("dd", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
-          h("dt", { text: "Endpoint" }), h("dd", {}, h("code", { text: d.endpointId ?? "" }), d.url ? ` ${d.url}` : ""),
-          h("dt", { text: "Submission" }), h("dd", {}, h("code", { text: d.submissionId ?? "" })),
-          h("dt", { text: "Attempts" }), h("dd", { text: d.attempts ?? log.length }),
-          h("dt", { text: "Next attempt" }), h("dd", { text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" })),
+          h("dt", { text: t("col.status") }), h("dd", {}, h("span", { class: "ad-status", "data-status": d.status, text: d.status })),
+          h("dt", { text: t("col.endpoint") }), h("dd", {}, h("code", { text: d.endpointId ?? "" }), d.url ? ` ${d.url}` : ""),
+          h("dt", { text: t("col.submission") }), h("dd", {}, h("code", { text: d.submissionId ?? "" })),
+          h("dt", { text: t("col.attempts") }), h("dd", { text: d.attempts ?? log.length }),
+          h("dt", { text: t("col.nextAttempt") }), h("dd", { text: d.nextAttemptAt ? formatTime(d.nextAttemptAt) : "—" })),
         mayEdit() ? h("div", { class: "ad-row" }, redeliver) : null,
-        log.length === 0 ? h("p", { text: "No attempts yet." }) :
-          table(["Attempted", "Status", "Duration", "Error or answer"], log.map((a) => h("tr", {},
+        log.length === 0 ? h("p", { text: t("deliveries.noAttempts") }) :
+          table([t("col.attempted"), t("col.status"), t("col.duration"), t("col.answer")], log.map((a) => h("tr", {},
             h("td", { class: "ad-nowrap", text: formatTime(a.attemptedAt) }),
             h("td", { text: a.statusCode ?? "—" }),
             h("td", { text: a.durationMs !== undefined && a.durationMs !== null ? `${a.durationMs} ms` : "—" }),

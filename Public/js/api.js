@@ -1,6 +1,8 @@
 // A small fetch wrapper shared by the renderer page and the console: it sends JSON, reads JSON,
 // sends a file with its progress, and turns RFC 9457 problem details into thrown ProblemError values.
 
+import { t } from "./i18n.js";
+
 /** An HTTP answer that was not 2xx (or 304), with its problem details when the server sent them. */
 export class ProblemError extends Error {
   constructor(status, problem, headers) {
@@ -20,7 +22,7 @@ export class ProblemError extends Error {
 /** The request never got an answer (server down, connection refused, aborted). */
 export class NetworkError extends Error {
   constructor(cause) {
-    super("The server could not be reached. Check your connection and try again.");
+    super(t("network.unreachable"));
     this.name = "NetworkError";
     this.cause = cause;
   }

@@ -5,6 +5,7 @@
 // the same device resumes it.
 
 import { request, ProblemError, NetworkError, versionFromETag, segment } from "./api.js";
+import { t } from "./i18n.js";
 
 const SAVE_DELAY_MS = 800;
 const RETRY_DELAY_MS = 5000;
@@ -140,16 +141,16 @@ export class DraftKeeper {
     this.status.setAttribute("aria-live", "polite");
     this.link = document.createElement("a");
     this.link.id = "draft-link";
-    this.link.textContent = "Resume on another device";
+    this.link.textContent = t("draft.resume");
     this.copy = document.createElement("button");
     this.copy.type = "button";
     this.copy.id = "draft-copy";
     this.copy.className = "fh-button fh-secondary fh-small";
-    this.copy.textContent = "Copy link";
+    this.copy.textContent = t("draft.copy");
     this.copy.addEventListener("click", () => this.copyLink());
     const note = document.createElement("span");
     note.className = "fh-draft-note";
-    note.textContent = "Anyone with this link can read and change your answers.";
+    note.textContent = t("draft.linkWarning");
     // Shown only where the clipboard is refused, selected for the person to copy.
     this.address = document.createElement("code");
     this.address.className = "fh-draft-url";
@@ -176,7 +177,7 @@ export class DraftKeeper {
   async copyLink() {
     try {
       await navigator.clipboard.writeText(this.resumeURL());
-      this.copy.textContent = "Copied";
+      this.copy.textContent = t("draft.copied");
     } catch {
       this.address.textContent = this.resumeURL();
       this.address.hidden = false;
@@ -184,7 +185,7 @@ export class DraftKeeper {
       range.selectNodeContents(this.address);
       getSelection().removeAllRanges();
       getSelection().addRange(range);
-      this.copy.textContent = "Press Ctrl+C to copy";
+      this.copy.textContent = t("draft.pressCopy");
     }
   }
 
@@ -221,7 +222,7 @@ export class DraftKeeper {
   /** Takes the values the page shows now as the saved ones (after drawing an opened draft). */
   start(values) {
     this.base = structuredClone(values);
-    this.say(this.closed ? "This draft was already sent." : "Saved", this.closed ? "error" : "ok");
+    this.say(this.closed ? t("draft.alreadySent") : t("draft.saved"), this.closed ? "error" : "ok");
   }
 
   /** Called on every change: saves about 800 ms after the last one. */
@@ -229,7 +230,7 @@ export class DraftKeeper {
     if (this.unavailable || this.closed) return;
     this.dirty = true;
     // Said at once, so "Saved" never stands over a change that is not.
-    if (this.draft) this.say("Saving…");
+    if (this.draft) this.say(t("draft.saving"));
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.save().catch(() => {}), SAVE_DELAY_MS);
   }
@@ -243,8 +244,8 @@ export class DraftKeeper {
     clearTimeout(this.timer);
     this.timer = null;
     const run = this.chain.then(() => this.send(keepalive)).catch((error) => {
-      if (error instanceof NetworkError) this.retryLater("Offline, will retry");
-      else if (error instanceof ProblemError && this.timer === null) this.say(`Not saved: ${error.detail || error.title}`, "error");
+      if (error instanceof NetworkError) this.retryLater(t("draft.offline"));
+      else if (error instanceof ProblemError && this.timer === null) this.say(t("draft.notSaved", { reason: error.detail || error.title }), "error");
       throw error;
     });
     this.chain = run.catch(() => {});
@@ -261,10 +262,10 @@ export class DraftKeeper {
     const patch = mergePatchBetween(this.base, values);
     if (Object.keys(patch).length === 0) {
       this.dirty = false;
-      this.say("Saved", "ok");
+      this.say(t("draft.saved"), "ok");
       return;
     }
-    this.say("Saving…");
+    this.say(t("draft.saving"));
     try {
       const { data, headers } = await this.patch(patch, this.revision, keepalive);
       this.took(data, headers);
@@ -275,7 +276,7 @@ export class DraftKeeper {
   }
 
   async create(values, keepalive) {
-    this.say("Saving…");
+    this.say(t("draft.saving"));
     let answer;
     try {
       const body = Number.isInteger(this.version()) ? { values, formVersion: this.version() } : { values };
@@ -302,7 +303,7 @@ export class DraftKeeper {
     this.base = values;
     // Changes made while this save was on its way are still unsaved: the timer they set will send them.
     this.dirty = this.timer !== null;
-    if (!this.dirty) this.say("Saved", "ok");
+    if (!this.dirty) this.say(t("draft.saved"), "ok");
   }
 
   /** Says `message` and saves again in a few seconds (a change meanwhile saves sooner). */
@@ -318,7 +319,7 @@ export class DraftKeeper {
       await this.merge(values, patch);
     } else if (problem(error, "draft-submitted")) {
       this.closed = true;
-      this.say("This draft was already sent from another device; changes here are not saved.", "error");
+      this.say(t("draft.sentElsewhere"), "error");
     } else if (error.status === 404 || problem(error, "draft-revision-limit")) {
       // Expired, deleted, or at its most revisions: what the page shows becomes a new draft.
       this.forget();
@@ -326,7 +327,7 @@ export class DraftKeeper {
       await this.send(false);
     } else if (error.status === 409) {
       // Another save of this draft was being stored at that very moment.
-      this.retryLater("Not saved yet, will retry");
+      this.retryLater(t("draft.notSavedYet"));
       throw error;
     } else throw error;
   }
@@ -347,7 +348,7 @@ export class DraftKeeper {
         this.base = merged;
         this.dirty = Object.keys(typedSince).length > 0 || this.timer !== null;
         if (this.dirty && this.timer === null) this.timer = setTimeout(() => this.save().catch(() => {}), SAVE_DELAY_MS);
-        this.say("Saved. Another device had changed this draft; your changes were added to its.", "ok");
+        this.say(t("draft.merged"), "ok");
         return;
       } catch (error) {
         if (!(error instanceof ProblemError && error.status === 412) || attempt === CONFLICT_ATTEMPTS) throw error;

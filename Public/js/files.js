@@ -2,11 +2,13 @@
 // test a `file` input makes before anything is sent, the header that names an upload, and the stored
 // file objects a submission's values hold.
 
-/** A byte count for people: "812 bytes", "14.2 KB", "10 MB" (1 KB = 1024 bytes). */
+import { t, formatNumber } from "./i18n.js";
+
+/** A byte count for people: "812 bytes", "14.2 KB", "10 MB" (1 KB = 1024 bytes), in the interface's language. */
 export function formatSize(bytes) {
   const n = Number(bytes);
   if (!Number.isFinite(n) || n < 0) return "";
-  if (n < 1024) return n === 1 ? "1 byte" : `${n} bytes`;
+  if (n < 1024) return t("size.bytes", { count: n });
   const units = ["KB", "MB", "GB", "TB"];
   let value = n / 1024;
   let unit = 0;
@@ -15,7 +17,7 @@ export function formatSize(bytes) {
     unit++;
   }
   const rounded = value >= 100 ? Math.round(value) : Math.round(value * 10) / 10;
-  return `${rounded} ${units[unit]}`;
+  return `${formatNumber(rounded, { useGrouping: false })} ${units[unit]}`;
 }
 
 /** A media type without its parameters, lower-cased: "Image/PNG; x=1" → "image/png". */
@@ -46,7 +48,7 @@ export function describeAccept(accept) {
   return accept.map((pattern) => {
     const wanted = bareType(pattern);
     const [kind, sub] = wanted.split("/");
-    if (sub === "*") return kind === "*" ? "any file" : `${kind === "image" ? "image" : `${kind} file`}s`;
+    if (sub === "*") return kind === "*" ? t("accept.any") : kind === "image" ? t("accept.images") : t("accept.kind", { kind });
     const plain = (sub || "").replace(/^x-/, "");
     return /^[a-z0-9]{1,5}$/.test(plain) ? plain.toUpperCase() : wanted;
   }).join(", ");
@@ -71,5 +73,5 @@ export function isStoredFile(value) {
 
 /** A stored file in one line: "photo.png (image/png, 14.2 KB)". */
 export function describeStoredFile(file) {
-  return `${file.filename || file.id} (${file.contentType || "unknown type"}, ${formatSize(file.size)})`;
+  return `${file.filename || file.id} (${file.contentType || t("file.unknownType")}, ${formatSize(file.size)})`;
 }

@@ -7,6 +7,7 @@ import { request, upload, ProblemError, NetworkError, versionFromETag, newIdempo
 import { renderForm, applyStyle, formatPath } from "./renderer.js";
 import { contentDisposition, isStoredFile, describeStoredFile } from "./files.js";
 import { DraftKeeper, draftFromLink, storedDraft } from "./drafts.js";
+import { t, language, translatePage, formatDateTime } from "./i18n.js";
 
 const VALIDATE_DELAY_MS = 400;
 
@@ -30,6 +31,9 @@ let submitting = false;
 let lastSubmission = { body: null, key: null };
 /** Keeps the draft of what is typed here; null on a page showing a version asked for with ?version=. */
 let drafts = null;
+
+document.documentElement.lang = language;
+translatePage();
 
 function showStatus(message, kind = "info") {
   statusEl.textContent = message;
@@ -70,7 +74,7 @@ function newKeeper() {
 
 /** Opens the draft `named` (`{ draftId, token }`): resolves to it, or to null with the reason shown. */
 async function openDraft(named) {
-  const gone = "This draft has expired or the link is wrong. You can fill in the form again from the start.";
+  const gone = t("draft.gone");
   if (!named.token) {
     showStatus(gone, "error");
     return null;
@@ -78,14 +82,14 @@ async function openDraft(named) {
   try {
     return await drafts.open(named.draftId, named.token);
   } catch (error) {
-    showStatus(error instanceof ProblemError && error.status === 404 ? gone : `Your saved answers could not be loaded. ${describe(error)}`, "error");
+    showStatus(error instanceof ProblemError && error.status === 404 ? gone : t("draft.notLoaded", { reason: describe(error) }), "error");
     return null;
   }
 }
 
 async function load() {
   if (!formId) {
-    showStatus("No form was named in the address (expected /f/<form id>).", "error");
+    showStatus(t("form.noId"), "error");
     return;
   }
   const named = draftFromLink(formId) || (requestedVersion ? null : storedDraft(formId));
@@ -99,11 +103,11 @@ async function load() {
   } catch (error) {
     if (error instanceof ProblemError && error.status === 404 && version) {
       // The server says which: no such form, or no such version (and which one is current).
-      showStatus(`This version of the form cannot be shown. ${describe(error)}`, "error");
+      showStatus(t("form.versionMissing", { reason: describe(error) }), "error");
     } else if (error instanceof ProblemError && error.status === 404) {
-      showStatus("This form does not exist or is no longer published.", "error");
+      showStatus(t("form.missing"), "error");
     } else {
-      showStatus(`The form could not be loaded. ${describe(error)}`, "error");
+      showStatus(t("form.notLoaded", { reason: describe(error) }), "error");
     }
     return;
   }
@@ -120,7 +124,7 @@ async function load() {
     } catch {
       current = null;
     }
-    showStatus(`Version ${requestedVersion} is not available here; this is version ${formVersion}${current === formVersion ? ", the current one" : ""}.`);
+    showStatus(t(current === formVersion ? "form.otherVersionCurrent" : "form.otherVersion", { asked: requestedVersion, shown: String(formVersion) }));
   } else if (!named || draft) showStatus("");
   mount(draft ? draft.values : undefined);
   if (draft) {
@@ -141,7 +145,7 @@ function mount(values) {
   const submit = document.createElement("button");
   submit.type = "submit";
   submit.className = "fh-button fh-primary fh-submit";
-  submit.textContent = "Submit";
+  submit.textContent = t("form.submit");
   const actions = document.createElement("div");
   actions.className = "fh-actions";
   actions.append(submit);
@@ -166,7 +170,7 @@ async function uploadFile(file, path, { onProgress, signal }) {
 function uploadProblem(error) {
   if (!(error instanceof ProblemError)) return describe(error);
   if (error.status === 413) {
-    return error.detail || "the file is larger than this form accepts.";
+    return error.detail || t("upload.tooLarge");
   }
   if (error.status === 422) {
     const messages = error.errors.map((e) => e.message || e.code).filter(Boolean);
@@ -174,8 +178,7 @@ function uploadProblem(error) {
   }
   if ([429, 503, 507].includes(error.status)) {
     const wait = error.headers && error.headers.get("Retry-After");
-    const when = wait && /^\d+$/.test(wait) ? `in ${wait} seconds` : "in a moment";
-    return `the server cannot take it right now. Press Retry ${when}.`;
+    return wait && /^\d+$/.test(wait) ? t("upload.busyFor", { count: Number(wait) }) : t("upload.busy");
   }
   return describe(error);
 }
@@ -223,13 +226,13 @@ function renderSummary(errors, unplaced) {
     return;
   }
   const heading = document.createElement("h2");
-  heading.textContent = errors.length === 1 ? "Please fix 1 problem" : `Please fix ${errors.length} problems`;
+  heading.textContent = t("summary.heading", { count: errors.length });
   const list = document.createElement("ul");
   const unplacedSet = new Set(unplaced);
   for (const error of errors) {
     const item = document.createElement("li");
     const field = view.fieldAt(String(error.field));
-    const label = field ? (field.props.title || field.path) : String(error.field || "Form");
+    const label = field ? (field.props.title || field.path) : String(error.field || t("summary.form"));
     const message = `${label}: ${error.message || error.code}`;
     if (field && !unplacedSet.has(error) && field.focusTarget && field.focusTarget.id) {
       const link = document.createElement("a");
@@ -251,7 +254,7 @@ function renderSummary(errors, unplaced) {
 
 function showProblem(message) {
   const heading = document.createElement("h2");
-  heading.textContent = "Not sent";
+  heading.textContent = t("submit.notSent");
   const p = document.createElement("p");
   p.textContent = message;
   summary.replaceChildren(heading, p);
@@ -264,7 +267,7 @@ async function onSubmit(event) {
   if (submitting) return;
   const arriving = view.uploading();
   if (arriving) {
-    showProblem(`${arriving === 1 ? "A file is" : `${arriving} files are`} still uploading. Send the form once ${arriving === 1 ? "it has" : "they have"} arrived, or cancel ${arriving === 1 ? "it" : "them"}.`);
+    showProblem(t("submit.stillUploading", { count: arriving }));
     return;
   }
   clearTimeout(validateTimer);
@@ -290,10 +293,10 @@ async function onSubmit(event) {
     renderSummary(failure.errors, unplaced);
     if (!view.focusFirstError()) summary.focus();
   } else if (failure instanceof ProblemError && failure.status === 409) {
-    showProblem("This form was changed since you opened it. Reload the page to get the current version; what you typed here will need to be entered again.");
+    showProblem(t("submit.changed"));
   } else if (failure instanceof ProblemError && failure.status === 429) {
     const wait = failure.headers && failure.headers.get("Retry-After");
-    showProblem(`Too many submissions right now. Please try again${wait ? ` in ${wait} seconds` : " in a moment"}.`);
+    showProblem(wait && /^\d+$/.test(wait) ? t("submit.tooManyFor", { count: Number(wait) }) : t("submit.tooMany"));
   } else {
     showProblem(describe(failure));
   }
@@ -328,26 +331,27 @@ function showReceipt(data) {
   const submission = data || {};
   const title = document.createElement("h2");
   title.id = "receipt-title";
-  title.textContent = "Thank you — your answers were received";
+  title.textContent = t("receipt.title");
   const facts = document.createElement("dl");
   facts.className = "fh-facts";
   const received = submission.receivedAt ? new Date(submission.receivedAt) : null;
   const rows = [
-    ["Reference", submission.id || "—"],
-    ["Received", received && !Number.isNaN(received.getTime()) ? received.toLocaleString() : submission.receivedAt || "—"],
-    ["Form version", submission.formVersion ?? formVersion ?? "—"],
+    [t("receipt.reference"), submission.id || "—", "fh-receipt-id"],
+    [t("receipt.received"), received && !Number.isNaN(received.getTime())
+      ? formatDateTime(received, { dateStyle: "medium", timeStyle: "medium" }) : submission.receivedAt || "—"],
+    [t("receipt.formVersion"), submission.formVersion ?? formVersion ?? "—"],
   ];
-  for (const [name, value] of rows) {
+  for (const [name, value, className] of rows) {
     const dt = document.createElement("dt");
     dt.textContent = name;
     const dd = document.createElement("dd");
     dd.textContent = String(value);
-    if (name === "Reference") dd.className = "fh-receipt-id";
+    if (className) dd.className = className;
     facts.append(dt, dd);
   }
   const details = document.createElement("details");
   const label = document.createElement("summary");
-  label.textContent = "What you sent";
+  label.textContent = t("receipt.sent");
   const answers = document.createElement("dl");
   answers.className = "fh-facts";
   for (const [path, value] of flatten(submission.values || {}, [], [])) {
@@ -361,7 +365,7 @@ function showReceipt(data) {
   const again = document.createElement("button");
   again.type = "button";
   again.className = "fh-button fh-secondary";
-  again.textContent = "Send another response";
+  again.textContent = t("receipt.again");
   again.addEventListener("click", () => {
     if (drafts) drafts = newKeeper();
     mount();

@@ -4,6 +4,7 @@
 // uploads included: a `file` input hands each picked file to the page's `upload` option).
 
 import { accepts, describeAccept, formatSize } from "./files.js";
+import { t, lookup } from "./i18n.js";
 
 const STYLE_KEYS = [
   "accent", "background", "componentBackground", "componentTitle", "componentDescription",
@@ -299,22 +300,10 @@ let formDefaultLanguage = "en";
 function inBrowserLanguage(map) {
   const tags = Object.keys(map).filter((tag) => typeof map[tag] === "string");
   const preferred = (typeof navigator !== "undefined" && (navigator.languages || [navigator.language])) || [];
-  for (const language of preferred.filter(Boolean)) {
-    for (let range = language.toLowerCase(); range; range = shortened(range)) {
-      const tag = tags.find((t) => t.toLowerCase() === range);
-      if (tag) return map[tag];
-    }
-  }
+  const tag = lookup(preferred, tags);
+  if (tag) return map[tag];
   const fallback = tags.find((t) => t.toLowerCase() === formDefaultLanguage.toLowerCase());
   return fallback ? map[fallback] : tags.length ? map[tags[0]] : "";
-}
-
-/** A language range without its last subtag, never leaving a single-character one (`x`, `u`) last. */
-function shortened(range) {
-  const cut = range.lastIndexOf("-");
-  if (cut < 0) return "";
-  const shorter = range.slice(0, cut);
-  return /-[a-z0-9]$/i.test(shorter) ? shorter.slice(0, -2) : shorter;
 }
 
 /** One rendered form: its DOM, the values entered so far, and the fields by key path. */
@@ -359,15 +348,12 @@ export class FormView {
     this.refusal = null;
     const inverse = inverseRepeat(components);
     if (inverse !== null) {
-      this.refusal = `This form is not drawn: the repeat "${inverse}" has a "min" above its "max" `
-        + `(100 when not given), which the server refuses.`;
+      this.refusal = t("renderer.inverseRepeat", { repeat: inverse });
       this.body.append(el("p", { class: "fh-refused", role: "alert", text: this.refusal }));
       return;
     }
     if (added > MAX_ADDED_COMPONENTS) {
-      const count = (n) => n.toLocaleString("en-US");
-      this.refusal = `This form is not drawn: its repeats' minimums add ${count(added)} fields, `
-        + `more than the ${count(MAX_ADDED_COMPONENTS)} the server accepts. Lower the "min" of its repeating groups.`;
+      this.refusal = t("renderer.tooManyFields", { added, limit: MAX_ADDED_COMPONENTS });
       this.body.append(el("p", { class: "fh-refused", role: "alert", text: this.refusal }));
       return;
     }
@@ -461,7 +447,7 @@ export class FormView {
       node = this.renderInput(type, props, scope, index);
     } else {
       node = el("div", { class: "fh-unknown", role: "note" }, [
-        el("span", { text: type ? `Unsupported component type “${type}”.` : "A component must have exactly one key, its type." }),
+        el("span", { text: type ? t("renderer.unsupported", { type }) : t("renderer.noType") }),
       ]);
     }
     if (entry) entry.element = node;
@@ -510,9 +496,9 @@ export class FormView {
       const { min, max } = repeatBounds(props.repeat);
       node.classList.add("fh-repeat");
       const list = el("div", { class: "fh-instances" });
-      const add = el("button", { type: "button", class: "fh-button fh-add", text: `Add ${text(props.title) || "entry"}` });
+      const add = el("button", { type: "button", class: "fh-button fh-add", text: t("repeat.add", { title: text(props.title) || t("repeat.entryLower") }) });
       const count = el("p", { class: "fh-repeat-count", "aria-live": "polite" });
-      const repeat = { children, list, add, count, min, max, segments, title: text(props.title) || "Entry" };
+      const repeat = { children, list, add, count, min, max, segments, title: text(props.title) || t("repeat.entry") };
       field.repeat = repeat;
       field.focusTarget = add;
       const existing = getAt(this.state, segments);
@@ -537,8 +523,8 @@ export class FormView {
       const segs = [...repeat.segments, i];
       const heading = el("h3", { class: "fh-instance-title", text: `${repeat.title} ${i + 1}` });
       const remove = el("button", {
-        type: "button", class: "fh-button fh-secondary fh-remove", text: "Remove",
-        "aria-label": `Remove ${repeat.title} ${i + 1}`,
+        type: "button", class: "fh-button fh-secondary fh-remove", text: t("repeat.remove"),
+        "aria-label": t("repeat.removeLabel", { title: repeat.title, number: i + 1 }),
       });
       remove.disabled = items.length <= repeat.min;
       remove.addEventListener("click", () => this.removeInstance(field, i));
@@ -552,8 +538,7 @@ export class FormView {
     for (const node of nodes) fragment.append(node);
     repeat.list.replaceChildren(fragment);
     repeat.add.disabled = items.length >= repeat.max;
-    const limits = `${repeat.min}–${repeat.max}`;
-    repeat.count.textContent = `${items.length} ${items.length === 1 ? "entry" : "entries"} (${limits})`;
+    repeat.count.textContent = t("repeat.count", { count: items.length, min: repeat.min, max: repeat.max });
   }
 
   addInstance(field) {
@@ -605,7 +590,7 @@ export class FormView {
     const describedBy = [descId, errorId].filter(Boolean).join(" ");
     const title = text(props.title) || key;
     const required = props.required === true;
-    const requiredMark = required ? el("span", { class: "fh-required", "aria-hidden": "true", text: " *" }) : null;
+    const requiredMark = required ? el("span", { class: "fh-required", "aria-hidden": "true", title: t("field.required"), text: " *" }) : null;
     const description = descId ? el("p", { class: "fh-description", id: descId, text: text(props.description) }) : null;
     const error = el("p", { class: "fh-error", id: errorId, "aria-live": "polite" });
     const wrapper = el("div", { class: `fh-field fh-${type}`, "data-path": path, "data-type": type });
@@ -655,8 +640,8 @@ export class FormView {
         input.value = String(next);
         this.readField(field);
       };
-      const minus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": `Decrease ${title}`, text: "−" });
-      const plus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": `Increase ${title}`, text: "+" });
+      const minus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": t("count.decrease", { title }), text: "−" });
+      const plus = el("button", { type: "button", class: "fh-button fh-secondary fh-step", "aria-label": t("count.increase", { title }), text: "+" });
       minus.addEventListener("click", () => step(-1));
       plus.addEventListener("click", () => step(1));
       input.addEventListener("input", () => this.readField(field));
@@ -677,7 +662,7 @@ export class FormView {
       if (type === "select") {
         control = el("select", {
           id: inputId, class: "fh-input", "aria-describedby": describedBy, "aria-required": required ? "true" : null,
-        }, [el("option", { value: "", text: text(props.placeholder) || "Choose…" })]);
+        }, [el("option", { value: "", text: text(props.placeholder) || t("select.choose") })]);
         for (const option of Array.isArray(props.options) ? props.options : []) {
           control.append(el("option", { value: text(option && option.id), text: text(option && (option.title ?? option.id)) }));
         }
@@ -732,7 +717,7 @@ export class FormView {
       accept: limits.accept.length ? limits.accept.join(",") : null, multiple: limits.maxFiles > 1,
       "aria-describedby": [descId, hintId, errorId].filter(Boolean).join(" "), "aria-required": required ? "true" : null,
     });
-    const list = el("ul", { class: "fh-files", "aria-label": `Files chosen for ${title}` });
+    const list = el("ul", { class: "fh-files", "aria-label": t("file.chosenFor", { title }) });
     input.addEventListener("change", () => this.pickFiles(field, [...input.files]));
     // Opening the system's file chooser takes focus from the window: that is not leaving the field.
     input.addEventListener("blur", () => document.hasFocus() && this.blurred(field));
@@ -769,15 +754,15 @@ export class FormView {
     const refusals = [];
     for (const file of picked) {
       if (!accepts(limits.accept, file.type)) {
-        refusals.push(`“${file.name}” is not a type this field takes (${describeAccept(limits.accept)}).`);
+        refusals.push(t("file.wrongType", { name: file.name, accepted: describeAccept(limits.accept) }));
       } else if (file.size > limits.maxSize) {
-        refusals.push(`“${file.name}” is ${formatSize(file.size)}, over the ${formatSize(limits.maxSize)} limit.`);
+        refusals.push(t("file.tooLarge", { name: file.name, size: formatSize(file.size), limit: formatSize(limits.maxSize) }));
       } else if (limits.maxFiles === 1) {
         // One file: choosing another replaces it.
         for (const old of [...entries]) this.dropEntry(old);
         this.addEntry(field, file);
       } else if (entries.length >= limits.maxFiles) {
-        refusals.push(`“${file.name}” was not added: at most ${limits.maxFiles} files.`);
+        refusals.push(t("file.tooMany", { name: file.name, count: limits.maxFiles }));
       } else this.addEntry(field, file);
     }
     field.file.refusal = refusals.join(" ");
@@ -811,25 +796,25 @@ export class FormView {
     for (const stored of named) {
       if (held.has(stored.id)) continue;
       const size = Number.isFinite(stored.size) ? formatSize(stored.size) : "";
-      const entry = this.newEntry(typeof stored.filename === "string" && stored.filename ? stored.filename : "uploaded file",
+      const entry = this.newEntry(typeof stored.filename === "string" && stored.filename ? stored.filename : t("file.uploadedFile"),
         [size, typeof stored.contentType === "string" ? stored.contentType : ""].filter(Boolean).join(" · "));
       entry.result = { id: stored.id };
       entry.progress.value = entry.progress.max;
-      this.setEntryState(entry, "done", "Uploaded");
+      this.setEntryState(entry, "done", t("file.uploaded"));
       entries.push(entry);
     }
   }
 
   /** One file's row: its name, size, progress bar, state and Cancel, Retry and Remove buttons. */
   newEntry(name, size) {
-    const progress = el("progress", { class: "fh-file-progress", max: 1, value: 0, "aria-label": `Upload of ${name}` });
+    const progress = el("progress", { class: "fh-file-progress", max: 1, value: 0, "aria-label": t("file.uploadOf", { name }) });
     const status = el("span", { class: "fh-file-state", role: "status" });
     const button = (label, action) => el("button", {
-      type: "button", class: "fh-button fh-secondary fh-small", "data-action": action, "aria-label": `${label} ${name}`, text: label,
+      type: "button", class: "fh-button fh-secondary fh-small", "data-action": action, "aria-label": t("file.actionLabel", { action: label, name }), text: label,
     });
-    const cancel = button("Cancel", "cancel");
-    const retry = button("Retry", "retry");
-    const remove = button("Remove", "remove");
+    const cancel = button(t("file.cancel"), "cancel");
+    const retry = button(t("file.retry"), "retry");
+    const remove = button(t("file.remove"), "remove");
     const node = el("li", { class: "fh-file-item" }, [
       el("div", { class: "fh-file-body" }, [
         el("span", { class: "fh-file-name", text: name }),
@@ -851,14 +836,14 @@ export class FormView {
     if (entry.controller) entry.controller.abort();
     entry.result = null;
     if (!this.options.upload) {
-      this.setEntryState(entry, "kept", "Not sent: this is a preview.");
+      this.setEntryState(entry, "kept", t("file.preview"));
       return;
     }
     const controller = new AbortController();
     entry.controller = controller;
     entry.progress.max = Math.max(entry.file.size, 1);
     entry.progress.value = 0;
-    this.setEntryState(entry, "uploading", "Uploading…");
+    this.setEntryState(entry, "uploading", t("file.uploading"));
     this.options.upload(entry.file, field.path, {
       signal: controller.signal,
       onProgress: (sent, total) => {
@@ -870,14 +855,14 @@ export class FormView {
       entry.controller = null;
       entry.result = result;
       entry.progress.value = entry.progress.max;
-      this.setEntryState(entry, "done", "Uploaded");
+      this.setEntryState(entry, "done", t("file.uploaded"));
       const current = this.fileField(entry);
       if (current) this.fileValueChanged(current);
     }, (error) => {
       if (controller.signal.aborted) return;
       entry.controller = null;
       const reason = error && error.message ? error.message : String(error);
-      this.setEntryState(entry, "failed", `“${entry.file.name}” was not uploaded: ${reason}`);
+      this.setEntryState(entry, "failed", t("file.failed", { name: entry.file.name, reason }));
       const current = this.fileField(entry);
       if (current) this.fileValueChanged(current);
     });
@@ -888,7 +873,7 @@ export class FormView {
     entry.state = state;
     entry.message = message;
     entry.node.dataset.state = state;
-    entry.status.textContent = state === "failed" ? "Not uploaded" : message;
+    entry.status.textContent = state === "failed" ? t("file.notUploaded") : message;
     entry.progress.hidden = state !== "uploading" && state !== "done";
     const { cancel, retry, remove } = entry.buttons;
     const hadFocus = entry.node.contains(document.activeElement);
@@ -1168,7 +1153,7 @@ function fileLimits(props) {
 /** "Images, PDF · up to 10 MB": what a file input takes, under its label. */
 function fileHint({ accept, maxSize, maxFiles }) {
   const kinds = describeAccept(accept);
-  const size = `up to ${formatSize(maxSize)}${maxFiles > 1 ? ` each, at most ${maxFiles} files` : ""}`;
+  const size = maxFiles > 1 ? t("file.limitEach", { size: formatSize(maxSize), count: maxFiles }) : t("file.limit", { size: formatSize(maxSize) });
   const hint = kinds ? `${kinds} · ${size}` : size;
   return hint.charAt(0).toUpperCase() + hint.slice(1);
 }
@@ -1186,7 +1171,7 @@ async function drawPreview(file, node, name) {
     return;
   }
   const scale = Math.min(1, PREVIEW_SIZE / Math.max(bitmap.width, bitmap.height, 1));
-  const canvas = el("canvas", { class: "fh-file-preview", role: "img", "aria-label": `Preview of ${name}` });
+  const canvas = el("canvas", { class: "fh-file-preview", role: "img", "aria-label": t("file.previewOf", { name }) });
   canvas.width = Math.max(1, Math.round(bitmap.width * scale));
   canvas.height = Math.max(1, Math.round(bitmap.height * scale));
   canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);

@@ -3,6 +3,8 @@
 // no inline styles, so colors are classes in formhouse.css), the share of drafts that were submitted,
 // and the inputs that are refused most. Screen readers get a summary and a table of the same numbers.
 
+import { t, formatNumber, formatDateTime } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 720;
 const HEIGHT = 260;
@@ -13,9 +15,9 @@ const FAILING_SHOWN = 5;
 
 /** The series drawn per day: the member of a `daily` entry, its name, its color class, and a count of it in words. */
 const SERIES = [
-  ["submissions", "Submissions", "st-submissions", (n) => plural(n, "submission", "submissions")],
-  ["rejected", "Rejected", "st-rejected", (n) => `${n.toLocaleString("en-US")} rejected`],
-  ["draftsStarted", "Drafts started", "st-drafts", (n) => plural(n, "draft started", "drafts started")],
+  ["submissions", t("stats.submissions"), "st-submissions", (n) => t("stats.countSubmissions", { count: n })],
+  ["rejected", t("stats.rejected"), "st-rejected", (n) => t("stats.countRejected", { count: n })],
+  ["draftsStarted", t("stats.draftsStarted"), "st-drafts", (n) => t("stats.countDraftsStarted", { count: n })],
 ];
 
 function node(tag, attributes = {}, children = [], namespace = null) {
@@ -36,15 +38,11 @@ function count(value) {
   return Number.isFinite(value) ? value : 0;
 }
 
-function plural(n, one, many) {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-}
-
-/** "2026-11-27" → "Nov 27": the server's days are UTC days. */
+/** "2026-11-27" → "Nov 27" in English, "27 de nov." in Portuguese: the server's days are UTC days. */
 function dayLabel(date) {
   const parsed = new Date(`${date}T00:00:00Z`);
   return Number.isNaN(parsed.getTime()) ? String(date)
-    : parsed.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+    : formatDateTime(parsed, { month: "short", day: "numeric", timeZone: "UTC" });
 }
 
 /** A round step for the value axis, so that at most five lines reach past `max`. */
@@ -63,8 +61,8 @@ function sum(days, key) {
 function summarize(stats, days) {
   const totals = SERIES.map(([key, , , words]) => words(sum(days, key))).join(", ");
   const last = days[days.length - 1];
-  const today = last ? ` On ${dayLabel(last.date)}: ${SERIES.map(([key, , , words]) => words(count(last[key]))).join(", ")}.` : "";
-  return `Per day from ${dayLabel(stats.from)} to ${dayLabel(stats.to)}: ${totals} in all.${today}`;
+  const today = last ? ` ${t("stats.lastDay", { day: dayLabel(last.date), counts: SERIES.map(([key, , , words]) => words(count(last[key]))).join(", ") })}` : "";
+  return `${t("stats.summary", { from: dayLabel(stats.from), to: dayLabel(stats.to), totals })}${today}`;
 }
 
 function chart(stats, days) {
@@ -83,7 +81,7 @@ function chart(stats, days) {
   for (let value = 0; value <= top; value += step) {
     figure.append(
       svg("line", { class: value === 0 ? "st-axis-line" : "st-grid-line", x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y(value), y2: y(value) }),
-      svg("text", { class: "st-axis", x: MARGIN.left - 6, y: y(value) + 4, "text-anchor": "end", text: value.toLocaleString("en-US") }));
+      svg("text", { class: "st-axis", x: MARGIN.left - 6, y: y(value) + 4, "text-anchor": "end", text: formatNumber(value) }));
   }
   days.forEach((day, index) => {
     const left = MARGIN.left + index * slot + 2;
@@ -111,11 +109,11 @@ function legend() {
 
 /** The same numbers as the chart, for screen readers (drawn off screen). */
 function dailyTable(stats, days) {
-  const columns = ["Date", "Submissions", "Rejected", "Drafts started", "Drafts submitted"];
+  const columns = [t("stats.date"), t("stats.submissions"), t("stats.rejected"), t("stats.draftsStarted"), t("stats.draftsSubmitted")];
   const keys = ["submissions", "rejected", "draftsStarted", "draftsSubmitted"];
   // Hidden by its wrapper: a table is never narrower than its text, whatever width it is given.
   return html("div", { class: "fh-visually-hidden" }, [html("table", { id: "stats-table" }, [
-    html("caption", { text: `Per day from ${dayLabel(stats.from)} to ${dayLabel(stats.to)}` }),
+    html("caption", { text: t("stats.caption", { from: dayLabel(stats.from), to: dayLabel(stats.to) }) }),
     html("thead", {}, [html("tr", {}, columns.map((title) => html("th", { scope: "col", text: title })))]),
     html("tbody", {}, days.map((day) => html("tr", { "data-date": day.date }, [
       html("th", { scope: "row", text: dayLabel(day.date) }),
@@ -128,25 +126,25 @@ function completion(stats) {
   const rate = stats.completionRate;
   if (!Number.isFinite(rate)) {
     return html("div", { class: "st-rate" }, [
-      html("p", { class: "st-rate-number", id: "completion-rate", text: "No drafts yet" }),
-      html("p", { class: "st-rate-text", text: "Drafts are saved as people type in the form." }),
+      html("p", { class: "st-rate-number", id: "completion-rate", text: t("stats.noDrafts") }),
+      html("p", { class: "st-rate-text", text: t("stats.draftsHelp") }),
     ]);
   }
   const started = count(stats.draftsStarted);
   const submitted = count(stats.draftsSubmitted);
   return html("div", { class: "st-rate" }, [
-    html("p", { class: "st-rate-number", id: "completion-rate", text: `${Math.round(rate * 100)}%` }),
-    html("p", { class: "st-rate-text", text: `of drafts were submitted (${submitted.toLocaleString("en-US")} of ${plural(started, "draft", "drafts")} started)` }),
+    html("p", { class: "st-rate-number", id: "completion-rate", text: formatNumber(rate, { style: "percent" }) }),
+    html("p", { class: "st-rate-text", text: t("stats.rate", { submitted, count: started }) }),
   ]);
 }
 
 function totals(stats) {
   const rows = [
-    ["Submissions", stats.submissions], ["Rejected", stats.rejected],
-    ["Drafts started", stats.draftsStarted], ["Drafts submitted", stats.draftsSubmitted],
+    [t("stats.submissions"), stats.submissions], [t("stats.rejected"), stats.rejected],
+    [t("stats.draftsStarted"), stats.draftsStarted], [t("stats.draftsSubmitted"), stats.draftsSubmitted],
   ];
   return html("dl", { class: "fh-facts st-totals" }, rows.flatMap(([name, value]) => [
-    html("dt", { text: name }), html("dd", { text: count(value).toLocaleString("en-US") }),
+    html("dt", { text: name }), html("dd", { text: formatNumber(count(value)) }),
   ]));
 }
 
@@ -162,8 +160,8 @@ function failing(stats) {
     .filter((entry) => entry.total > 0)
     .sort((a, b) => b.total - a.total || a.path.localeCompare(b.path))
     .slice(0, FAILING_SHOWN);
-  const heading = html("h3", { text: "Inputs refused most" });
-  if (ranked.length === 0) return html("div", {}, [heading, html("p", { text: "No input was refused." })]);
+  const heading = html("h3", { text: t("stats.failing") });
+  if (ranked.length === 0) return html("div", {}, [heading, html("p", { text: t("stats.noFailing") })]);
   const most = ranked[0].total;
   return html("div", {}, [heading, html("ol", { class: "st-failing", id: "stats-failing" }, ranked.map((entry) =>
     html("li", { "data-field": entry.path }, [
@@ -171,7 +169,7 @@ function failing(stats) {
       svg("svg", { class: "st-failing-bar", viewBox: "0 0 100 10", preserveAspectRatio: "none", "aria-hidden": "true" }, [
         svg("rect", { class: "st-bar st-rejected", x: 0, y: 0, width: Math.max(1, (entry.total / most) * 100), height: 10 }),
       ]),
-      html("span", { class: "st-failing-count", text: `${plural(entry.total, "refusal", "refusals")}, most often ${entry.code} (${entry.times})` }),
+      html("span", { class: "st-failing-count", text: t("stats.refusals", { count: entry.total, code: entry.code, times: entry.times }) }),
     ])))]);
 }
 
@@ -182,7 +180,7 @@ function failing(stats) {
 export function statsPanel(stats) {
   const days = Array.isArray(stats.daily) ? stats.daily : [];
   return html("section", { class: "ad-panel st-panel", "aria-labelledby": "stats-title" }, [
-    html("h2", { id: "stats-title", text: `Last ${plural(days.length, "day", "days")}` }),
+    html("h2", { id: "stats-title", text: t("stats.lastDays", { count: days.length }) }),
     html("div", { class: "st-head" }, [completion(stats), totals(stats)]),
     html("figure", { class: "st-figure" }, [html("div", { class: "st-scroll" }, [chart(stats, days)]), html("figcaption", {}, [legend()])]),
     dailyTable(stats, days),

@@ -200,17 +200,19 @@ def downloads(tmp_path_factory):
     return tmp_path_factory.mktemp("downloads")
 
 
-def new_chrome(downloads):
-    """A headless Chromium with a profile of its own (its own storage), logging the console."""
+def new_chrome(downloads, languages="en-US"):
+    """A headless Chromium with a profile of its own (its own storage), logging the console, asking for
+    `languages` (comma-separated, best first) in navigator.languages and Accept-Language."""
     binary, driver_path = chromium_paths()
     options = Options()
     options.binary_location = binary
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--hide-scrollbars", "--lang=en-US", "--no-first-run", "--disable-extensions"):
+                     "--window-size=1280,900", "--hide-scrollbars", f"--lang={languages.split(',')[0]}", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {
         "download.default_directory": str(downloads),
         "download.prompt_for_download": False,
+        "intl.accept_languages": languages,
     })
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
