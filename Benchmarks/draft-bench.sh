@@ -20,17 +20,7 @@ port=18094
 form=registration-40
 token=benchmark-admin-token-000000
 bench_work draft
-
-cleanup() {
-    [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true
-    sleep 0.3
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
-if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse --static-swift-stdlib >/dev/null); fi
-bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
+formhouse_release
 
 start_formhouse "$bin" "$port" "$work" FORMHOUSE_SYNCHRONOUS="$synchronous" \
     FORMHOUSE_DRAFTS_MAX_REVISIONS=1000000 FORMHOUSE_DRAFTS_MAX_PER_CLIENT_PER_HOUR=1000000

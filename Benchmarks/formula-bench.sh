@@ -17,17 +17,7 @@ conns="${CONNECTIONS:-64}"
 port=18095
 token=benchmark-admin-token-000000
 bench_work formula
-
-cleanup() {
-    [[ -n "${server_pid:-}" ]] && kill "$server_pid" 2>/dev/null || true
-    sleep 0.3
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
-if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse --static-swift-stdlib >/dev/null); fi
-bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
+formhouse_release
 
 start_formhouse "$bin" "$port" "$work"
 base="http://127.0.0.1:$port"

@@ -11,6 +11,15 @@ bench_work() {
     report="$root/Benchmarks/results/$1-$(date -u +%Y%m%dT%H%M%SZ).md"
 }
 
+# formhouse_release: stops the server in `server_pid` and removes `work` on exit, checks for wrk,
+# builds the release binary (unless SKIP_BUILD is set) and leaves its path in `bin`.
+formhouse_release() {
+    trap 'if [[ -n "${server_pid:-}" ]]; then kill "$server_pid" 2>/dev/null || true; fi; sleep 0.3; rm -rf "$work"' EXIT
+    command -v wrk >/dev/null || { echo "needs wrk: apt-get install -y wrk" >&2; exit 1; }
+    if [[ -z "${SKIP_BUILD:-}" ]]; then (cd "$root" && swift build -c release -j 2 --product formhouse --static-swift-stdlib >/dev/null); fi
+    bin="$(cd "$root" && swift build -c release --show-bin-path)/formhouse"
+}
+
 # start_formhouse BINARY PORT WORK [NAME=value ...]: `BINARY serve` in the background on PORT with an
 # empty WORK/data, the sample forms, Public/ and rate limits too high to reach, plus the environment
 # given; its pid lands in `server_pid`. Exits when /healthz does not answer within 10 s.
