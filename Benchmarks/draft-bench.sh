@@ -32,9 +32,9 @@ curl -sf -X POST "$base/v1/forms/$form/validate" -H 'Content-Type: application/j
     echo "the benchmark values do not validate" >&2; exit 1; }
 
 # The drafts, each holding all 40 inputs' values; their ids and tokens go into the PATCH script.
-python3 - "$base" "$form" "$values" "$((conns * 2))" "$work/patch.lua" "$work/validate.lua" <<'PY'
+python3 - "$base" "$form" "$values" "$((conns * 2))" "$work/patch.lua" <<'PY'
 import json, sys, urllib.request
-base, form, values_file, count, patch_lua, validate_lua = sys.argv[1:]
+base, form, values_file, count, patch_lua = sys.argv[1:]
 body = open(values_file, "rb").read()
 drafts = []
 for _ in range(int(count)):
@@ -55,10 +55,8 @@ request = function()
   }, '{"comments": "Looking forward to it! ' .. counter .. '"}')
 end
 ''')
-with open(validate_lua, "w") as out:
-    out.write(f'wrk.method = "POST"\nwrk.path = "/v1/forms/{form}/validate"\nwrk.headers["Content-Type"] = "application/json"\n')
-    out.write("wrk.body = " + json.dumps(body.decode().strip()) + "\n")
 PY
+post_script "$work/validate.lua" "/v1/forms/$form/validate" "$values"
 
 # Prints "req/s p99_ms non2xx" for one wrk run of SCRIPT.
 measure() {
@@ -88,12 +86,11 @@ for round in $(seq 1 "$rounds"); do
             patch_rate=$r
         fi
     done
-    ratios+=("$(python3 -c "print($patch_rate/$validate_rate if $validate_rate else 0)")")
+    ratios+=("$(ratio "$patch_rate" "$validate_rate")")
 done
 
-median="$(python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "${ratios[@]}")"
 {
 echo
-echo "PATCH / validate, median of the rounds' pairs: **${median}x** (rounds: $(printf '%.2f ' "${ratios[@]}"))"
+ratio_summary "PATCH / validate" "${ratios[@]}"
 } | tee -a "$report"
 echo "report: $report"

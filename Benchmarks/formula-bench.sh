@@ -27,14 +27,7 @@ for form in invoice-formulas invoice-plain; do
         --data-binary @"$root/Benchmarks/forms/$form.json" >/dev/null
     curl -sf -X POST "$base/v1/forms/$form/validate" -H 'Content-Type: application/json' --data-binary @"$values" | grep -q '"valid":true' || {
         echo "the benchmark values do not validate against $form" >&2; exit 1; }
-    python3 - "$form" "$values" "$work/$form.lua" <<'PY'
-import json, sys
-form, values_file, out = sys.argv[1:]
-body = open(values_file).read().strip()
-with open(out, "w") as f:
-    f.write(f'wrk.method = "POST"\nwrk.path = "/v1/forms/{form}/validate"\nwrk.headers["Content-Type"] = "application/json"\n')
-    f.write("wrk.body = " + json.dumps(body) + "\n")
-PY
+    post_script "$work/$form.lua" "/v1/forms/$form/validate" "$values"
 done
 # The computed values are there, so that what is measured computes them.
 curl -sf -X POST "$base/v1/forms/invoice-formulas/validate" -H 'Content-Type: application/json' --data-binary @"$values" \
@@ -61,12 +54,11 @@ for round in $(seq 1 "$rounds"); do
         echo "| POST validate, $side | $round | $r | $p | $b |" | tee -a "$report"
         if [[ $side == plain ]]; then plain_rate=$r; else formula_rate=$r; fi
     done
-    ratios+=("$(python3 -c "print($formula_rate/$plain_rate if $plain_rate else 0)")")
+    ratios+=("$(ratio "$formula_rate" "$plain_rate")")
 done
 
-median="$(python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "${ratios[@]}")"
 {
 echo
-echo "with formulas / without, median of the rounds' pairs: **${median}x** (rounds: $(printf '%.2f ' "${ratios[@]}"))"
+ratio_summary "with formulas / without" "${ratios[@]}"
 } | tee -a "$report"
 echo "report: $report"

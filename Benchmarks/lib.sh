@@ -98,14 +98,39 @@ wrk_measure() {
 # A submission to the sample form `formworks-example` that validates.
 bench_body='{"values": {"name": "Ana Souza", "email": "ana@example.org", "about": "Hello", "text-what-is-your-mothers-name": "Maria", "phone": "(11) 91234-5678", "age": "30"}}'
 
-# post_script FILE PATH: a wrk script that POSTs bench_body as JSON to PATH.
+# post_script FILE PATH [BODY_FILE]: a wrk script that POSTs bench_body, or the JSON in BODY_FILE, to PATH.
 post_script() {
+    if [[ $# -ge 3 ]]; then
+        python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+out, path, body_file = sys.argv[1:]
+body = open(body_file, encoding="utf-8").read().strip()
+with open(out, "w", encoding="utf-8") as f:
+    f.write(f'wrk.method = "POST"\nwrk.path = "{path}"\nwrk.headers["Content-Type"] = "application/json"\n')
+    f.write("wrk.body = " + json.dumps(body) + "\n")
+PY
+        return
+    fi
     cat >"$1" <<LUA
 wrk.method = "POST"
 wrk.path = "$2"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$bench_body'
 LUA
+}
+
+# ratio A B: A / B, or 0 when B is 0 (a run that failed).
+ratio() {
+    python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(a / b if b else 0)" "$1" "$2"
+}
+
+# ratio_summary LABEL RATIO...: the report's closing line, the median of the rounds' ratios and each of them.
+ratio_summary() {
+    local label="$1"
+    shift
+    local median
+    median="$(python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@")"
+    echo "$label, median of the rounds' pairs: **${median}x** (rounds: $(printf '%.2f ' "$@"))"
 }
 
 # group_size PORT: the mean group size of the Formhouse on PORT since it started, from its
