@@ -96,7 +96,7 @@ public struct AuditEntry: Sendable, Equatable {
 
     /// The hash the entry's fields give now; differs from ``hash`` once a field was edited.
     public var computedHash: String {
-        SHA256.hash(data: canonicalBytes).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: canonicalBytes))
     }
 }
 

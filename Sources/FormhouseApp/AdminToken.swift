@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import FormEngine
+import FormStore
 
 /// What an admin token may do; each role may do all that the roles after it may, except `exporter`,
 /// which may only export submissions.

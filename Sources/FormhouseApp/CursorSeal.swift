@@ -1,4 +1,5 @@
 import Crypto
+import FormStore
 
 /// Paging cursors sealed with a MAC over the list they page (`scope`): a cursor cut short, edited,
 /// made up or taken from another list is refused (400 `invalid-cursor`) instead of silently paging

@@ -1,4 +1,5 @@
 import Crypto
+import FormStore
 import Foundation
 import Synchronization
 

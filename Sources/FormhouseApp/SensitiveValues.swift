@@ -1,5 +1,6 @@
 import Crypto
 import FormEngine
+import FormStore
 import Foundation
 import Webhooks
 

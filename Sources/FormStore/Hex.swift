@@ -1,8 +1,8 @@
 /// Lowercase hexadecimal, for digests and MAC tags.
-enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -13,7 +13,7 @@ enum Hex {
     }
 
     /// The bytes of lowercase hex text, or nil for anything else (odd length, other characters).
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 2)
