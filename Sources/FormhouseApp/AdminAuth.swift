@@ -1,4 +1,3 @@
-import Crypto
 import HTTPServer
 
 /// The bearer-token check in front of every `/v1/admin` route: the router runs it for every route
@@ -30,12 +29,12 @@ struct AdminAuth: RouterMiddleware {
         guard let token = request.bearerToken else {
             throw APIProblem.unauthorized("Use the Bearer scheme: 'Authorization: Bearer <token>'.")
         }
-        let presented = Array(SHA256.hash(data: Array(token.utf8)))
+        let presented = AdminToken.digest(of: token)
         // Every digest is compared, each to the end, and the match recorded without a branch on it.
         var matched = 0
-        for (position, digest) in tokens.map(\.digest).enumerated() {
-            let equal = ConstantTime.equal(digest, presented) ? 1 : 0
-            // The last matching position is the caller (a token listed twice is one caller).
+        for (position, configured) in tokens.enumerated() {
+            let equal = ConstantTime.equal(configured.digest, presented) ? 1 : 0
+            // The last matching position is the caller (the configuration refuses a token given twice).
             matched = max(matched, equal * (position + 1))
         }
         guard matched > 0 else { throw APIProblem.unauthorized("The token is not valid.", invalidToken: true) }

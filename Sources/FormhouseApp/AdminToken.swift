@@ -47,7 +47,12 @@ public struct AdminToken: Sendable, Hashable {
 
     /// A plain `token` with `role`; an owner of every form unless told otherwise.
     public init(name: String, token: String, role: AdminRole = .owner, forms: Set<String>? = nil) {
-        self.init(name: name, digest: Array(SHA256.hash(data: Array(token.utf8))), role: role, forms: forms)
+        self.init(name: name, digest: Self.digest(of: token), role: role, forms: forms)
+    }
+
+    /// The SHA-256 of a token's value, as kept and compared.
+    static func digest(of token: some StringProtocol) -> [UInt8] {
+        Array(SHA256.hash(data: Array(token.utf8)))
     }
 
     /// The owners of a plain token list (`FORMHOUSE_ADMIN_TOKENS`), named `token-1`, `token-2`, … by position.
@@ -110,7 +115,7 @@ public struct AdminToken: Sendable, Hashable {
             }
             digest = bytes
         } else {
-            digest = Array(SHA256.hash(data: Array(try plain(token, key: "\(key).token").utf8)))
+            digest = Self.digest(of: try plain(token, key: "\(key).token"))
         }
         var forms: Set<String>?
         switch item["forms"] {

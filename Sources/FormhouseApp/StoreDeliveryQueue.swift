@@ -38,11 +38,15 @@ struct StoreDeliveryQueue: DeliveryQueue {
                                    payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadableSecret)
             }
             // Opened before signing, so the receiver gets the values in clear and the signature covers them.
-            guard let payload = try? sensitive.opened(row.payload, .webhookPayload, rowID: row.submissionID) else {
-                return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
-                                   payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
+            var payload = row.payload
+            if SensitiveValues.isSealed(row.payload) {
+                guard let opened = try? sensitive.opened(row.payload, .webhookPayload, rowID: row.submissionID) else {
+                    return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
+                                       payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
+                }
+                payload = opened
+                sealedInFlight.insert(row.id)
             }
-            if SensitiveValues.isSealed(row.payload) { sealedInFlight.insert(row.id) }
             var keys = [current]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now,
                let old = try? secrets.open(String(decoding: previous, as: UTF8.self), context: row.endpointID) {
