@@ -16,12 +16,13 @@ extension ValidationRun {
             results.reserveCapacity(chains.count)
             for (k, chain) in chains.enumerated() {
                 let value = evaluator.evaluate(site.expression, chain)
-                let raw = Self.raw(value, for: site.rule.spec.type)
+                let text = FormulaEvaluator.text(value)
                 path = k < paths.count ? paths[k] : []
                 // Judged as the exact text a person could have typed, not the `Double` answered: an
                 // `integer` or `decimal` then keeps to the digits it stores, as a typed one does.
-                results.append(check(site.rule, FormulaEvaluator.text(value).map { .string($0) } ?? .null))
-                computed.append(fieldPath.isEmpty ? site.rule.spec.id : fieldPath + "." + site.rule.spec.id, raw)
+                results.append(check(site.rule, text.map { .string($0) } ?? .null))
+                computed.append(fieldPath.isEmpty ? site.rule.spec.id : fieldPath + "." + site.rule.spec.id,
+                                Self.answered(value, text: text, for: site.rule.spec.type))
             }
             path = []
             var next = 0
@@ -30,14 +31,12 @@ extension ValidationRun {
         return computed
     }
 
-    /// A computed value as the input's rules take it: a number for `integer`/`decimal` (as a JSON
-    /// number would come), its canonical text for `text`; null when empty.
-    private static func raw(_ value: FormulaValue, for type: InputType) -> JSONValue {
-        switch value {
-        case .number(let n) where type != .text: .number(Double(FormulaNumber.text(n)) ?? .nan)
-        case .empty: .null
-        default: FormulaEvaluator.text(value).map { .string($0) } ?? .null
-        }
+    /// A computed value as `computed` answers it, from its canonical `text`: a number for
+    /// `integer`/`decimal`, the text for `text`; null when empty.
+    private static func answered(_ value: FormulaValue, text: String?, for type: InputType) -> JSONValue {
+        guard let text else { return .null }
+        if case .number = value, type != .text { return .number(Double(text) ?? .nan) }
+        return .string(text)
     }
 
     /// The chains of enclosing objects of each instance of `site` the walk left a placeholder for.

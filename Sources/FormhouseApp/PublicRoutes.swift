@@ -42,8 +42,8 @@ struct PublicRoutes {
         var language: String?
         if form.definition.isTranslated {
             // Only `?lang=*` asks for the maps; `Accept-Language: *` is any language, so the default.
-            let preferences = try request.languagePreferences()
-            language = try request.languageParameter() == "*" ? nil : form.definition.language(for: preferences)
+            let parameter = try request.languageParameter()
+            language = parameter == "*" ? nil : form.definition.language(for: request.languagePreferences(parameter: parameter))
         } else {
             _ = try request.languageParameter()
         }

@@ -6,7 +6,12 @@ extension Request {
     /// the `Accept-Language` header (every line of it); neither is no preference. A malformed `lang`
     /// is 400; a malformed header item is ignored, as browsers and proxies write them loosely.
     func languagePreferences() throws -> LanguagePriorityList {
-        if let lang = try languageParameter() { return LanguagePriorityList([lang]) }
+        languagePreferences(parameter: try languageParameter())
+    }
+
+    /// The same, from a `?lang=` already read and checked.
+    func languagePreferences(parameter: String?) -> LanguagePriorityList {
+        if let parameter { return LanguagePriorityList([parameter]) }
         guard let header = headers.list("Accept-Language") else { return LanguagePriorityList() }
         return LanguagePriorityList(acceptLanguage: header)
     }
