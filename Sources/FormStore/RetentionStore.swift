@@ -40,4 +40,12 @@ public struct DeletedSubmissions: Sendable, Equatable {
         self.attempts = attempts
         self.files = files
     }
+
+    /// Adds what another batch removed.
+    public static func += (total: inout DeletedSubmissions, batch: DeletedSubmissions) {
+        total.submissions += batch.submissions
+        total.deliveries += batch.deliveries
+        total.attempts += batch.attempts
+        total.files += batch.files
+    }
 }

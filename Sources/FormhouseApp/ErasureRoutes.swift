@@ -54,21 +54,18 @@ struct ErasureRoutes {
         let asked = try Self.parse(request.body)
         // Any version's input: values stored under an input since renamed or removed are someone's too.
         var paths: [String] = []
+        var definitions: [(Int, FormDefinition)] = []
         for summary in try await store.formVersions(id: formID).reversed() {
             guard let form = try await catalog.version(id: formID, version: summary.version) else { continue }
+            definitions.append((summary.version, form.definition))
             for path in form.definition.inputPaths where !paths.contains(path) { paths.append(path) }
         }
         guard paths.contains(asked.field) else {
             throw APIProblem(.invalidBody, "Form '\(formID)' has no input '\(asked.field)' in any version; name one of: \(paths.joined(separator: ", ")).")
         }
         let matching = Matches()
-        let (catalog, sensitive) = (self.catalog, self.sensitive)
+        let view = SubmissionValuesView(includesSensitive: true, sensitive: sensitive, definitions: definitions)
         try await store.forEachSubmission(formID: formID, batchSize: 500, maxBatchBytes: 8 << 20) { batch in
-            var definitions: [(Int, FormDefinition)] = []
-            for version in Set(batch.map(\.formVersion)) {
-                if let form = try await catalog.version(id: formID, version: version) { definitions.append((version, form.definition)) }
-            }
-            let view = SubmissionValuesView(includesSensitive: true, sensitive: sensitive, definitions: definitions)
             for record in batch {
                 guard let found = try view.values(of: record).value(atInputPath: asked.field) else { continue }
                 if Self.matches(found, asked) { matching.add(record.id) }
@@ -80,10 +77,7 @@ struct ErasureRoutes {
             let erased = try await store.eraseSubmissions(
                 ids: ids, formID: formID,
                 audit: caller.audit("submissions.erased", target: formID, detail: ["field": .string(asked.field), "erased": .number(Double(ids.count))]))
-            total.submissions += erased.submissions
-            total.deliveries += erased.deliveries
-            total.attempts += erased.attempts
-            total.files += erased.files
+            total += erased
         }
         try await releaseFiles(total)
         return .json(encoding: ErasureJSON(erased: total.submissions, deliveries: total.deliveries, files: total.files))

@@ -2,6 +2,7 @@ import FormStore
 import Foundation
 import Logging
 import Metrics
+import Synchronization
 
 /// Deletes submissions older than their form's `retentionDays` (or `retention.days`), with their
 /// deliveries, attempts and files, in batches of one short transaction each, so that submissions
@@ -13,6 +14,10 @@ struct RetentionSweeper: Sendable {
     let defaultDays: Int
     let logger: Logger
     static let batch = 500
+    /// Each form version's `retentionDays` (nil when it sets none), read once: a version never
+    /// changes, and reading it through the catalog on every pass would compile definitions again
+    /// and push the forms being served out of the catalog's cache.
+    private let retentionDays = VersionRetention()
 
     init(store: any FormStore, catalog: FormCatalog, defaultDays: Int, logger: Logger) {
         self.store = store
@@ -27,16 +32,21 @@ struct RetentionSweeper: Sendable {
         var total = DeletedSubmissions()
         // Deleted forms too: their submissions are kept as long as the last version said, not forever.
         for form in try await store.formsHoldingSubmissions() {
-            guard let last = try await catalog.version(id: form.id, version: form.currentVersion) else { continue }
-            let days = last.definition.retentionDays ?? defaultDays
+            let key = "\(form.id)\u{0}\(form.currentVersion)"
+            let set: Int?
+            if case .some(let known) = retentionDays.days.withLock({ $0[key] }) {
+                set = known
+            } else {
+                guard let last = try await catalog.version(id: form.id, version: form.currentVersion) else { continue }
+                set = last.definition.retentionDays
+                retentionDays.days.withLock { $0[key] = .some(set) }
+            }
+            let days = set ?? defaultDays
             guard days > 0 else { continue }
             let before = now.addingTimeInterval(-Double(days) * 86_400)
             while !Task.isCancelled {
                 let batch = try await store.deleteSubmissions(formID: form.id, receivedBefore: before, limit: Self.batch)
-                total.submissions += batch.submissions
-                total.deliveries += batch.deliveries
-                total.attempts += batch.attempts
-                total.files += batch.files
+                total += batch
                 Self.count(batch)
                 if batch.submissions < Self.batch { break }
                 // Submissions waiting for the writer go before the next batch.
@@ -59,4 +69,9 @@ struct RetentionSweeper: Sendable {
             Counter(label: "formhouse_retention_deleted_total", dimensions: [("kind", kind)]).increment(by: value)
         }
     }
+}
+
+/// The `retentionDays` of form versions already read, by form id and version.
+private final class VersionRetention: Sendable {
+    let days = Mutex<[String: Int?]>([:])
 }
