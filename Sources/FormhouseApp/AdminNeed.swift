@@ -20,6 +20,8 @@ struct AdminNeed: Sendable, Hashable {
     enum Target: Sendable, Hashable {
         /// Nowhere: the route is about no form, or its handler filters a list by the caller's forms.
         case none
+        /// Every form at once (the audit log): only a token that reaches every form may.
+        case everyForm
         /// In the body: the handler checks the form it reads (`POST /forms`).
         case body
         /// The path parameter holds a form id.

@@ -26,6 +26,9 @@ struct AdminRoutes {
             guard var caller = context.caller else { throw APIProblem.unauthorized("Send 'Authorization: Bearer <token>'.") }
             caller.route = route
             try caller.require(need, request)
+            if need.target == .everyForm, caller.forms != nil {
+                throw APIProblem(.forbidden, "Token '\(caller.name)' is limited to some forms; this needs \(need.leastRole.withArticle) of every form.")
+            }
             if caller.forms != nil, let form = try await Self.form(of: need.target, request, store) {
                 try caller.require(form: form)
             }
@@ -36,7 +39,7 @@ struct AdminRoutes {
     /// The form `target` names in `request`; nil when it names none, or a row that does not exist.
     private static func form(of target: AdminNeed.Target, _ request: Request, _ store: any FormStore) async throws -> String? {
         switch target {
-        case .none, .body: nil
+        case .none, .everyForm, .body: nil
         case .form(let name): try request.parameters.require(name)
         case .submission(let name): try await store.submission(id: request.parameters.require(name))?.formID
         case .webhook(let name): try await store.endpoint(id: request.parameters.require(name))?.formID
