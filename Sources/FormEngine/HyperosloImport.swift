@@ -26,7 +26,7 @@ public enum HyperosloImport {
         // pointing into the import: the person fixes the file they have, not one they never saw.
         let converted = JSONValue.object(definition)
         do {
-            _ = try FormDefinition(json: converted.serialized())
+            _ = try FormDefinition(json: converted)
         } catch {
             throw DefinitionErrors(problems: error.problems.map { converter.importProblem(for: $0, in: converted) })
         }
