@@ -25,12 +25,9 @@ extension DefinitionDecoder {
             // Compiled alone first, so that an error's offset is in the text the admin wrote and an
             // unbalanced ")" cannot close the wrapping group.
             _ = try Pattern(source, budget: regexBudget)
-            let pattern = try Pattern(Self.searchPattern(source), budget: regexBudget)
-            spec.pattern = pattern
-            if pattern.mayBeSlow { hasSlowPatterns = true }
+            spec.pattern = try compile(Self.searchPattern(source))
         } catch {
-            let message = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
-            problem(key, .badRegex, "The search pattern does not compile (at \(error.offset)): \(message).")
+            problem(key, .badRegex, "The search pattern does not compile (at \(error.offset)): \(Self.sentence(error)).")
         }
     }
 

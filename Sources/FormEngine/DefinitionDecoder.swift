@@ -24,6 +24,19 @@ struct DefinitionDecoder {
         problems.append(DefinitionProblem(pointer: pointer, code: code, message: message))
     }
 
+    /// A regex of the definition, within the definition's shared budget; a form with a slow one is
+    /// marked so (``FormDefinition/hasSlowPatterns``).
+    mutating func compile(_ source: String) throws(PatternError) -> Pattern {
+        let pattern = try Pattern(source, budget: regexBudget)
+        if pattern.mayBeSlow { hasSlowPatterns = true }
+        return pattern
+    }
+
+    /// A compile error's message without its closing period, to stand inside a sentence.
+    static func sentence(_ error: PatternError) -> String {
+        error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+    }
+
     static func escape(_ token: String) -> String {
         guard token.contains("~") || token.contains("/") else { return token }
         return token.replacingAll("~", with: "~0").replacingAll("/", with: "~1")
@@ -214,11 +227,9 @@ struct DefinitionDecoder {
             } else if let source = v.stringValue {
                 if !source.isEmpty {
                     do {
-                        let pattern = try Pattern(source, budget: regexBudget)
-                        spec.pattern = pattern
-                        if pattern.mayBeSlow { hasSlowPatterns = true }
+                        spec.pattern = try compile(source)
                     } catch {
-                        problem(pointer + "/regex", .badRegex, "The regex does not compile (at \(error.offset)): \(error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message).")
+                        problem(pointer + "/regex", .badRegex, "The regex does not compile (at \(error.offset)): \(Self.sentence(error)).")
                     }
                 }
             } else {

@@ -8,7 +8,6 @@ extension HyperosloConverter {
     ]
     /// Layout, looks and the value a client fills in first: kept under `"hyperoslo"` for clients.
     private static let presentationKeys = ["value", "size", "styles", "accessibility_label", "input_type"]
-    private static let textTypes: Set<String> = ["text", "email", "password", "numerical"]
 
     mutating func write(field: HyperosloField) -> JSONValue? {
         let object = field.object
@@ -82,9 +81,10 @@ extension HyperosloConverter {
                 props.append("required", required)
             }
         }
-        // Lengths on integer and decimal are characters as typed (the wire contract's lengths on numbers).
-        let lengths = Self.textTypes.contains(type) || type == "integer" || type == "decimal"
-        let bounds = ["integer", "count", "decimal", "numerical"].contains(type)
+        // The engine's own rules of where each applies (lengths on numbers are characters as typed).
+        let inputType = InputType(rawValue: type)
+        let lengths = inputType?.takesLengths ?? false
+        let bounds = inputType?.takesValueBounds ?? false
         for (key, name, applies) in [("min_length", "minLength", lengths), ("max_length", "maxLength", lengths),
                                      ("min_value", "minValue", bounds), ("max_value", "maxValue", bounds)] {
             guard let bound = rules[key] else { continue }
@@ -106,7 +106,7 @@ extension HyperosloConverter {
 
     /// `format` is a case-insensitive search anywhere in the value: Formhouse's `search`.
     private mutating func writeSearch(_ format: JSONValue, on type: String, at pointer: String, into props: inout JSONObject) {
-        guard Self.textTypes.contains(type) else {
+        guard InputType(rawValue: type)?.isText == true else {
             problem(pointer, "\"format\" on a \(type) is not carried over: Formhouse checks patterns on text only. Remove it.")
             return
         }
