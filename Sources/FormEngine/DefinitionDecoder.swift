@@ -241,6 +241,7 @@ struct DefinitionDecoder {
                                                   read: { $0.integer($1, $2, at: $3) }, text: { "\($0)" })
         (spec.minValue, spec.maxValue) = bounds(props, "minValue", "maxValue", of: type, applying: type.takesValueBounds, at: pointer,
                                                 read: { $0.number($1, $2, at: $3) }, text: JSONValue.numberText)
+        if type == .numerical { spec.digitBounds = (spec.minValue.flatMap(DecimalText.init), spec.maxValue.flatMap(DecimalText.init)) }
         if newChecks, type == .integer || type == .count, let lo = spec.minValue, let hi = spec.maxValue,
            lo <= hi, lo.rounded(.up) > hi.rounded(.down) {
             // Whole numbers only: bounds with none between them could never be met.

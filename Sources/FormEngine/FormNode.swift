@@ -11,6 +11,9 @@ struct InputSpec: Sendable {
     var maxLength: Int?
     var minValue: Double?
     var maxValue: Double?
+    /// A `numerical` input's `minValue`/`maxValue` as exact decimals, read once at decoding: its
+    /// digits are compared with them exactly, however many there are.
+    var digitBounds: (min: DecimalText?, max: DecimalText?) = (nil, nil)
     var maxDecimalPlaces: Int?
     var minDate: String?
     var maxDate: String?

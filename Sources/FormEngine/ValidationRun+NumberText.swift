@@ -29,7 +29,7 @@ extension ValidationRun {
             return false
         }
         let texts = texts
-        return within(value, rule.spec.minValue.flatMap(DecimalText.init), rule.spec.maxValue.flatMap(DecimalText.init),
+        return within(value, rule.spec.digitBounds.min, rule.spec.digitBounds.max,
                       (.minValue, .maxValue), rule,
                       { texts(.minValue, ["min": $0.text]) }, { texts(.maxValue, ["max": $0.text]) })
     }
