@@ -83,15 +83,15 @@ import Testing
 
     @Test func spanishFromALatinAmericanBrowser() throws {
         #expect(try messages("es-MX,es;q=0.9,en;q=0.8") == [
-            "Este campo es obligatorio.", "Un apodo, por favor.", "El valor debe ser como máximo 120.", "Use al menos 3 caracteres.",
-            "La fecha debe ser el 2024-01-01 o posterior.", "Agregue entre 1 y 2 elementos.", "Este formulario no tiene el campo \"extra\".",
+            "Este campo es obligatorio.", "Un apodo, por favor.", "El valor debe ser como máximo 120.", "Usa al menos 3 caracteres.",
+            "La fecha debe ser el 2024-01-01 o posterior.", "Agrega entre 1 y 2 elementos.", "Este formulario no tiene el campo \"extra\".",
         ])
     }
 
     @Test func placeholdersAreFilledOnce() {
         #expect(BuiltInMessages.message(.fileType, in: "en", ["type": "a/{accepted}", "accepted": "image/*"])
             == "This kind of file (a/{accepted}) is not accepted here; attach one of image/*.")
-        #expect(BuiltInMessages.message(.maxFiles, in: "es", ["max": "3"]) == "Adjunte como máximo 3 archivos.")
+        #expect(BuiltInMessages.message(.maxFiles, in: "es", ["max": "3"]) == "Adjunta como máximo 3 archivos.")
     }
 
     @Test func typeNamesAreTranslated() throws {
