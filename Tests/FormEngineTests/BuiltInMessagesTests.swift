@@ -88,6 +88,20 @@ import Testing
         ])
     }
 
+    /// A count of one is said in words of its own, not as "1 items".
+    @Test func aRepeatOfExactlyOneItem() throws {
+        let definition = try Fixtures.definition(#"{"title": "T", "components": [{"group": {"id": "g", "repeat": {"min": 1, "max": 1}, "components": [{"text": {"id": "a"}}]}}]}"#)
+        let messages = { (language: String) in
+            definition.validate(try Fixtures.submission(#"{"values": {"g": []}}"#),
+                                options: ValidationOptions(languages: LanguagePriorityList([language]))).errors.map(\.message)
+        }
+        #expect(try messages("en") == ["Add exactly one item."])
+        #expect(try messages("pt-BR") == ["Adicione exatamente um item."])
+        #expect(try messages("es") == ["Agrega exactamente un elemento."])
+        let two = try Fixtures.definition(#"{"title": "T", "components": [{"group": {"id": "g", "repeat": {"min": 2, "max": 2}, "components": [{"text": {"id": "a"}}]}}]}"#)
+        #expect(two.validate(try Fixtures.submission(#"{"values": {"g": []}}"#)).errors.map(\.message) == ["Add exactly 2 items."])
+    }
+
     @Test func placeholdersAreFilledOnce() {
         #expect(BuiltInMessages.message(.fileType, in: "en", ["type": "a/{accepted}", "accepted": "image/*"])
             == "This kind of file (a/{accepted}) is not accepted here; attach one of image/*.")
