@@ -56,7 +56,7 @@ public enum BuiltInMessages {
 /// when a code has several messages (`required.switch`).
 enum MessageKey: String, CaseIterable {
     case required, requiredSwitch = "required.switch"
-    case repeatExactly = "repeat.exactly", repeatBetween = "repeat.between"
+    case repeatExactly = "repeat.exactly", repeatOne = "repeat.one", repeatBetween = "repeat.between"
     case typeGroup = "type.group", typeRepeat = "type.repeat", typeItem = "type.item", typeText = "type.text",
          typeFiles = "type.files", typeLargeNumber = "type.largeNumber"
     case jsonNull = "jsonType.null", jsonBoolean = "jsonType.boolean", jsonNumber = "jsonType.number",

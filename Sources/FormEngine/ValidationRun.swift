@@ -147,8 +147,9 @@ struct ValidationRun {
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
         if (counted.count < bounds.min && !options.partial) || counted.count > bounds.max {
-            fail(.repeat, bounds.min == bounds.max ? texts(.repeatExactly, ["min": "\(bounds.min)"])
-                                                    : texts(.repeatBetween, ["min": "\(bounds.min)", "max": "\(bounds.max)"]), nil)
+            let message = bounds.min != bounds.max ? texts(.repeatBetween, ["min": "\(bounds.min)", "max": "\(bounds.max)"])
+                : bounds.min == 1 ? texts(.repeatOne) : texts(.repeatExactly, ["min": "\(bounds.min)"])
+            fail(.repeat, message, nil)
         }
         // Every item is checked, also past `max`, so that all of the submission's errors are listed.
         var out: [JSONValue] = []

@@ -83,15 +83,29 @@ import Testing
 
     @Test func spanishFromALatinAmericanBrowser() throws {
         #expect(try messages("es-MX,es;q=0.9,en;q=0.8") == [
-            "Este campo es obligatorio.", "Un apodo, por favor.", "El valor debe ser como máximo 120.", "Use al menos 3 caracteres.",
-            "La fecha debe ser el 2024-01-01 o posterior.", "Agregue entre 1 y 2 elementos.", "Este formulario no tiene el campo \"extra\".",
+            "Este campo es obligatorio.", "Un apodo, por favor.", "El valor debe ser como máximo 120.", "Usa al menos 3 caracteres.",
+            "La fecha debe ser el 2024-01-01 o posterior.", "Agrega entre 1 y 2 elementos.", "Este formulario no tiene el campo \"extra\".",
         ])
+    }
+
+    /// A count of one is said in words of its own, not as "1 items".
+    @Test func aRepeatOfExactlyOneItem() throws {
+        let definition = try Fixtures.definition(#"{"title": "T", "components": [{"group": {"id": "g", "repeat": {"min": 1, "max": 1}, "components": [{"text": {"id": "a"}}]}}]}"#)
+        let messages = { (language: String) in
+            definition.validate(try Fixtures.submission(#"{"values": {"g": []}}"#),
+                                options: ValidationOptions(languages: LanguagePriorityList([language]))).errors.map(\.message)
+        }
+        #expect(try messages("en") == ["Add exactly one item."])
+        #expect(try messages("pt-BR") == ["Adicione exatamente um item."])
+        #expect(try messages("es") == ["Agrega exactamente un elemento."])
+        let two = try Fixtures.definition(#"{"title": "T", "components": [{"group": {"id": "g", "repeat": {"min": 2, "max": 2}, "components": [{"text": {"id": "a"}}]}}]}"#)
+        #expect(two.validate(try Fixtures.submission(#"{"values": {"g": []}}"#)).errors.map(\.message) == ["Add exactly 2 items."])
     }
 
     @Test func placeholdersAreFilledOnce() {
         #expect(BuiltInMessages.message(.fileType, in: "en", ["type": "a/{accepted}", "accepted": "image/*"])
             == "This kind of file (a/{accepted}) is not accepted here; attach one of image/*.")
-        #expect(BuiltInMessages.message(.maxFiles, in: "es", ["max": "3"]) == "Adjunte como máximo 3 archivos.")
+        #expect(BuiltInMessages.message(.maxFiles, in: "es", ["max": "3"]) == "Adjunta como máximo 3 archivos.")
     }
 
     @Test func typeNamesAreTranslated() throws {

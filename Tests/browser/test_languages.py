@@ -133,7 +133,7 @@ def test_console_signs_in_and_lists_forms_in_spanish(browser_in, localized):
     assert b.script("return document.documentElement.lang") == "es"
 
     token.send_keys("not-the-right-token-at-all", Keys.ENTER)
-    b.wait(lambda: d.find_element(By.ID, "signin-message").text == "Ese token no fue aceptado.", "no refusal in Spanish")
+    b.wait(lambda: d.find_element(By.ID, "signin-message").text == "No se aceptó ese token.", "no refusal in Spanish")
     token.clear()
     token.send_keys(ADMIN_TOKEN, Keys.ENTER)
     b.wait(lambda: d.find_elements(By.ID, "forms-panel"), "forms list not shown after sign-in")
