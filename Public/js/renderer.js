@@ -1,5 +1,6 @@
 // Renders a Formhouse form definition (docs/engine.md) into live DOM: every component type, sections,
-// groups with repeats, visibleWhen evaluated on every change, style colors, and errors by key path.
+// groups with repeats, visibleWhen and enabledWhen evaluated on every change, updates and option
+// defaults, style colors, and errors by key path.
 // It holds the values the user entered; it never talks to the server (the page that uses it does,
 // uploads included: a `file` input hands each picked file to the page's `upload` option).
 
@@ -950,12 +951,60 @@ export class FormView {
       value = false;
       setAt(this.state, field.segments, value);
     }
+    // An option's `default` is chosen when the field is first drawn; values given from outside (a
+    // draft) already say what was chosen, the default included.
+    if (value === undefined && field.type === "select" && !this.restoring) {
+      const chosen = (Array.isArray(field.props.options) ? field.props.options : [])
+        .filter((option) => option && option.default === true).map((option) => String(option.id));
+      if (chosen.length > 0) {
+        value = field.props.multiple === true ? chosen : chosen[0];
+        setAt(this.state, field.segments, value);
+      }
+    }
     if (value === undefined) return;
+    this.drawValue(field, value);
+  }
+
+  /** Shows `value` (undefined for none) in a field's controls. */
+  drawValue(field, value) {
     if (field.type === "switch") field.controls[0].checked = value === true;
     else if (field.type === "select" && field.props.multiple === true) {
-      const chosen = new Set(Array.isArray(value) ? value.map(String) : [String(value)]);
+      const chosen = new Set(value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
       for (const box of field.controls) box.checked = chosen.has(box.value);
-    } else field.controls[0].value = value === null ? "" : String(value);
+    } else field.controls[0].value = value === null || value === undefined ? "" : String(value);
+  }
+
+  /**
+   * Runs the `updates` of other inputs that the person's change of `changed` sets off: each entry
+   * whose condition reads that input and now holds puts its value in (null empties the input), as the
+   * engine documents. An update is not a person's change, so it sets off no further updates.
+   * Returns the fields it set.
+   */
+  runUpdates(changed) {
+    const set = [];
+    for (const target of this.fields.values()) {
+      const updates = target.props.updates;
+      if (target === changed || target.kind !== "input" || target.type === "file" || !Array.isArray(updates)) continue;
+      const scope = target.segments.slice(0, -1);
+      for (const update of updates) {
+        if (!update || typeof update !== "object" || !("value" in update)) continue;
+        if (!this.reads(update.when, scope, changed.path) || !this.evaluate(update.when, scope)) continue;
+        const value = update.value === null ? undefined : structuredClone(update.value);
+        setAt(this.state, target.segments, value);
+        this.drawValue(target, value);
+        if (!set.includes(target)) set.push(target);
+      }
+    }
+    return set;
+  }
+
+  /** Whether `condition`, read from `scope`, names the input at `path`. */
+  reads(condition, scope, path) {
+    if (!condition || typeof condition !== "object") return false;
+    if (Array.isArray(condition.all)) return condition.all.some((c) => this.reads(c, scope, path));
+    if (Array.isArray(condition.any)) return condition.any.some((c) => this.reads(c, scope, path));
+    const found = typeof condition.field === "string" ? this.resolve(condition.field, scope) : null;
+    return found !== null && found.path === path;
   }
 
   /** Reads one field's DOM into the values map, converting to the JSON type its rules expect. */
@@ -974,7 +1023,10 @@ export class FormView {
     setAt(this.state, field.segments, value);
     this.touched.add(field.path);
     this.refreshVisibility();
+    const updated = this.runUpdates(field);
+    if (updated.length > 0) this.refreshVisibility();
     this.changed(field.path);
+    for (const target of updated) this.changed(target.path);
   }
 
   changed(path) {
@@ -1025,6 +1077,19 @@ export class FormView {
    * Returns the value and the input's type.
    */
   lookup(field, scope) {
+    const found = this.resolve(field, scope);
+    if (found === null) return { value: undefined, type: null };
+    const { input, segments, path } = found;
+    if (!this.isShown(input)) return { value: undefined, type: input.type };
+    if (this.rejected.has(path)) {
+      const off = input.type === "switch" && [undefined, null, "", false, "false"].includes(getAt(this.state, segments));
+      return { value: off ? false : undefined, type: input.type };
+    }
+    return { value: normalized(input.type, getAt(this.state, segments)), type: input.type };
+  }
+
+  /** The input a condition's key path names from `scope` (see `lookup`), with its segments and path, or null. */
+  resolve(field, scope) {
     const names = String(field).split(".");
     for (let length = scope.length; length >= 0; length--) {
       if (length > 0 && typeof scope[length] === "number") continue;
@@ -1036,16 +1101,9 @@ export class FormView {
       }
       const path = formatPath(candidate);
       const input = this.fields.get(path);
-      if (input && input.kind === "input") {
-        if (!this.isShown(input)) return { value: undefined, type: input.type };
-        if (this.rejected.has(path)) {
-          const off = input.type === "switch" && [undefined, null, "", false, "false"].includes(getAt(this.state, candidate));
-          return { value: off ? false : undefined, type: input.type };
-        }
-        return { value: normalized(input.type, getAt(this.state, candidate)), type: input.type };
-      }
+      if (input && input.kind === "input") return { input, segments: candidate, path };
     }
-    return { value: undefined, type: null };
+    return null;
   }
 
   isShown(field) {

@@ -207,7 +207,7 @@ struct DefinitionDecoder {
     /// Input properties added since definitions were first stored, refused on sections and groups
     /// only at upload for the same reason.
     private var newInputOnly: [String] {
-        newChecks ? ["sensitive"] : []
+        newChecks ? ["sensitive", "updates"] : []
     }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
@@ -367,6 +367,7 @@ struct DefinitionDecoder {
             problem(pointer, .badValue, "A select needs at least one option: with none it could never be answered.")
         }
         var seen = Set<String>()
+        var defaults = 0
         for (i, item) in items.enumerated() {
             let itemPointer = "\(pointer)/\(i)"
             let id: String?
@@ -374,6 +375,9 @@ struct DefinitionDecoder {
             case .object(let o):
                 id = o["id"]?.stringValue
                 checkTexts(o, ["title"], at: itemPointer, reporting: newChecks)
+                if newChecks, let flag = o["default"] {
+                    decodeOptionDefault(flag, multiple: spec.multiple, count: &defaults, at: itemPointer + "/default")
+                }
             default: id = nil
             }
             guard let id, !id.isEmpty else {
@@ -389,6 +393,20 @@ struct DefinitionDecoder {
                         "An option of a multiple select cannot have \",\" in its id: Formworks clients send the chosen ids joined by commas.")
             }
             spec.options.append(id)
+        }
+    }
+
+    /// An option's `default`: chosen when the form is first shown. One per select, several for a
+    /// multiple one.
+    private mutating func decodeOptionDefault(_ flag: JSONValue, multiple: Bool, count: inout Int, at pointer: String) {
+        guard let isDefault = flag.boolValue else {
+            problem(pointer, .invalidType, "\"default\" must be true or false.")
+            return
+        }
+        guard isDefault else { return }
+        count += 1
+        if count > 1, !multiple {
+            problem(pointer, .badValue, "Only one option of a select can be the default; a select with \"multiple\": true may have several.")
         }
     }
 
@@ -587,6 +605,11 @@ struct DefinitionDecoder {
                     nodes[i].enabledWhen = nil
                 }
             }
+            if let raw = nodes[i].source["updates"] {
+                let known = problems.count
+                let conditions = decodeUpdates(raw, of: nodes[i], scopes: scopes, ancestors: ancestors)
+                if newChecks { nodes[i].updateConditions = conditions } else { problems.removeLast(problems.count - known) }
+            }
             switch nodes[i].kind {
             case .section(var children):
                 resolveConditions(&children, scopes: scopes, ancestors: ancestors)
@@ -600,7 +623,7 @@ struct DefinitionDecoder {
         }
     }
 
-    private mutating func compileCondition(_ raw: JSONValue, at pointer: String, owner: Int,
+    mutating func compileCondition(_ raw: JSONValue, at pointer: String, owner: Int,
                                            scopes: [[FormNode]], ancestors: [Int]) -> Condition? {
         guard let object = raw.objectValue else {
             problem(pointer, .badCondition, "\"visibleWhen\" must be an object: {\"field\", \"equals\"|\"notEquals\"|\"in\"|\"notEmpty\"}, or {\"all\": [...]} / {\"any\": [...]}.")

@@ -56,6 +56,9 @@ struct FormNode: Sendable {
     var visibleWhen: Condition?
     /// An input's `enabledWhen`: while false, it is shown read-only and a value sent for it is ignored.
     var enabledWhen: Condition?
+    /// The conditions of an input's `updates`, kept only to check what they read: a renderer applies
+    /// updates, the engine does not.
+    var updateConditions: [(entry: Int, condition: Condition)] = []
     /// The component's properties as uploaded: the inner object of `{"<type>": {...}}`.
     var source: JSONObject
     /// Whether the id was generated (it is put first in the normalized JSON).

@@ -395,6 +395,9 @@ struct FormulaCompiler {
                 guard let condition, condition.slots.contains(where: { indexByOrder[$0] != nil }) else { continue }
                 problem(node.pointer + "/" + key, .badCondition, "A condition cannot name a computed input: its value is computed after the conditions are decided.")
             }
+            for (i, condition) in node.updateConditions where condition.slots.contains(where: { indexByOrder[$0] != nil }) {
+                problem(node.pointer + "/updates/\(i)/when", .badCondition, "An update's condition cannot name a computed input: updates run when a person changes an input, and no one changes a computed one.")
+            }
             switch node.kind {
             case .section(let children): checkConditions(children)
             case .group(let group): checkConditions(group.children)

@@ -27,6 +27,7 @@ extension HyperosloConverter {
         checkInitialState(of: field)
         if let condition = visibility[field.id] { props.append("visibleWhen", condition) }
         if let condition = enabling[field.id] { props.append("enabledWhen", condition) }
+        if let list = updates[field.id] { props.append("updates", .array(list.map(\.entry))) }
         var extras = Self.extras(object, Self.presentationKeys)
         if object["info"] != nil, let message = object["message"] { extras.append("message", message) }
         if !extras.isEmpty { props.append("hyperoslo", .object(extras)) }

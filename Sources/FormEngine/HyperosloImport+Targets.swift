@@ -8,8 +8,10 @@
 ///   and is shown (enabled) while a value that shows (enables) it is chosen;
 /// - one target with a `condition` on a field: `show`/`enable` while it holds, `hide`/`disable`
 ///   while it does not.
-/// An `update` with no `target_value` of a field with a formula is what Formhouse does anyway (it
-/// computes formulas on every submission). Everything else is refused.
+/// `update` and `clear` are events, not states: each becomes an entry of the target's `updates`,
+/// which a renderer applies when the person's change makes its condition hold (the dropdown value
+/// chosen, or the condition on the changed field). An `update` with no `target_value` of a field
+/// with a formula is what Formhouse does anyway (it computes formulas on every change).
 extension HyperosloConverter {
     /// One hide/show/enable/disable, with the field whose value decides it.
     private struct Effect {
@@ -42,7 +44,7 @@ extension HyperosloConverter {
         }
         for key in keys {
             guard let list = byTarget[key], let first = list.first, let condition = condition(for: list) else { continue }
-            guard check(first) else { continue }
+            guard check(target: first.target, deciding: first.deciding, at: first.pointer) else { continue }
             if first.visibility { visibility[first.target] = condition } else { enabling[first.target] = condition }
         }
     }
@@ -69,11 +71,8 @@ extension HyperosloConverter {
                 continue
             }
             switch action {
-            case "update":
-                if !isSection, target["target_value"] == nil, target["condition"] == nil, fields[id]?.hasFormula == true { continue }
-                problem(at, "An \"update\" target that sets a value is not carried over: it fills the field in when the choice is made, and the person may change it afterwards, so the submitted values already show its effect and no rule of Formhouse could check it. Give the field that value as its placeholder, or make it a formula with if(). (One that recomputes a field's formula is carried over: Formhouse computes formulas itself.)")
-            case "clear":
-                problem(at, "A \"clear\" target is not carried over: it empties the field when the choice is made, and the person may fill it in again, so no rule of Formhouse could check it. To have the value ignored while the choice holds, disable the field instead (a disable target becomes enabledWhen).")
+            case "update", "clear":
+                collectUpdate(target, action: action, of: field, option: option, at: at, isSection: isSection)
             case "hide", "show", "enable", "disable":
                 let visibility = action == "hide" || action == "show"
                 if !visibility, isSection {
@@ -102,6 +101,55 @@ extension HyperosloConverter {
                 problem(at + "/action", .badValue, "A target's \"action\" is hide, show, enable, disable, update or clear, not \"\(action)\".")
             }
         }
+    }
+
+    /// An `update` or `clear` as an entry of its field's `updates`: `{"when", "value"}`, `value` null
+    /// for a clear.
+    private mutating func collectUpdate(_ target: JSONObject, action: String, of field: HyperosloField, option: String?, at: String, isSection: Bool) {
+        guard let id = target["id"]?.stringValue, !isSection, let targetField = fields[id] else {
+            problem(at, "An \"\(action)\" target on a section does nothing in hyperoslo/Form, which updates fields only: remove it.")
+            return
+        }
+        // hyperoslo/Form sets `target_value` when there is one, whatever the action says.
+        let given = target["target_value"].flatMap { $0 == .null ? nil : $0 }
+        if given == nil, action == "update" {
+            guard !targetField.hasFormula else { return }
+            problem(at, "An \"update\" target without \"target_value\" recomputes its field's formula, and \"\(id)\" has none: it does nothing in hyperoslo/Form. Remove it, or give it a \"target_value\".")
+            return
+        }
+        guard !targetField.hasFormula else {
+            problem(at, "\"\(id)\" is computed by its formula in Formhouse, so a target cannot set it: remove the target, or the formula.")
+            return
+        }
+        var value = given ?? .null
+        if let given, targetField.type == "select" || targetField.type == "segment" {
+            guard let option = Self.optionID(given) else {
+                problem(at + "/target_value", .invalidType, "The \"target_value\" of a dropdown is the id of one of its values.")
+                return
+            }
+            value = .string(option)
+        }
+        var deciding = field
+        let when: JSONValue
+        if let text = target["condition"] {
+            guard option == nil else {
+                problem(at + "/condition", "A condition on a dropdown value's target is not carried over: put the target on a field, with the whole condition.")
+                return
+            }
+            guard let (named, condition) = parseCondition(text, of: field, at: at + "/condition") else { return }
+            guard named.id == field.id else {
+                problem(at + "/condition", "The condition reads \"\(named.id)\", but the target runs when \"\(field.id)\" changes: Formhouse runs an update when a field its condition reads changes. Put the target on \"\(named.id)\".")
+                return
+            }
+            (deciding, when) = (named, condition)
+        } else if let option {
+            when = ["field": .string(field.name), "equals": .string(option)]
+        } else {
+            problem(at, "An \"\(action)\" target on a field without a condition runs on every change of it, which Formhouse cannot tell apart from no change: give it a \"condition\", or put it on a dropdown value.")
+            return
+        }
+        guard check(target: id, deciding: deciding, at: at) else { return }
+        updates[id, default: []].append((["when": when, "value": value], at))
     }
 
     /// The condition the effects on one target together say, or nil with the reason recorded.
@@ -138,17 +186,17 @@ extension HyperosloConverter {
         return each.count == 1 ? each[0] : ["all": .array(each)]
     }
 
-    /// Whether the deciding field can decide the target in Formhouse: it comes earlier, and is not
-    /// inside a dynamic section the target is outside of.
-    private mutating func check(_ effect: Effect) -> Bool {
-        let target = fields[effect.target].map { ($0.order, $0.scope) } ?? sections[effect.target].map { ($0.order, nil as String?) }
-        guard let (order, scope) = target else { return false }
-        guard effect.deciding.order < order else {
-            problem(effect.pointer, .forwardReference, "\"\(effect.target)\" comes before \"\(effect.deciding.id)\", whose value decides it: Formhouse conditions read earlier answers only. Move \"\(effect.target)\" after \"\(effect.deciding.id)\".")
+    /// Whether `deciding` can decide `target` in Formhouse: it comes earlier, and is not inside a
+    /// dynamic section the target is outside of.
+    private mutating func check(target: String, deciding: HyperosloField, at pointer: String) -> Bool {
+        let found = fields[target].map { ($0.order, $0.scope) } ?? sections[target].map { ($0.order, nil as String?) }
+        guard let (order, scope) = found else { return false }
+        guard deciding.order < order else {
+            problem(pointer, .forwardReference, "\"\(target)\" comes before \"\(deciding.id)\", whose value decides it: Formhouse conditions read earlier answers only. Move \"\(target)\" after \"\(deciding.id)\".")
             return false
         }
-        guard effect.deciding.scope == nil || effect.deciding.scope == scope else {
-            problem(effect.pointer, .conditionInRepeat, "\"\(effect.deciding.id)\" is in each item of the dynamic section \"\(effect.deciding.scope ?? "")\", so it cannot decide \"\(effect.target)\" outside it.")
+        guard deciding.scope == nil || deciding.scope == scope else {
+            problem(pointer, .conditionInRepeat, "\"\(deciding.id)\" is in each item of the dynamic section \"\(deciding.scope ?? "")\", so it cannot decide \"\(target)\" outside it.")
             return false
         }
         return true

@@ -63,7 +63,10 @@ extension HyperosloConverter {
         guard let input, let field = fields.values.first(where: { $0.name == input && ($0.scope == nil || groups.last == $0.scope || groups.isEmpty) }) else {
             return DefinitionProblem(pointer: problem.pointer, code: problem.code, message: "In the converted definition: " + problem.message)
         }
-        let pointer = suffix.first == "formula" && field.hasFormula ? Self.pointer(field.pointer, "formula") : field.pointer
+        var pointer = suffix.first == "formula" && field.hasFormula ? Self.pointer(field.pointer, "formula") : field.pointer
+        if suffix.first == "updates", suffix.count > 1, let index = Int(suffix[1]), let list = updates[field.id], list.indices.contains(index) {
+            pointer = list[index].pointer
+        }
         return DefinitionProblem(pointer: pointer, code: problem.code, message: problem.message)
     }
 }
@@ -80,6 +83,9 @@ struct HyperosloConverter {
     /// `visibleWhen` and `enabledWhen` conditions by the hyperoslo id of what they control.
     var visibility: [String: JSONValue] = [:]
     var enabling: [String: JSONValue] = [:]
+    /// `updates` entries by the hyperoslo id of the field they set, with the pointer of the target
+    /// each came from (where a problem the engine finds in it is reported).
+    var updates: [String: [(entry: JSONValue, pointer: String)]] = [:]
     /// Template sections by id, from `templates.sections`.
     var templates: [String: (fields: [JSONValue], pointer: String)] = [:]
     private var order = 0

@@ -263,16 +263,13 @@ import Testing
             {"id": "later", "type": "text"},
             {"id": "kind", "type": "select", "values": [{"id": 0, "title": "A", "targets": [
               {"id": "later", "type": "field", "action": "hide"},
-              {"id": "other", "type": "field", "action": "update", "target_value": "x"},
-              {"id": "other", "type": "field", "action": "clear"},
               {"id": "other", "type": "field", "action": "hide", "condition": "$kind == 0"}]}]},
             {"id": "flag", "type": "switch", "targets": [{"id": "other", "type": "field", "action": "hide"},
               {"id": "other", "type": "field", "action": "show", "condition": "$flag == true"},
               {"id": "last", "type": "field", "action": "show", "condition": "length($flag) > 2"}]},
             {"id": "other", "type": "text"}, {"id": "last", "type": "text"}
             """#)) == [
-            "/0/sections/0/fields/1/values/0/targets/1 notCarriedOver", "/0/sections/0/fields/1/values/0/targets/2 notCarriedOver",
-            "/0/sections/0/fields/1/values/0/targets/3/condition notCarriedOver", "/0/sections/0/fields/2/targets/0 notCarriedOver",
+            "/0/sections/0/fields/1/values/0/targets/1/condition notCarriedOver", "/0/sections/0/fields/2/targets/0 notCarriedOver",
             "/0/sections/0/fields/2/targets/2/condition notCarriedOver",
             "/0/sections/0/fields/1/values/0/targets/0 forwardReference",
         ])
@@ -282,5 +279,54 @@ import Testing
             {"id": "b", "type": "select", "values": [{"id": 0, "title": "B", "targets": [{"id": "t", "type": "field", "action": "show"}]}]},
             {"id": "t", "type": "text"}
             """#)) == ["/0/sections/0/fields/1/values/0/targets/0 notCarriedOver"])
+    }
+
+    /// `update` and `clear` run when the value changes: each becomes an entry of the `updates` of the
+    /// field it sets, which a renderer applies as hyperoslo/Form did.
+    @Test func updateAndClearTargetsBecomeUpdatesOfTheFieldTheySet() throws {
+        let inputs = Self.inputs(try Self.convert(Self.form(#"""
+            {"id": "plan", "type": "select", "values": [
+              {"id": 0, "title": "Free", "targets": [{"id": "seats", "type": "field", "action": "update", "target_value": 1},
+                                                     {"id": "coupon", "type": "field", "action": "clear"}]},
+              {"id": 1, "title": "Team", "targets": [{"id": "level", "type": "field", "action": "update", "target_value": 2},
+                                                     {"id": "total", "type": "field", "action": "update"}]}]},
+            {"id": "gift", "type": "switch", "targets": [{"id": "coupon", "type": "field", "action": "update", "target_value": "GIFT", "condition": "$gift == true"}]},
+            {"id": "seats", "type": "number"},
+            {"id": "coupon", "type": "text"},
+            {"id": "level", "type": "select", "values": [{"id": 1, "title": "One"}, {"id": 2, "title": "Two"}]},
+            {"id": "total", "type": "float", "formula": "$seats * 10"}
+            """#)))
+        #expect(inputs["seats"]?["integer"]?["updates"] == [["when": ["field": "plan", "equals": "0"], "value": 1]])
+        #expect(inputs["coupon"]?["text"]?["updates"] == [["when": ["field": "plan", "equals": "0"], "value": nil],
+                                                          ["when": ["field": "gift", "equals": true], "value": "GIFT"]])
+        // A dropdown is set by the id of its value, which Formhouse keeps as text.
+        #expect(inputs["level"]?["select"]?["updates"] == [["when": ["field": "plan", "equals": "1"], "value": "2"]])
+        // Recomputing a formula is what Formhouse does on every change anyway.
+        #expect(inputs["total"]?["decimal"]?["updates"] == nil)
+    }
+
+    @Test func updatesThatCannotBeCarriedOverAreRefused() {
+        #expect(Self.problems(Self.form(#"""
+            {"id": "early", "type": "text"},
+            {"id": "a", "type": "select", "values": [{"id": 0, "title": "A", "targets": [
+              {"id": "s", "type": "section", "action": "clear"},
+              {"id": "t", "type": "field", "action": "update"},
+              {"id": "sum", "type": "field", "action": "update", "target_value": 3},
+              {"id": "t", "type": "field", "action": "update", "target_value": "x", "condition": "$a == 0"},
+              {"id": "early", "type": "field", "action": "update", "target_value": "x"}]}]},
+            {"id": "b", "type": "text", "targets": [{"id": "t", "type": "field", "action": "clear"},
+              {"id": "t", "type": "field", "action": "clear", "condition": "$a == 0"}]},
+            {"id": "t", "type": "text"}, {"id": "n", "type": "number"}, {"id": "sum", "type": "float", "formula": "$n + 1"}
+            """#)) == [
+            "/0/sections/0/fields/1/values/0/targets/0 notCarriedOver", "/0/sections/0/fields/1/values/0/targets/1 notCarriedOver",
+            "/0/sections/0/fields/1/values/0/targets/2 notCarriedOver", "/0/sections/0/fields/1/values/0/targets/3/condition notCarriedOver",
+            "/0/sections/0/fields/1/values/0/targets/4 forwardReference",
+            "/0/sections/0/fields/2/targets/0 notCarriedOver", "/0/sections/0/fields/2/targets/1/condition notCarriedOver",
+        ])
+        // A value the field's own rules refuse is found by the engine and reported at the target.
+        #expect(Self.problems(Self.form(#"""
+            {"id": "a", "type": "select", "values": [{"id": 0, "title": "A", "targets": [{"id": "n", "type": "field", "action": "update", "target_value": "many"}]}]},
+            {"id": "n", "type": "number"}
+            """#)) == ["/0/sections/0/fields/0/values/0/targets/0 badValue"])
     }
 }

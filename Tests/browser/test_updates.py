@@ -1,0 +1,46 @@
+"""hyperoslo/Form's update and clear targets and dropdown defaults, imported and then run by the renderer:
+a dropdown starts on its default, choosing a value sets or empties the fields its targets name, and
+what the person types afterwards is what is submitted."""
+
+from selenium.webdriver.common.by import By
+
+from test_renderer import control, open_form, set_value
+
+PLANS = [{"id": "plans", "title": "Plans", "sections": [{"id": "plans-0", "fields": [
+    {"id": "plan", "title": "Plan", "type": "select", "values": [
+        {"id": 0, "title": "Free", "default": True, "targets": [
+            {"id": "seats", "type": "field", "action": "update", "target_value": 1},
+            {"id": "coupon", "type": "field", "action": "clear"}]},
+        {"id": 1, "title": "Team", "targets": [
+            {"id": "coupon", "type": "field", "action": "update", "target_value": "TEAM10"}]}]},
+    {"id": "seats", "title": "Seats", "type": "number"},
+    {"id": "coupon", "title": "Coupon", "type": "text"},
+]}]}]
+
+
+def test_imported_update_and_clear_targets_run_in_the_renderer(browser, server):
+    status, _, body = server.call("PUT", "/v1/admin/forms/plans?from=hyperoslo", PLANS)
+    assert status in (200, 201), body
+    open_form(browser, "plans")
+    d = browser.driver
+    value = lambda path: control(browser, path).get_attribute("value")
+    assert value("plan") == "0", "the default value is not chosen"
+    assert value("seats") == "" and value("coupon") == ""
+
+    set_value(browser, "plan", "1")
+    browser.wait(lambda: value("coupon") == "TEAM10", "choosing Team did not fill the coupon in")
+    assert value("seats") == ""
+    # The person may change what an update put in; their own change sets off nothing.
+    set_value(browser, "coupon", "MINE")
+    assert value("coupon") == "MINE" and value("plan") == "1"
+
+    set_value(browser, "plan", "0")
+    browser.wait(lambda: value("coupon") == "" and value("seats") == "1", "choosing Free did not clear the coupon and set the seats")
+    set_value(browser, "seats", "3")
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
+    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
+    assert status == 200
+    assert stored["values"] == {"plan": "0", "seats": 3}
+    assert browser.console_errors() == []
