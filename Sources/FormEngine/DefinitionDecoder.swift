@@ -688,73 +688,21 @@ struct DefinitionDecoder {
         return .string(code)
     }
 
-    private enum Walk {
-        case found(FormNode, FieldReference)
-        case notFound
-        case throughRepeat
-    }
-
     /// Resolves a key path from the innermost scope outwards, as a reader would.
     private mutating func resolve(_ field: String, at pointer: String, owner: Int,
                                   scopes: [[FormNode]], ancestors: [Int]) -> (FormNode, FieldReference)? {
         let segments = field.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        var throughRepeat = false
-        for start in stride(from: scopes.count - 1, through: 0, by: -1) {
-            switch Self.walk(segments, from: start, scopes: scopes, ancestors: ancestors) {
-            case .found(let node, let reference):
-                if node.order >= owner {
-                    problem(pointer, .forwardReference, "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
-                    return nil
-                }
-                return (node, reference)
-            case .throughRepeat:
-                throughRepeat = true
-            case .notFound:
-                continue
+        switch KeyPathWalk.resolve(segments, scopes: scopes, ancestors: ancestors, wantRepeat: false) {
+        case .found(let node, _, _):
+            guard node.order < owner else {
+                problem(pointer, .forwardReference, "\"\(field)\" must come before the component it controls; move it earlier or condition on another field.")
+                return nil
             }
-        }
-        if throughRepeat {
+            return (node, FieldReference(slot: node.order))
+        case .throughRepeat:
             problem(pointer, .conditionInRepeat, "\"\(field)\" stands inside a repeating group, which has one value per item; only components inside that group can name it.")
-        } else {
+        case .notFound:
             problem(pointer, .unknownField, "No input has the key path \"\(field)\" here; name an input that exists (e.g. \"address.line1\").")
-        }
-        return nil
-    }
-
-    private static func walk(_ segments: [String], from start: Int, scopes: [[FormNode]], ancestors: [Int]) -> Walk {
-        var scope = start
-        var nodes = scopes[start]
-        for (i, segment) in segments.enumerated() {
-            guard let node = find(segment, in: nodes) else { return .notFound }
-            let last = i == segments.count - 1
-            switch node.kind {
-            case .input:
-                return last ? .found(node, FieldReference(slot: node.order)) : .notFound
-            case .group(let group):
-                if last { return .notFound }
-                if scope < ancestors.count, ancestors[scope] == node.order {
-                    scope += 1
-                } else if group.repeatBounds != nil {
-                    return .throughRepeat
-                }
-                nodes = group.children
-            case .section:
-                return .notFound
-            }
-        }
-        return .notFound
-    }
-
-    /// Finds the node with `id` among `nodes`, looking through sections.
-    static func find(_ id: String, in nodes: [FormNode]) -> FormNode? {
-        for node in nodes {
-            switch node.kind {
-            case .input(let spec) where spec.id == id: return node
-            case .group(let group) where group.id == id: return node
-            case .section(let children):
-                if let hit = find(id, in: children) { return hit }
-            default: continue
-            }
         }
         return nil
     }

@@ -223,12 +223,6 @@ struct FormulaCompiler {
         (toRepeat.isEmpty ? "" : toRepeat.joined(separator: ".") + "[].") + item.joined(separator: ".")
     }
 
-    private enum Walk {
-        case found(FormNode, depth: Int, keys: [String])
-        case notFound
-        case throughRepeat
-    }
-
     /// Resolves `segments` (inside the repeat `column` names, when given) from the innermost scope of
     /// `site` outwards, as `visibleWhen` does. For a column, `read.keys` lead from an item to the
     /// input and the third value from `read.depth` to the repeat.
@@ -236,46 +230,46 @@ struct FormulaCompiler {
                                  in site: Found) -> (FormNode, FormulaRead, [String])? {
         let pointer = site.pointer + "/formula"
         let text = Self.pathText(column ?? [], segments)
-        var throughRepeat = false
-        for start in stride(from: site.scopes.count - 1, through: 0, by: -1) {
-            if let column {
-                switch Self.walk(column, from: start, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: true) {
-                case .found(let group, let depth, let keys):
-                    guard case .group(let spec) = group.kind else { continue }
-                    // Never a column read once per item of another repeat: that would be quadratic.
-                    let innermost = site.containers.lastIndex(where: \.repeats).map { $0 + 1 } ?? 0
-                    guard depth >= innermost else {
-                        problem(pointer, .badFormula, "At character \(position): \(text) is a column of a repeat outside this input's own item; sum it in an input outside that repeat.")
-                        return nil
-                    }
-                    guard case .found(let node, _, let inner) = Self.walkPlain(segments, nodes: spec.children) else {
-                        problem(pointer, .unknownField, "At character \(position): \(text) names no input of the repeat (a repeat nested in it cannot be summed through).")
-                        return nil
-                    }
-                    guard let kind = readKind(node, text: text, position: position, pointer: pointer) else { return nil }
-                    return (node, FormulaRead(depth: depth, keys: inner, kind: kind), keys)
-                case .throughRepeat: throughRepeat = true
-                case .notFound: break
+        if let column {
+            switch KeyPathWalk.resolve(column, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: true) {
+            case .found(let group, let depth, let keys):
+                guard case .group(let spec) = group.kind else { return nil }
+                // Never a column read once per item of another repeat: that would be quadratic.
+                let innermost = site.containers.lastIndex(where: \.repeats).map { $0 + 1 } ?? 0
+                guard depth >= innermost else {
+                    problem(pointer, .badFormula, "At character \(position): \(text) is a column of a repeat outside this input's own item; sum it in an input outside that repeat.")
+                    return nil
                 }
-                continue
-            }
-            switch Self.walk(segments, from: start, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: false) {
-            case .found(let node, let d, let k):
-                if node.order == site.order {
-                    problem(pointer, .formulaCycle, "At character \(position): the formula reads its own input \(text).")
+                guard case .found(let node, _, let inner) = KeyPathWalk.walkPlain(segments, nodes: spec.children) else {
+                    problem(pointer, .unknownField, "At character \(position): \(text) names no input of the repeat (a repeat nested in it cannot be summed through).")
                     return nil
                 }
                 guard let kind = readKind(node, text: text, position: position, pointer: pointer) else { return nil }
-                return (node, FormulaRead(depth: d, keys: k, kind: kind), [])
-            case .throughRepeat: throughRepeat = true
-            case .notFound: continue
+                return (node, FormulaRead(depth: depth, keys: inner, kind: kind), keys)
+            case .throughRepeat: return throughRepeat(text, position: position, pointer: pointer)
+            case .notFound: return unknown(text, position: position, pointer: pointer)
             }
         }
-        if throughRepeat {
-            problem(pointer, .badFormula, "At character \(position): \(text) stands inside a repeating group, which has one value per item; sum its column instead, like sum(items[].total).")
-        } else {
-            problem(pointer, .unknownField, "At character \(position): no input has the key path \(text) here; name an input that exists (e.g. address.line1).")
+        switch KeyPathWalk.resolve(segments, scopes: site.scopes, ancestors: site.ancestors, wantRepeat: false) {
+        case .found(let node, let depth, let keys):
+            if node.order == site.order {
+                problem(pointer, .formulaCycle, "At character \(position): the formula reads its own input \(text).")
+                return nil
+            }
+            guard let kind = readKind(node, text: text, position: position, pointer: pointer) else { return nil }
+            return (node, FormulaRead(depth: depth, keys: keys, kind: kind), [])
+        case .throughRepeat: return throughRepeat(text, position: position, pointer: pointer)
+        case .notFound: return unknown(text, position: position, pointer: pointer)
         }
+    }
+
+    private mutating func throughRepeat(_ text: String, position: Int, pointer: String) -> (FormNode, FormulaRead, [String])? {
+        problem(pointer, .badFormula, "At character \(position): \(text) stands inside a repeating group, which has one value per item; sum its column instead, like sum(items[].total).")
+        return nil
+    }
+
+    private mutating func unknown(_ text: String, position: Int, pointer: String) -> (FormNode, FormulaRead, [String])? {
+        problem(pointer, .unknownField, "At character \(position): no input has the key path \(text) here; name an input that exists (e.g. address.line1).")
         return nil
     }
 
@@ -302,54 +296,6 @@ struct FormulaCompiler {
             return nil
         default: return .text
         }
-    }
-
-    private static func walk(_ segments: [String], from start: Int, scopes: [[FormNode]], ancestors: [Int], wantRepeat: Bool) -> Walk {
-        var scope = start
-        var keys: [String] = []
-        var nodes = scopes[start]
-        for (i, segment) in segments.enumerated() {
-            guard let node = DefinitionDecoder.find(segment, in: nodes) else { return .notFound }
-            let last = i == segments.count - 1
-            switch node.kind {
-            case .input:
-                return last && !wantRepeat ? .found(node, depth: scope, keys: keys + [segment]) : .notFound
-            case .group(let group):
-                if last {
-                    guard wantRepeat, group.repeatBounds != nil else { return .notFound }
-                    return .found(node, depth: scope, keys: keys + [segment])
-                }
-                if keys.isEmpty, scope < ancestors.count, ancestors[scope] == node.order {
-                    scope += 1
-                } else if group.repeatBounds != nil {
-                    return .throughRepeat
-                } else {
-                    keys.append(segment)
-                }
-                nodes = group.children
-            case .section:
-                return .notFound
-            }
-        }
-        return .notFound
-    }
-
-    /// A path inside a repeat's item: through plain groups only.
-    private static func walkPlain(_ segments: [String], nodes start: [FormNode]) -> Walk {
-        var keys: [String] = []
-        var nodes = start
-        for (i, segment) in segments.enumerated() {
-            guard let node = DefinitionDecoder.find(segment, in: nodes) else { return .notFound }
-            let last = i == segments.count - 1
-            switch node.kind {
-            case .input: return last ? .found(node, depth: 0, keys: keys + [segment]) : .notFound
-            case .group(let group) where group.repeatBounds == nil && !last:
-                keys.append(segment)
-                nodes = group.children
-            default: return .notFound
-            }
-        }
-        return .notFound
     }
 
     // MARK: Order
