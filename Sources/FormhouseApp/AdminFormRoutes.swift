@@ -292,7 +292,7 @@ struct AdminFormRoutes {
 
     func submission(_ request: Request, caller: AdminCaller) async throws -> Response {
         let includesSensitive = try request.includesSensitiveValues(caller: caller)
-        let record = try await findSubmission(request)
+        let record = try await findSubmission(request, caller: caller)
         let view = try await valuesView(formID: record.formID, versions: [record.formVersion], includesSensitive: includesSensitive)
         return .json(encoding: SubmissionJSON(record, values: try view.values(of: record), withRequestDetails: true))
     }
@@ -301,7 +301,7 @@ struct AdminFormRoutes {
     /// stored sealed) is only for an owner who asks with `?sensitive=include`.
     func rawSubmission(_ request: Request, caller: AdminCaller) async throws -> Response {
         let includesSensitive = try request.includesSensitiveValues(caller: caller)
-        let record = try await findSubmission(request)
+        let record = try await findSubmission(request, caller: caller)
         let view = try await valuesView(formID: record.formID, versions: [record.formVersion], includesSensitive: includesSensitive)
         guard SensitiveValues.isSealed(record.rawBody) || view.hasSensitiveInputs(version: record.formVersion) else {
             return .json(record.rawBody)
@@ -313,9 +313,9 @@ struct AdminFormRoutes {
         return .json(try sensitive.opened(record.rawBody, .rawBody, rowID: record.id))
     }
 
-    private func findSubmission(_ request: Request) async throws -> SubmissionRecord {
+    private func findSubmission(_ request: Request, caller: AdminCaller) async throws -> SubmissionRecord {
         let sid = try request.parameters.require("sid")
-        guard let record = try await store.submission(id: sid) else {
+        guard let record = try await caller.submission(sid, from: store) else {
             throw APIProblem.notFound("There is no submission '\(sid)'.")
         }
         return record

@@ -29,22 +29,20 @@ struct AdminRoutes {
             if need.target == .everyForm, caller.forms != nil {
                 throw APIProblem(.forbidden, "Token '\(caller.name)' is limited to some forms; this needs \(need.leastRole.withArticle) of every form.")
             }
-            if caller.forms != nil, let form = try await Self.form(of: need.target, request, store) {
+            if caller.forms != nil, let form = try await Self.form(of: need.target, request, store, keepingRowOn: &caller) {
                 try caller.require(form: form)
             }
             return try await handler(request, caller)
         }
     }
 
-    /// The form `target` names in `request`; nil when it names none, or a row that does not exist.
-    private static func form(of target: AdminNeed.Target, _ request: Request, _ store: any FormStore) async throws -> String? {
-        switch target {
-        case .none, .everyForm, .body: nil
-        case .form(let name): try request.parameters.require(name)
-        case .submission(let name): try await store.submission(id: request.parameters.require(name))?.formID
-        case .webhook(let name): try await store.endpoint(id: request.parameters.require(name))?.formID
-        case .delivery(let name): try await store.delivery(id: request.parameters.require(name))?.formID
-        case .file(let name): try await store.upload(id: request.parameters.require(name))?.formID
-        }
+    /// The form `target` names in `request`; nil when it names none, or a row that does not exist. A row
+    /// read for its form is kept on `caller`, so that the handler does not read it again.
+    private static func form(
+        of target: AdminNeed.Target, _ request: Request, _ store: any FormStore, keepingRowOn caller: inout AdminCaller
+    ) async throws -> String? {
+        if case .form(let name) = target { return try request.parameters.require(name) }
+        caller.row = try await AdminRow.read(target, request, store)
+        return caller.row?.formID
     }
 }

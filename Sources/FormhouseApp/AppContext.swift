@@ -22,4 +22,6 @@ struct AdminCaller: Sendable, Equatable {
     var forms: Set<String>?
     /// The route being answered, as `<METHOD> <pattern>`; set by ``AdminRoutes`` for the audit log.
     var route = ""
+    /// The row the route names, when ``AdminRoutes`` read it to check the token reaches its form.
+    var row: AdminRow?
 }

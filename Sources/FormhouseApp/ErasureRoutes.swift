@@ -30,7 +30,7 @@ struct ErasureRoutes {
 
     func eraseOne(_ request: Request, caller: AdminCaller) async throws -> Response {
         let sid = try request.parameters.require("sid")
-        guard let record = try await store.submission(id: sid) else { throw APIProblem.notFound("There is no submission '\(sid)'.") }
+        guard let record = try await caller.submission(sid, from: store) else { throw APIProblem.notFound("There is no submission '\(sid)'.") }
         let erased = try await store.eraseSubmissions(
             ids: [sid], formID: record.formID, audit: caller.audit("submission.erased", target: sid, detail: ["formId": .string(record.formID)]))
         guard erased.submissions == 1 else { throw APIProblem.notFound("There is no submission '\(sid)'.") }

@@ -34,9 +34,9 @@ struct FileRoutes {
     }
 
     func registerAdmin(on admin: inout AdminRoutes) {
-        admin.on(.get, "/files/{fid}", needs: .init(.read, .file("fid"))) { request, _ in
+        admin.on(.get, "/files/{fid}", needs: .init(.read, .file("fid"))) { request, caller in
             let id = try request.parameters.require("fid")
-            guard id.hasPrefix("upl_"), let record = try await store.upload(id: id), record.isComplete else {
+            guard id.hasPrefix("upl_"), let record = try await caller.upload(id, from: store), record.isComplete else {
                 throw APIProblem.notFound("There is no file '\(id)'.")
             }
             return download(record)

@@ -34,12 +34,21 @@ public final class FormhouseApplication: Sendable {
 
     /// Opens the store (PostgreSQL when `database.url` is set, else the SQLite database under the data
     /// directory), loads sample forms that are not there yet, and builds the routes. Nothing listens until ``start()`` or ``run()``.
-    public init(configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry) async throws {
+    public convenience init(configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry) async throws {
+        try await self.init(configuration: configuration, logger: logger, registry: registry, wrappingStore: { $0 })
+    }
+
+    /// As the public initializer, with every part of the server using the store through `wrap`: a
+    /// test sees what the routes ask of the real store.
+    init(
+        configuration: AppConfiguration, logger: Logger, registry: PrometheusCollectorRegistry,
+        wrappingStore wrap: (any FormStore) -> any FormStore
+    ) async throws {
         self.configuration = configuration
         self.logger = logger
         let opened = try await StoreSelection.open(configuration, logger: logger)
         directoryLock = Mutex(opened.directoryLock)
-        let store = opened.store
+        let store = wrap(opened.store)
         let secretBox = opened.secrets
         let sensitive = SensitiveValues(secrets: secretBox)
         self.store = store

@@ -132,7 +132,7 @@ struct WebhookRoutes {
 
     func delivery(_ request: Request, caller: AdminCaller) async throws -> Response {
         let id = try request.parameters.require("did")
-        guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
+        guard let record = try await caller.delivery(id, from: store) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
         return .json(encoding: DeliveryJSON(record, withAttemptLog: true, fullURL: caller.role <= .editor))
     }
 
@@ -157,6 +157,7 @@ struct WebhookRoutes {
             throw problem
         }
         notify()
+        // Read again rather than the row the guard read: the answer shows the delivery as queued anew.
         guard let record = try await store.delivery(id: id) else { throw APIProblem.notFound("There is no delivery '\(id)'.") }
         return .json(encoding: DeliveryJSON(record), status: 202)
     }

@@ -1,5 +1,6 @@
+import FormStore
 import Foundation
-import FormhouseApp
+@testable import FormhouseApp
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +43,9 @@ final class InProcessServer {
     let data: TemporaryDirectory
     var client: TestHTTPClient { TestHTTPClient(port: port, token: Self.token) }
 
-    init(dataDirectory: TemporaryDirectory? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) async throws {
+    /// `wrappingStore` stands between the application and the store it opens (a counting decorator).
+    init(dataDirectory: TemporaryDirectory? = nil, configure: (inout AppConfiguration) -> Void = { _ in },
+         wrappingStore: (any FormStore) -> any FormStore = { $0 }) async throws {
         data = try dataDirectory ?? TemporaryDirectory()
         var configuration = AppConfiguration()
         configuration.port = 0
@@ -54,7 +57,8 @@ final class InProcessServer {
         configure(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        app = try await FormhouseApplication(configuration: configuration, logger: logger, registry: MetricsBootstrap.registry())
+        app = try await FormhouseApplication(
+            configuration: configuration, logger: logger, registry: MetricsBootstrap.registry(), wrappingStore: wrappingStore)
         port = try app.startInBackground()
     }
 
