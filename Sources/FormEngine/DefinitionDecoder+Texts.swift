@@ -1,4 +1,7 @@
 extension DefinitionDecoder {
+    /// The most languages a form's texts may hold, the default included.
+    static let maximumLanguages = 32
+
     /// `defaultLanguage`: the language of the form's plain texts and the one every text map must
     /// hold; `en` when absent.
     mutating func decodeDefaultLanguage(_ value: JSONValue?) {
@@ -54,7 +57,13 @@ extension DefinitionDecoder {
                 if reporting { problem(memberPointer, .invalidType, "The text in \"\(member.key)\" must be a string, not \(member.value.typeName).") }
             }
             if LanguageTag.same(member.key, defaultLanguage) { hasDefault = true }
-            if languageKeys.insert(folded).inserted { languages.append(member.key) }
+            if languageKeys.insert(folded).inserted {
+                languages.append(member.key)
+                // Each language is a body a server builds and keeps on first request.
+                if languages.count == Self.maximumLanguages + 1, reporting {
+                    problem(memberPointer, .tooLarge, "A form may have at most \(Self.maximumLanguages) languages; \"\(member.key)\" is one more.")
+                }
+            }
         }
         if object.isEmpty, reporting {
             problem(pointer, .badValue, "\"\(name)\" holds no language; give its text as a string or as {\"\(defaultLanguage)\": \"...\"}.")

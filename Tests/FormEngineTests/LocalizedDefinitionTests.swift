@@ -30,6 +30,19 @@ import Testing
         #expect(plain.normalizedJSON(language: "pt-BR") == plain.normalizedJSON())
     }
 
+    /// A server builds and keeps a body per language: a form may not ask for thousands.
+    @Test func atMost32Languages() throws {
+        // Private-use language subtags qaa...qbf, all well formed.
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let tags = (0..<32).map { "q\(letters[$0 / 26])\(letters[$0 % 26])" }
+        func form(_ count: Int) -> String {
+            let texts = tags.prefix(count).map { #""\#($0)": "T""# }.joined(separator: ", ")
+            return #"{"title": {"en": "T", \#(texts)}, "components": [{"text": {"id": "a", "title": {"en": "A", "qaa": "A"}}}]}"#
+        }
+        #expect(try Fixtures.definition(form(31)).languages.count == 32)
+        #expect(Fixtures.problems(form(32)).map { "\($0.pointer) \($0.code.rawValue)" } == ["/title/qbf tooLarge"])
+    }
+
     @Test func oneLanguageReplacesEveryMap() throws {
         let definition = try Fixtures.definition(Self.form)
         let pt = definition.normalizedJSON(language: "pt-BR")
