@@ -80,11 +80,18 @@ extension HyperosloConverter {
             problem(pointer, .unknownField, "The formula names \"\(id)\", which is no field of the form.")
             return nil
         }
-        if source.scope == nil { return source.name }
-        guard source.scope == field.scope else {
+        guard source.scope == nil || source.scope == field.scope else {
             problem(pointer, "The formula reads \"\(id)\", a field of each item of the dynamic section \"\(source.scope ?? "")\", from outside it: not carried over (a total over the items is written sum(\(source.scope ?? "")[].\(source.name)) in Formhouse).")
             return nil
         }
-        return source.name
+        return Self.formulaName(source.name)
+    }
+
+    /// An id as a Formhouse formula names it: bare when it is a formula name, else in braces, so that
+    /// `first-name` is read as one input and not as a subtraction.
+    private static func formulaName(_ id: String) -> String {
+        let isName = id.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+            && id.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        return isName ? id : "{\(id)}"
     }
 }

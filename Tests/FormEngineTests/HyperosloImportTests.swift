@@ -235,6 +235,14 @@ import Testing
             """#)))
         #expect(inputs["c"]?["decimal"]?["formula"] == "( a + b ) * 2 - b / 4")
         #expect(inputs["d"]?["text"]?["formula"] == "a")
+        // An id that is not a formula name is written in braces: never read as a subtraction.
+        let dashed = Self.inputs(try Self.convert(Self.form(#"""
+            {"id": "a", "type": "float"}, {"id": "b", "type": "float"}, {"id": "a-b", "type": "float"},
+            {"id": "first-name", "type": "text"}, {"id": "nome_é", "type": "text"},
+            {"id": "c", "type": "float", "formula": "$a-b * 2"}, {"id": "d", "type": "text", "formula": "first-name nome_é"}
+            """#)))
+        #expect(dashed["c"]?["decimal"]?["formula"] == "{a-b} * 2")
+        #expect(dashed["d"]?["text"]?["formula"] == #"{first-name} & " " & {nome_é}"#)
         #expect(Self.problems(Self.form(#"""
             {"id": "a", "type": "float", "formula": "$nothing + 1"}, {"id": "b", "type": "float", "formula": "sqrt(a) % 2"},
             {"id": "c", "type": "float", "formula": "a b"}, {"id": "d", "type": "date", "formula": "a"}
