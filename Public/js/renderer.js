@@ -943,6 +943,13 @@ export class FormView {
       return;
     }
     let value = getAt(this.state, field.segments);
+    // An input's `default` is what it starts with, as an option's is below; values given from
+    // outside (a draft) already say what the person had.
+    if (value === undefined && !this.restoring && field.props.default !== undefined && field.props.default !== null
+        && field.type !== "select" && typeof field.props.formula !== "string") {
+      value = structuredClone(field.props.default);
+      setAt(this.state, field.segments, value);
+    }
     if (value === undefined && field.type === "count") {
       value = this.countStart(field.props) ?? undefined;
       setAt(this.state, field.segments, value);

@@ -207,7 +207,7 @@ struct DefinitionDecoder {
     /// Input properties added since definitions were first stored, refused on sections and groups
     /// only at upload for the same reason.
     private var newInputOnly: [String] {
-        newChecks ? ["sensitive", "updates"] : []
+        newChecks ? ["sensitive", "updates", "default"] : []
     }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
@@ -605,6 +605,7 @@ struct DefinitionDecoder {
                     nodes[i].enabledWhen = nil
                 }
             }
+            if newChecks, let raw = nodes[i].source["default"] { decodeDefault(raw, of: nodes[i]) }
             if let raw = nodes[i].source["updates"] {
                 let known = problems.count
                 let conditions = decodeUpdates(raw, of: nodes[i], scopes: scopes, ancestors: ancestors)

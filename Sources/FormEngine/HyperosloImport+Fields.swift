@@ -6,8 +6,8 @@ extension HyperosloConverter {
         "id", "title", "type", "info", "message", "placeholder", "validations", "values", "targets", "formula",
         "disabled", "hidden", "value", "size", "styles", "accessibility_label", "input_type",
     ]
-    /// Layout, looks and the value a client fills in first: kept under `"hyperoslo"` for clients.
-    private static let presentationKeys = ["value", "size", "styles", "accessibility_label", "input_type"]
+    /// Layout and looks: kept under `"hyperoslo"` for clients.
+    private static let presentationKeys = ["size", "styles", "accessibility_label", "input_type"]
 
     mutating func write(field: HyperosloField) -> JSONValue? {
         let object = field.object
@@ -24,6 +24,7 @@ extension HyperosloConverter {
             writeOptions(of: field, into: &props)
         }
         if let formula = formula(of: field, as: type) { props.append("formula", .string(formula)) }
+        writeInitialValue(of: field, as: type, into: &props)
         checkInitialState(of: field)
         if let condition = visibility[field.id] { props.append("visibleWhen", condition) }
         if let condition = enabling[field.id] { props.append("enabledWhen", condition) }
@@ -125,6 +126,17 @@ extension HyperosloConverter {
         props.append("search", .string(source))
     }
 
+    /// A field's `value`, the one it is first shown with: an input's `default` (a dropdown's is its
+    /// value marked `default`, see `writeOptions`).
+    private mutating func writeInitialValue(of field: HyperosloField, as type: String, into props: inout JSONObject) {
+        guard let value = field.object["value"], value != .null, type != "select" else { return }
+        guard !field.hasFormula else {
+            problem(Self.pointer(field.pointer, "value"), "A field with a formula shows what its formula computes, so its \"value\" is not carried over: remove it.")
+            return
+        }
+        props.append("default", value)
+    }
+
     private mutating func writeOptions(of field: HyperosloField, into props: inout JSONObject) {
         let at = Self.pointer(field.pointer, "values")
         guard let values = field.object["values"]?.arrayValue, !values.isEmpty else {
@@ -133,6 +145,12 @@ extension HyperosloConverter {
         }
         var options: [JSONValue] = []
         var defaults = 0
+        // The field's own `value` is the value it is first shown with, as a value marked default is.
+        let initial = field.object["value"].flatMap { $0 == .null ? nil : $0 }
+        let initialID = initial.flatMap { Self.optionID($0) }
+        if initial != nil, initialID.map({ id in values.contains { Self.optionID($0["id"]) == id } }) != true {
+            problem(Self.pointer(field.pointer, "value"), .badValue, "The \"value\" of a dropdown is the id of one of its values.")
+        }
         for (i, value) in values.enumerated() {
             let pointer = "\(at)/\(i)"
             guard let item = value.objectValue else {
@@ -155,14 +173,15 @@ extension HyperosloConverter {
                     option.append("value", number)
                 }
             }
-            if let isDefault = item["default"] {
-                if isDefault.boolValue == nil {
-                    problem(pointer + "/default", .invalidType, "\"default\" must be true or false.")
-                } else if isDefault == .bool(true) {
-                    defaults += 1
-                    if defaults > 1 { problem(pointer + "/default", .badValue, "Only one value of a dropdown can be the default.") }
-                    option.append("default", true)
+            if let isDefault = item["default"], isDefault.boolValue == nil {
+                problem(pointer + "/default", .invalidType, "\"default\" must be true or false.")
+            } else if item["default"] == .bool(true) || id == initialID {
+                defaults += 1
+                if defaults > 1 {
+                    problem(pointer + (item["default"] == .bool(true) ? "/default" : "/id"), .badValue,
+                            "Only one value of a dropdown can be the default (a value marked \"default\", or the field's \"value\").")
                 }
+                option.append("default", true)
             }
             options.append(.object(option))
         }

@@ -64,6 +64,7 @@ extension HyperosloConverter {
             return DefinitionProblem(pointer: problem.pointer, code: problem.code, message: "In the converted definition: " + problem.message)
         }
         var pointer = suffix.first == "formula" && field.hasFormula ? Self.pointer(field.pointer, "formula") : field.pointer
+        if suffix.first == "default", field.object["value"] != nil { pointer = Self.pointer(field.pointer, "value") }
         if suffix.first == "updates", suffix.count > 1, let index = Int(suffix[1]), let list = updates[field.id], list.indices.contains(index) {
             pointer = list[index].pointer
         }

@@ -82,8 +82,8 @@ import Testing
         #expect(tickets["hyperoslo"] == (try Self.json(#"{"action_title": "ADD TICKET ✛", "remove_button": {"title": "Remove", "size": {"width": 20, "height": 1}}}"#)))
         #expect(tickets["components"]?.arrayValue?.compactMap { $0.objectValue?.values.first?["id"]?.stringValue } == ["quantity", "price", "total"])
         #expect(inputs["quantity"] == (try Self.json(#"""
-            {"decimal": {"id": "quantity", "title": "Quantity", "required": true, "minValue": 1, "maxValue": 100,
-                         "hyperoslo": {"value": 1, "size": {"width": 20, "height": 1}}}}
+            {"decimal": {"id": "quantity", "title": "Quantity", "required": true, "minValue": 1, "maxValue": 100, "default": 1,
+                         "hyperoslo": {"size": {"width": 20, "height": 1}}}}
             """#)))
         #expect(inputs["total"]?["decimal"]?["formula"] == "quantity * price")
     }
@@ -287,6 +287,23 @@ import Testing
             {"id": "b", "type": "select", "values": [{"id": 0, "title": "B", "targets": [{"id": "t", "type": "field", "action": "show"}]}]},
             {"id": "t", "type": "text"}
             """#)) == ["/0/sections/0/fields/1/values/0/targets/0 notCarriedOver"])
+    }
+
+    /// A field's `value`, the one it is first shown with, is its `default`; a dropdown's marks that value.
+    @Test func aFieldsFirstValueIsItsDefault() throws {
+        let inputs = Self.inputs(try Self.convert(Self.form(#"""
+            {"id": "kind", "type": "select", "value": 1, "values": [{"id": 0, "title": "A"}, {"id": 1, "title": "B"}]},
+            {"id": "n", "type": "number", "value": 3}, {"id": "on", "type": "switch", "value": true}
+            """#)))
+        #expect(inputs["kind"]?["select"]?["options"] == [["id": "0", "title": "A"], ["id": "1", "title": "B", "default": true]])
+        #expect(inputs["n"]?["integer"]?["default"] == 3 && inputs["on"]?["switch"]?["default"] == true)
+        #expect(Self.problems(Self.form(#"""
+            {"id": "kind", "type": "select", "value": 2, "values": [{"id": 0, "title": "A"}]},
+            {"id": "other", "type": "select", "value": 1, "values": [{"id": 0, "title": "A", "default": true}, {"id": 1, "title": "B"}]},
+            {"id": "a", "type": "float"}, {"id": "t", "type": "float", "formula": "$a * 2", "value": 0}
+            """#)) == ["/0/sections/0/fields/0/value badValue", "/0/sections/0/fields/1/values/1/id badValue", "/0/sections/0/fields/3/value notCarriedOver"])
+        // A value the field's rules refuse is found by the engine, at the field.
+        #expect(Self.problems(Self.form(#"{"id": "n", "type": "number", "value": "three"}"#)) == ["/0/sections/0/fields/0/value badValue"])
     }
 
     /// `update` and `clear` run when the value changes: each becomes an entry of the `updates` of the

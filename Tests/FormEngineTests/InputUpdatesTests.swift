@@ -1,8 +1,9 @@
 import Testing
 @testable import FormEngine
 
-/// `updates` (values a renderer puts into an input when a condition comes to hold) and an option's
-/// `default`: behaviour of renderers, which the engine checks could be applied but never applies.
+/// `updates` (values a renderer puts into an input when a condition comes to hold), an input's
+/// `default` and an option's: behaviour of renderers, which the engine checks could be applied but
+/// never applies.
 @Suite struct InputUpdatesTests {
     private let form = #"""
     {"title": "T", "components": [
@@ -79,9 +80,30 @@ import Testing
         #expect(try Fixtures.validate(required, #"{"values": {}}"#).errors.map(\.code) == [.required])
     }
 
+    @Test func anInputsDefault() throws {
+        let definition = try Fixtures.definition(#"{"title": "T", "components": [{"integer": {"id": "n", "required": true, "default": 1}}, {"switch": {"id": "s", "default": true}}]}"#)
+        #expect(definition.normalizedJSON()["components"]?.arrayValue?.first?["integer"]?["default"] == 1)
+        // Not filled in by the engine: the values sent are what the person ended with.
+        #expect(try Fixtures.validate(definition, #"{"values": {}}"#).errors.map(\.code) == [.required])
+        #expect(!String(decoding: definition.formworksProfile().serialized(), as: UTF8.self).contains("default"))
+        let cases: [(String, [String])] = [
+            (#"{"text": {"id": "x", "default": "hello"}}"#, []),
+            (#"{"text": {"id": "x", "maxLength": 2, "default": "hello"}}"#, ["/components/0/text/default badValue"]),
+            (#"{"integer": {"id": "x", "default": "many"}}"#, ["/components/0/integer/default badValue"]),
+            (#"{"date": {"id": "x", "default": "2026-13-01"}}"#, ["/components/0/date/default badValue"]),
+            (#"{"select": {"id": "x", "options": [{"id": "a"}], "default": "a"}}"#, ["/components/0/select/default notApplicable"]),
+            (#"{"file": {"id": "x", "default": null}}"#, ["/components/0/file/default notApplicable"]),
+            (#"{"decimal": {"id": "x", "formula": "1", "default": 2}}"#, ["/components/0/decimal/default notApplicable"]),
+            (#"{"group": {"id": "g", "default": 1, "components": [{"text": {"id": "y"}}]}}"#, ["/components/0/group/default notApplicable"]),
+        ]
+        for (component, expected) in cases {
+            #expect(Fixtures.problems(#"{"title": "T", "components": [\#(component)]}"#).map { "\($0.pointer) \($0.code.rawValue)" } == expected, "\(component)")
+        }
+    }
+
     /// Definitions stored before these keys had a meaning may carry them as anything: they still read.
     @Test func storedDefinitionsWithOddOnesStillRead() throws {
-        let odd = #"{"title": "T", "components": [{"select": {"id": "k", "options": [{"id": "a", "default": "yes"}, {"id": "b", "default": 1}], "updates": "whenever"}}]}"#
+        let odd = #"{"title": "T", "components": [{"select": {"id": "k", "default": "b", "options": [{"id": "a", "default": "yes"}, {"id": "b", "default": 1}], "updates": "whenever"}}, {"section": {"default": 3, "components": []}}]}"#
         #expect(!Fixtures.problems(odd).isEmpty)
         _ = try FormDefinition(json: Array(odd.utf8), reading: .stored)
     }

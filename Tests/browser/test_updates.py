@@ -1,6 +1,6 @@
-"""hyperoslo/Form's update and clear targets and dropdown defaults, imported and then run by the renderer:
-a dropdown starts on its default, choosing a value sets or empties the fields its targets name, and
-what the person types afterwards is what is submitted."""
+"""hyperoslo/Form's update and clear targets, dropdown defaults and first values, imported and then run
+by the renderer: a dropdown starts on its default and a field on its value, choosing a value sets or
+empties the fields its targets name, and what the person types afterwards is what is submitted."""
 
 from selenium.webdriver.common.by import By
 
@@ -13,7 +13,7 @@ PLANS = [{"id": "plans", "title": "Plans", "sections": [{"id": "plans-0", "field
             {"id": "coupon", "type": "field", "action": "clear"}]},
         {"id": 1, "title": "Team", "targets": [
             {"id": "coupon", "type": "field", "action": "update", "target_value": "TEAM10"}]}]},
-    {"id": "seats", "title": "Seats", "type": "number"},
+    {"id": "seats", "title": "Seats", "type": "number", "value": 2},
     {"id": "coupon", "title": "Coupon", "type": "text"},
 ]}]}]
 
@@ -25,11 +25,12 @@ def test_imported_update_and_clear_targets_run_in_the_renderer(browser, server):
     d = browser.driver
     value = lambda path: control(browser, path).get_attribute("value")
     assert value("plan") == "0", "the default value is not chosen"
-    assert value("seats") == "" and value("coupon") == ""
+    assert value("seats") == "2", "the field's first value is not filled in"
+    assert value("coupon") == ""
 
     set_value(browser, "plan", "1")
     browser.wait(lambda: value("coupon") == "TEAM10", "choosing Team did not fill the coupon in")
-    assert value("seats") == ""
+    assert value("seats") == "2"
     # The person may change what an update put in; their own change sets off nothing.
     set_value(browser, "coupon", "MINE")
     assert value("coupon") == "MINE" and value("plan") == "1"

@@ -1,10 +1,11 @@
-/// An input's `updates`: values a renderer puts into the input when a person's change makes a
-/// condition hold, as hyperoslo/Form's `update` and `clear` targets do.
+/// What a renderer puts into an input: its `default` when the form is first shown, and its
+/// `updates` when a person's change makes a condition hold, as hyperoslo/Form's field values and its
+/// `update` and `clear` targets do.
 ///
-/// They are a renderer's behaviour, not a rule: the person may change the value afterwards, so the
+/// They are a renderer's behaviour, not rules: the person may change the value afterwards, so the
 /// submitted values already show their effect and the engine does not apply them when it validates.
-/// What the engine guarantees is that each one could be applied: its condition compiles as a
-/// `visibleWhen` does, and its value passes the input's own rules.
+/// What the engine guarantees is that each could be applied: an update's condition compiles as a
+/// `visibleWhen` does, and every value passes the input's own rules.
 extension DefinitionDecoder {
     /// The most entries one input's `updates` may hold.
     static let maximumUpdates = 64
@@ -48,6 +49,22 @@ extension DefinitionDecoder {
             }
         }
         return conditions
+    }
+
+    /// An input's `default`: the value it starts with. A select's is its options' `default: true`.
+    mutating func decodeDefault(_ value: JSONValue, of node: FormNode) {
+        let pointer = node.pointer + "/default"
+        // On a section or a group it is refused with the other input-only properties.
+        guard case .input(let spec) = node.kind else { return }
+        if spec.type == .select {
+            problem(pointer, .notApplicable, "A select starts on the options marked \"default\": true, not on an input \"default\".")
+        } else if spec.type == .file {
+            problem(pointer, .notApplicable, "\"default\" does not apply to a \"file\" input: its value is an upload the person makes.")
+        } else if node.source["formula"] != nil {
+            problem(pointer, .notApplicable, "\"default\" does not apply to a computed input: its value is its formula's.")
+        } else if value != .null, let reason = Self.refusal(of: value, by: spec) {
+            problem(pointer, .badValue, "The default \(Self.quoted(value)) could not be submitted for \"\(spec.id)\": \(reason)")
+        }
     }
 
     /// Why the input's own rules would refuse `value`, or nil when they accept it.
