@@ -16,7 +16,13 @@ extension ValidationRun {
             results.reserveCapacity(chains.count)
             for (k, chain) in chains.enumerated() {
                 let value = evaluator.evaluate(site.expression, chain)
-                let text = FormulaEvaluator.text(value)
+                var text = FormulaEvaluator.text(value)
+                // A `decimal` stores the nearest `Double`, as for a typed number: a quotient that never
+                // ends (`10 / 3`) is kept to the digits it holds rather than refused as too precise,
+                // which no one filling the form in could mend.
+                if site.rule.spec.type == .decimal, case .number = value, let exact = text, let double = Double(exact) {
+                    text = JSONValue.numberText(double)
+                }
                 path = k < paths.count ? paths[k] : []
                 // Judged as the exact text a person could have typed, not the `Double` answered: an
                 // `integer` or `decimal` then keeps to the digits it stores, as a typed one does.

@@ -84,6 +84,19 @@ import Testing
         #expect(try compute("123456789012345678.25 + 0.5", type: "text") == "123456789012345678.75")
     }
 
+    /// A quotient that never ends is stored by a `decimal` as the nearest `Double`, as a typed number
+    /// is, not refused as too precise; its own rules still apply, and an `integer` still wants a whole one.
+    @Test func aQuotientThatNeverEnds() throws {
+        let definition = try Fixtures.definition(#"""
+            {"title": "T", "components": [{"decimal": {"id": "a"}}, {"decimal": {"id": "third", "formula": "a / 3"}},
+             {"decimal": {"id": "cents", "maxDecimalPlaces": 2, "formula": "a / 3"}}, {"decimal": {"id": "rounded", "maxDecimalPlaces": 2, "formula": "round(a / 3, 2)"}},
+             {"integer": {"id": "whole", "formula": "a / 3"}}]}
+            """#)
+        let result = try Fixtures.validate(definition, #"{"values": {"a": 10}}"#)
+        #expect(result.values["third"] == .number(10.0 / 3) && result.values["rounded"] == 3.33)
+        #expect(result.errors.map { "\($0.field) \($0.code.rawValue)" }.sorted() == ["cents decimalPlaces", "whole integer"])
+    }
+
     /// An empty operand (an absent input) makes the result empty; sum, min and max skip empties;
     /// a division by zero and a result past 10^30 are empty.
     @Test func empties() throws {
