@@ -12,11 +12,13 @@ extension FormDefinition {
 
     /// Validates, computing formulas with `evaluator` (whose step count tests read).
     func validate(_ submission: Submission, options: ValidationOptions, evaluator: inout FormulaEvaluator) -> ValidationResult {
-        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount)
+        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount,
+                                computedCount: formulas?.sites.count ?? 0)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
-        var values = run.scopes[0]
+        // Moved out of the run, not copied: the formulas write into it in place.
+        var values = run.scopes.removeLast()
         let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) } ?? JSONObject()
         return ValidationResult(errors: errors(run.failures, options.languages), values: .object(values), fileIDs: run.fileIDs,
                                 computed: computed)
@@ -59,18 +61,19 @@ struct ValidationRun {
     /// Every upload id a visible file input named so far, accepted or not: naming one twice is refused.
     var namedFileIDs = Set<String>()
     /// The key paths of the groups around each visible computed input, by formula index, in the
-    /// order the walk met them; formulas are computed after the walk.
-    var computedPaths: [Int: [[KeyPath.Segment]]] = [:]
+    /// order the walk met them; formulas are computed after the walk. Empty for a form without any.
+    var computedPaths: [[[KeyPath.Segment]]]
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int) {
+    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int, computedCount: Int) {
         maxValueLength = options.maxValueLength
         partial = options.partial
         uploads = options.files
         self.formID = formID
         slots = Array(repeating: .null, count: slotCount)
+        computedPaths = Array(repeating: [], count: computedCount)
         scopes = [JSONObject(reservingCapacity: capacity)]
         scopes.reserveCapacity(4)
     }
@@ -99,7 +102,7 @@ struct ValidationRun {
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
                 if let index = rule.spec.formulaIndex {
                     // A value sent for it is ignored; a placeholder marks where the computed one goes.
-                    computedPaths[index, default: []].append(path)
+                    computedPaths[index].append(path)
                     scopes[scopes.count - 1].append(rule.spec.id, .null)
                     continue
                 }
