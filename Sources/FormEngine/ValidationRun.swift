@@ -19,9 +19,9 @@ extension FormDefinition {
         }
         // Moved out of the run, not copied: the formulas write into it in place.
         var values = run.scopes.removeLast()
-        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) } ?? JSONObject()
+        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) }
         return ValidationResult(errors: errors(run.failures, options.languages), values: .object(values), fileIDs: run.fileIDs,
-                                computed: computed)
+                                computedValues: computed)
     }
 
     /// The run's failures with their messages written, in the languages looked up once for them all.
