@@ -69,12 +69,12 @@ extension DefinitionDecoder {
 
     /// Why the input's own rules would refuse `value`, or nil when they accept it.
     private static func refusal(of value: JSONValue, by spec: InputSpec) -> String? {
-        let texts = ErrorTexts(preferences: LanguagePriorityList(), formLanguages: [], defaultLanguage: "en")
-        var run = ValidationRun(options: ValidationOptions(), formID: nil, capacity: 1, slotCount: 0, texts: texts)
+        var run = ValidationRun(options: ValidationOptions(), formID: nil, capacity: 1, slotCount: 0, computedCount: 0)
         var plain = spec
         plain.messages = [:]
         _ = run.check(InputRule(plain, nil, slot: nil), value)
-        return run.errors.first?.message
+        let texts = ErrorTexts(preferences: LanguagePriorityList(), formLanguage: "en", defaultLanguage: "en")
+        return run.failures.first.map { texts.write($0.message) }
     }
 
     private static func quoted(_ value: JSONValue) -> String {

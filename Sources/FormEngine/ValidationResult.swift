@@ -12,7 +12,13 @@ public struct ValidationResult: Sendable {
     /// The value of each visible computed input (`formula`), by key path (`items[0].total`), as
     /// computed: null when empty, and listed also when the input's own rules refuse it (the errors
     /// say so), so a client can show it. Empty for a form without formulas.
-    public var computed = JSONObject()
+    public var computed: JSONObject {
+        get { computedValues ?? JSONObject() }
+        set { computedValues = newValue }
+    }
+    /// ``computed``; nil for a form without formulas, so that its results hold no more to release
+    /// than before formulas existed.
+    var computedValues: JSONObject?
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }

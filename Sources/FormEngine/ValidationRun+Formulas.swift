@@ -11,7 +11,7 @@ extension ValidationRun {
             let site = plan.sites[index]
             var chains: [[JSONObject]] = []
             Self.instances(of: site, in: values, containers: site.containers[...], chain: [values], into: &chains)
-            let paths = computedPaths[index] ?? []
+            let paths = computedPaths[index]
             var results: [JSONValue?] = []
             results.reserveCapacity(chains.count)
             for (k, chain) in chains.enumerated() {

@@ -10,14 +10,12 @@ extension ValidationRun {
         case .number(let n): text = JSONValue.numberText(n)
         default: return true
         }
-        return lengthWithinBounds(rule, ValueRules.length(text, limit: options.maxValueLength))
+        return lengthWithinBounds(rule, ValueRules.length(text, limit: maxValueLength))
     }
 
     /// Whether `length` characters meet the input's `minLength`/`maxLength`; records the error if not.
     mutating func lengthWithinBounds(_ rule: InputRule, _ length: Int) -> Bool {
-        let texts = texts
-        return within(length, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), rule,
-                      { texts(.minLength, ["min": "\($0)"]) }, { texts(.maxLength, ["max": "\($0)"]) })
+        within(length, rule.spec.minLength, rule.spec.maxLength, (.minLength, .maxLength), (.minLength, .maxLength), rule, { String($0) })
     }
 
     /// `minValue`/`maxValue` on a `numerical`: its digits compared as a number, exactly, however
@@ -25,12 +23,10 @@ extension ValidationRun {
     /// let it through) cannot be compared, and is refused with the type's code.
     mutating func digitsInBounds(_ rule: InputRule, _ s: String) -> Bool {
         guard let value = DecimalText(s) else {
-            fail(.numerical, texts(.numericalNumber), rule)
+            fail(.numerical, .text(.numericalNumber), rule)
             return false
         }
-        let texts = texts
-        return within(value, rule.spec.digitBounds.min, rule.spec.digitBounds.max,
-                      (.minValue, .maxValue), rule,
-                      { texts(.minValue, ["min": $0.text]) }, { texts(.maxValue, ["max": $0.text]) })
+        return within(value, rule.spec.digitBounds.min, rule.spec.digitBounds.max, (.minValue, .maxValue), (.minValue, .maxValue), rule,
+                      { $0.text })
     }
 }

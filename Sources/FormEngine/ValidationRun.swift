@@ -12,25 +12,44 @@ extension FormDefinition {
 
     /// Validates, computing formulas with `evaluator` (whose step count tests read).
     func validate(_ submission: Submission, options: ValidationOptions, evaluator: inout FormulaEvaluator) -> ValidationResult {
-        let texts = ErrorTexts(preferences: options.languages, formLanguages: languages, defaultLanguage: defaultLanguage)
-        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount, texts: texts)
+        var run = ValidationRun(options: options, formID: id, capacity: knownIDs.count, slotCount: slotCount,
+                                computedCount: formulas?.sites.count ?? 0)
         if run.walk(steps, submitted: submission.values) != submission.values.count {
             run.reportUnknown(in: submission.values, known: knownIDs)
         }
-        var values = run.scopes[0]
-        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) } ?? JSONObject()
-        return ValidationResult(errors: run.errors, values: .object(values), fileIDs: run.fileIDs, computed: computed)
+        // Moved out of the run, not copied: the formulas write into it in place.
+        var values = run.scopes.removeLast()
+        let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) }
+        return ValidationResult(errors: errors(run.failures, options.languages), values: .object(values), fileIDs: run.fileIDs,
+                                computedValues: computed)
+    }
+
+    /// The run's failures with their messages written, in the languages looked up once for them all.
+    private func errors(_ failures: [ValidationRun.Failure], _ preferences: LanguagePriorityList) -> [FieldError] {
+        guard !failures.isEmpty else { return [] }
+        let texts = ErrorTexts(preferences: preferences, formLanguage: language(for: preferences), defaultLanguage: defaultLanguage)
+        return failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) }
     }
 }
 
 /// One pass over the definition tree alongside the submitted values.
 struct ValidationRun {
-    let options: ValidationOptions
+    /// An error as the walk finds it: its message is written after the walk.
+    struct Failure {
+        let field: String
+        let code: FieldError.Code
+        let message: ErrorMessage
+    }
+
+    /// Of the options, what the walk reads (not the languages: messages are written after it).
+    let maxValueLength: Int
+    let partial: Bool
+    /// The uploads the submission names, by id (``ValidationOptions/files``).
+    let uploads: [String: UploadedFile]
     /// The definition's id, which an upload must have been made for.
     let formID: String?
-    /// The language of the error messages.
-    let texts: ErrorTexts
-    var errors: [FieldError] = []
+    /// Every error, in form order.
+    var failures: [Failure] = []
     /// Accepted values per open group level, becoming the stored values.
     var scopes: [JSONObject]
     /// Accepted values of the inputs conditions read, by slot.
@@ -42,17 +61,19 @@ struct ValidationRun {
     /// Every upload id a visible file input named so far, accepted or not: naming one twice is refused.
     var namedFileIDs = Set<String>()
     /// The key paths of the groups around each visible computed input, by formula index, in the
-    /// order the walk met them; formulas are computed after the walk.
-    var computedPaths: [Int: [[KeyPath.Segment]]] = [:]
+    /// order the walk met them; formulas are computed after the walk. Empty for a form without any.
+    var computedPaths: [[[KeyPath.Segment]]]
 
     /// Formworks' phone rule; compiled once per process (the pattern is a constant known to compile).
     static let phonenumber = try! Pattern(FormworksRegex.phonenumber)
 
-    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int, texts: ErrorTexts) {
-        self.options = options
+    init(options: ValidationOptions, formID: String?, capacity: Int, slotCount: Int, computedCount: Int) {
+        maxValueLength = options.maxValueLength
+        partial = options.partial
+        uploads = options.files
         self.formID = formID
-        self.texts = texts
         slots = Array(repeating: .null, count: slotCount)
+        computedPaths = Array(repeating: [], count: computedCount)
         scopes = [JSONObject(reservingCapacity: capacity)]
         scopes.reserveCapacity(4)
     }
@@ -81,7 +102,7 @@ struct ValidationRun {
                 if let condition = rule.condition, !condition.evaluate(slots) { continue }
                 if let index = rule.spec.formulaIndex {
                     // A value sent for it is ignored; a placeholder marks where the computed one goes.
-                    computedPaths[index, default: []].append(path)
+                    computedPaths[index].append(path)
                     scopes[scopes.count - 1].append(rule.spec.id, .null)
                     continue
                 }
@@ -129,7 +150,7 @@ struct ValidationRun {
             case .null: object = JSONObject()
             case .object(let o): object = o
             default:
-                fail(.type, texts(.typeGroup, ["type": texts.typeName(raw)]), nil)
+                fail(.type, .naming(.typeGroup, typeOf: raw), nil)
                 return nil
             }
             let out = walkItem(group, object)
@@ -140,15 +161,15 @@ struct ValidationRun {
         case .null: items = []
         case .array(let a): items = a
         default:
-            fail(.type, texts(.typeRepeat, ["type": texts.typeName(raw)]), nil)
+            fail(.type, .naming(.typeRepeat, typeOf: raw), nil)
             return nil
         }
         // A blank item past the required ones is no item: a Formworks snapshot always sends the entry
         // the profile shows, so an optional entry left blank must not trip its inputs' `required`.
         let counted = items.indices.filter { $0 < bounds.min || !Self.isBlankItem(items[$0], of: group) }
-        if (counted.count < bounds.min && !options.partial) || counted.count > bounds.max {
-            let message = bounds.min != bounds.max ? texts(.repeatBetween, ["min": "\(bounds.min)", "max": "\(bounds.max)"])
-                : bounds.min == 1 ? texts(.repeatOne) : texts(.repeatExactly, ["min": "\(bounds.min)"])
+        if (counted.count < bounds.min && !partial) || counted.count > bounds.max {
+            let message: ErrorMessage = bounds.min != bounds.max ? .text(.repeatBetween, ["min": "\(bounds.min)", "max": "\(bounds.max)"])
+                : bounds.min == 1 ? .text(.repeatOne) : .text(.repeatExactly, ["min": "\(bounds.min)"])
             fail(.repeat, message, nil)
         }
         // Every item is checked, also past `max`, so that all of the submission's errors are listed.
@@ -159,7 +180,7 @@ struct ValidationRun {
             switch items[i] {
             case .object(let o): out.append(.object(walkItem(group, o)))
             case .null: out.append(.object(walkItem(group, JSONObject())))
-            default: fail(.type, texts(.typeItem, ["type": texts.typeName(items[i])]), nil)
+            default: fail(.type, .naming(.typeItem, typeOf: items[i]), nil)
             }
             path.removeLast()
         }
@@ -203,7 +224,7 @@ struct ValidationRun {
     mutating func reportUnknown(in object: JSONObject, known: Set<String>) {
         for key in object.keys where !known.contains(key) {
             path.append(.key(key))
-            fail(.unknown, texts(.unknown, ["field": fieldPath]), nil)
+            fail(.unknown, .text(.unknown, ["field": fieldPath]), nil)
             path.removeLast()
         }
     }
@@ -222,11 +243,12 @@ struct ValidationRun {
         return text
     }
 
-    /// Records an error at the current path, or at the input `rule` under it.
-    mutating func fail(_ code: FieldError.Code, _ message: String, _ rule: InputRule?) {
+    /// Records an error at the current path, or at the input `rule` under it; the input's own
+    /// message for `code`, if it has one, replaces `message`.
+    mutating func fail(_ code: FieldError.Code, _ message: ErrorMessage, _ rule: InputRule?) {
         var field = fieldPath
         if let rule { field += field.isEmpty ? rule.spec.id : "." + rule.spec.id }
-        errors.append(FieldError(field: field, code: code, message: rule?.spec.messages[code].map(texts.custom) ?? message))
+        failures.append(Failure(field: field, code: code, message: rule?.spec.messages[code].map(ErrorMessage.custom) ?? message))
     }
 
     // MARK: Inputs
@@ -234,7 +256,7 @@ struct ValidationRun {
     /// Checks one visible input; returns the value to store, or nil when empty or invalid.
     mutating func check(_ rule: InputRule, _ raw: JSONValue) -> JSONValue? {
         if Self.isEmptyAnswer(raw, rule) {
-            if rule.spec.required, !options.partial { fail(.required, texts(.required), rule) }
+            if rule.spec.required, !partial { fail(.required, .text(.required), rule) }
             return nil
         }
         switch rule.spec.type {
@@ -250,7 +272,7 @@ struct ValidationRun {
                 // A JSON number from 2^53 on may already be rounded (9007199254740993 reads as
                 // ...992), so only text can carry one exactly.
                 guard v.magnitude < Self.twoToThe53 else {
-                    fail(.integer, texts(.integerLargeNumber), rule)
+                    fail(.integer, .text(.integerLargeNumber), rule)
                     return nil
                 }
                 n = v
@@ -259,18 +281,18 @@ struct ValidationRun {
                 case .value(let i) where i.magnitude <= 1 << 53:
                     n = Double(i)
                 case .value, .tooLarge:
-                    fail(.integer, texts(.integerRange), rule)
+                    fail(.integer, .text(.integerRange), rule)
                     return nil
                 case .invalid:
-                    fail(.integer, texts(.integer), rule)
+                    fail(.integer, .text(.integer), rule)
                     return nil
                 }
             default:
-                fail(.integer, texts(.integer), rule)
+                fail(.integer, .text(.integer), rule)
                 return nil
             }
             guard abs(n) <= Self.twoToThe53 else {
-                fail(.integer, texts(.integerRange), rule)
+                fail(.integer, .text(.integerRange), rule)
                 return nil
             }
             return checkBounds(rule, n)
@@ -287,27 +309,25 @@ struct ValidationRun {
                 // Stored and compared with the bounds as a Double: text with more digits than it
                 // keeps would be checked and stored as another number.
                 guard ValueRules.isExact(s, parsed.value) else {
-                    fail(.decimal, texts(.decimalDigits), rule)
+                    fail(.decimal, .text(.decimalDigits), rule)
                     return nil
                 }
                 (n, places) = parsed
             default:
-                fail(.decimal, texts(.decimal), rule)
+                fail(.decimal, .text(.decimal), rule)
                 return nil
             }
             if let maxPlaces = rule.spec.maxDecimalPlaces, places > maxPlaces {
-                fail(.decimalPlaces, maxPlaces == 0 ? texts(.decimalPlacesNone) : texts(.decimalPlaces, ["max": "\(maxPlaces)"]), rule)
+                fail(.decimalPlaces, maxPlaces == 0 ? .text(.decimalPlacesNone) : .text(.decimalPlaces, ["max": "\(maxPlaces)"]), rule)
                 return nil
             }
             return checkBounds(rule, n)
         case .date:
             guard case .string(let s) = raw, ValueRules.isDate(s) else {
-                fail(.date, texts(.date), rule)
+                fail(.date, .text(.date), rule)
                 return nil
             }
-            let texts = texts
-            let inBounds = within(s, rule.spec.minDate, rule.spec.maxDate, (.minValue, .maxValue), rule,
-                                  { texts(.minDate, ["min": $0]) }, { texts(.maxDate, ["max": $0]) })
+            let inBounds = within(s, rule.spec.minDate, rule.spec.maxDate, (.minValue, .maxValue), (.minDate, .maxDate), rule, { $0 })
             return inBounds ? raw : nil
         case .select:
             return checkSelect(rule, raw)
@@ -320,12 +340,12 @@ struct ValidationRun {
             case .string("true"): b = true
             case .string("false"): b = false
             default:
-                fail(.boolean, texts(.boolean), rule)
+                fail(.boolean, .text(.boolean), rule)
                 return nil
             }
             // Off is a switch's unanswered state: a draft has not said no yet.
-            if rule.spec.required, !b, !options.partial {
-                fail(.required, texts(.requiredSwitch), rule)
+            if rule.spec.required, !b, !partial {
+                fail(.required, .text(.requiredSwitch), rule)
                 return nil
             }
             return .bool(b)
@@ -363,20 +383,20 @@ struct ValidationRun {
             // Digits past a double's 53 bits would be stored changed (4111111111111111111 becomes
             // ...168), so such numbers must come as text.
             guard n.magnitude < Self.twoToThe53 else {
-                fail(.type, texts(.typeLargeNumber), rule)
+                fail(.type, .text(.typeLargeNumber), rule)
                 return nil
             }
             s = JSONValue.numberText(n)
         default:
-            fail(.type, texts(.typeText, ["type": texts.typeName(raw)]), rule)
+            fail(.type, .naming(.typeText, typeOf: raw), rule)
             return nil
         }
-        let cap = options.maxValueLength
+        let cap = maxValueLength
         var length: Int?
         if s.utf8.count > cap {
             let n = ValueRules.length(s, limit: cap)
             if n > cap {
-                fail(.maxLength, texts(.maxLength, ["max": "\(cap)"]), rule)
+                fail(.maxLength, .text(.maxLength, ["max": "\(cap)"]), rule)
                 return nil
             }
             length = n
@@ -404,7 +424,7 @@ struct ValidationRun {
             (code, message) = (.phone, .usPhone)
         case .usstate:
             guard let state = USState.code(for: s) else {
-                fail(.state, texts(.state), rule)
+                fail(.state, .text(.state), rule)
                 return nil
             }
             return .string(state)
@@ -413,7 +433,7 @@ struct ValidationRun {
             (code, message) = (.pattern, .pattern)
         }
         guard ok else {
-            fail(code, texts(message), rule)
+            fail(code, .text(message), rule)
             return nil
         }
         if rule.spec.type == .numerical, rule.spec.minValue != nil || rule.spec.maxValue != nil {
@@ -423,25 +443,24 @@ struct ValidationRun {
     }
 
     private mutating func checkBounds(_ rule: InputRule, _ n: Double) -> JSONValue? {
-        let texts = texts
-        let inBounds = within(n, rule.spec.minValue, rule.spec.maxValue, (.minValue, .maxValue), rule,
-                              { texts(.minValue, ["min": JSONValue.numberText($0)]) },
-                              { texts(.maxValue, ["max": JSONValue.numberText($0)]) })
+        let inBounds = within(n, rule.spec.minValue, rule.spec.maxValue, (.minValue, .maxValue), (.minValue, .maxValue), rule,
+                              JSONValue.numberText)
         return inBounds ? .number(n) : nil
     }
 
     /// Whether `value` lies within the rule's bounds (either may be absent); records the error of the
-    /// bound it passes, with the message `below` or `above` writes for that bound.
+    /// bound it passes, with that bound's message (`{min}` or `{max}` filled with `text` of the
+    /// bound). The message is named, not written, so that nothing is copied for a value in bounds.
     mutating func within<Bound: Comparable>(
-        _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code), _ rule: InputRule,
-        _ below: (Bound) -> String, _ above: (Bound) -> String
+        _ value: Bound, _ low: Bound?, _ high: Bound?, _ codes: (low: FieldError.Code, high: FieldError.Code),
+        _ messages: (low: MessageKey, high: MessageKey), _ rule: InputRule, _ text: (Bound) -> String
     ) -> Bool {
         if let low, value < low {
-            fail(codes.low, below(low), rule)
+            fail(codes.low, .text(messages.low, ["min": text(low)]), rule)
             return false
         }
         if let high, value > high {
-            fail(codes.high, above(high), rule)
+            fail(codes.high, .text(messages.high, ["max": text(high)]), rule)
             return false
         }
         return true
@@ -462,7 +481,7 @@ struct ValidationRun {
             // The definition's spelling is stored: Swift's == also matches another Unicode
             // normalization of the same text.
             guard let s = Self.optionText(raw), let i = rule.spec.options.firstIndex(of: s) else {
-                fail(.option, texts(.option), rule)
+                fail(.option, .text(.option), rule)
                 return nil
             }
             return .string(rule.spec.options[i])
@@ -472,7 +491,7 @@ struct ValidationRun {
         case .array(let items):
             for item in items {
                 guard let s = Self.optionText(item) else {
-                    fail(.option, texts(.option), rule)
+                    fail(.option, .text(.option), rule)
                     return nil
                 }
                 chosen.append(s)
@@ -482,13 +501,13 @@ struct ValidationRun {
             // so "," or "a,,b" name an option that does not exist instead of choosing nothing.
             chosen = s.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         default:
-            fail(.option, texts(.option), rule)
+            fail(.option, .text(.option), rule)
             return nil
         }
         var out: [JSONValue] = []
         for s in chosen {
             guard let i = rule.spec.options.firstIndex(of: s) else {
-                fail(.option, texts(.option), rule)
+                fail(.option, .text(.option), rule)
                 return nil
             }
             let option = JSONValue.string(rule.spec.options[i])
@@ -510,11 +529,11 @@ struct ValidationRun {
         case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
             ids = items.compactMap(\.stringValue)
         default:
-            fail(.type, texts(.typeFiles, ["type": texts.typeName(raw)]), rule)
+            fail(.type, .naming(.typeFiles, typeOf: raw), rule)
             return nil
         }
         if ids.count > rules.maxFiles {
-            fail(.maxFiles, rules.maxFiles == 1 ? texts(.maxFilesOne) : texts(.maxFiles, ["max": "\(rules.maxFiles)"]), rule)
+            fail(.maxFiles, rules.maxFiles == 1 ? .text(.maxFilesOne) : .text(.maxFiles, ["max": "\(rules.maxFiles)"]), rule)
             return nil
         }
         var files: [UploadedFile] = []
@@ -522,11 +541,11 @@ struct ValidationRun {
             guard let file = usableFile(id, for: rule, rules) else { return nil }
             guard rules.accepts(mediaType: file.contentType) else {
                 let types = rules.accept?.joined(separator: ", ") ?? ""
-                fail(.fileType, texts(.fileType, ["type": file.contentType, "accepted": types]), rule)
+                fail(.fileType, .text(.fileType, ["type": file.contentType, "accepted": types]), rule)
                 return nil
             }
             guard file.size <= rules.maxSize else {
-                fail(.maxSize, texts(.maxSize, ["size": Self.sizeText(rules.maxSize)]), rule)
+                fail(.maxSize, .text(.maxSize, ["size": Self.sizeText(rules.maxSize)]), rule)
                 return nil
             }
             files.append(file)
@@ -537,21 +556,21 @@ struct ValidationRun {
 
     /// The upload `id` names, if this input may take it; records why not otherwise.
     private mutating func usableFile(_ id: String, for rule: InputRule, _ rules: FileInputRules) -> UploadedFile? {
-        let message: String
+        let message: ErrorMessage
         if !namedFileIDs.insert(id).inserted {
-            message = texts(.fileTwice)
-        } else if let file = options.files[id] {
+            message = .text(.fileTwice)
+        } else if let file = uploads[id] {
             if file.formID != formID || file.field != rules.path {
-                message = texts(file.formID != formID ? .fileOtherForm : .fileOtherField)
+                message = .text(file.formID != formID ? .fileOtherForm : .fileOtherField)
             } else if !file.isComplete {
-                message = texts(.fileUnfinished)
+                message = .text(.fileUnfinished)
             } else if file.isBound {
-                message = texts(.fileBound)
+                message = .text(.fileBound)
             } else {
                 return file
             }
         } else {
-            message = texts(.fileUnknown)
+            message = .text(.fileUnknown)
         }
         fail(.file, message, rule)
         return nil
