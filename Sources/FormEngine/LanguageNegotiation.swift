@@ -14,18 +14,24 @@ public struct LanguagePriorityList: Sendable, Equatable {
         refused = []
     }
 
-    /// The ranges given, in this order (a `?lang=` value is one range); at most ``maxItems`` of them.
+    /// The ranges given, in this order (a `?lang=` value is one range); at most ``maxItems`` of them,
+    /// each at most ``maxRangeBytes`` long.
     public init(_ ranges: [String]) {
-        self.ranges = Array(ranges.prefix(Self.maxItems))
+        self.ranges = Array(ranges.lazy.filter { $0.utf8.count <= Self.maxRangeBytes }.prefix(Self.maxItems))
         refused = []
     }
 
     /// The most items of a header, or ranges, that are read.
     public static let maxItems = 32
 
+    /// The longest range read: real tags are far shorter (RFC 5646 asks room for 35 characters), and
+    /// a lookup shortens a range one subtag at a time, so its cost grows with the square of the length.
+    public static let maxRangeBytes = 64
+
     /// The ranges of an `Accept-Language` header (RFC 9110 §12.5.4), sorted by weight. An item that
     /// is not `range[;q=weight]` (a range is `*` or up to eight letters, then `-` and up to eight
-    /// letters or digits, as often as needed) is ignored rather than spoiling the rest.
+    /// letters or digits, as often as needed, ``maxRangeBytes`` in all) is ignored rather than
+    /// spoiling the rest.
     /// At most ``maxItems`` items are read, and a range given twice counts once: a browser sends a
     /// handful, and a hostile header of thousands must not make each lookup cost thousands of steps.
     public init(acceptLanguage header: String) {
@@ -90,6 +96,7 @@ public struct LanguagePriorityList: Sendable, Equatable {
 
     private static func isRange(_ range: Substring) -> Bool {
         if range == "*" { return true }
+        guard range.utf8.count <= maxRangeBytes else { return false }
         let subtags = range.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = subtags.first, (1...8).contains(first.utf8.count), first.utf8.allSatisfy(isLetter) else { return false }
         return subtags.dropFirst().allSatisfy { (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) } }

@@ -48,6 +48,16 @@ import Testing
         #expect(many.ranges.count == LanguagePriorityList.maxItems && !many.ranges.contains("es"))
     }
 
+    /// One range of thousands of subtags would cost its length squared to look up: it is not read.
+    @Test func aHugeRangeIsIgnored() {
+        let huge = "es-" + Array(repeating: "a", count: 20_000).joined(separator: "-")
+        #expect(LanguagePriorityList(acceptLanguage: huge + ", pt").ranges == ["pt"])
+        #expect(LanguagePriorityList([huge]).ranges.isEmpty)
+        let longest = "es-" + Array(repeating: "abcdefg", count: 7).joined(separator: "-") + "-abcde"
+        #expect(longest.utf8.count == LanguagePriorityList.maxRangeBytes)
+        #expect(LanguagePriorityList(acceptLanguage: longest).lookup(Self.offered) == "es")
+    }
+
     @Test func aSingleRangeAsLangGivesIt() {
         #expect(LanguagePriorityList(["es-MX"]).lookup(Self.offered) == "es")
         #expect(LanguagePriorityList().lookup(Self.offered) == nil)
