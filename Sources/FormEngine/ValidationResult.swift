@@ -19,6 +19,10 @@ public struct ValidationResult: Sendable {
     /// ``computed``; nil for a form without formulas, so that its results hold no more to release
     /// than before formulas existed.
     var computedValues: JSONObject?
+    /// The languages the messages of ``errors`` are written in: the built-in messages' first, then
+    /// the form's where its own `messages` would be in another (for `Content-Language`); empty when
+    /// there are no errors.
+    public var messageLanguages: [String] = []
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }

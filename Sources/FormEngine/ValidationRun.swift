@@ -20,15 +20,14 @@ extension FormDefinition {
         // Moved out of the run, not copied: the formulas write into it in place.
         var values = run.scopes.removeLast()
         let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) }
-        return ValidationResult(errors: errors(run.failures, options.languages), values: .object(values), fileIDs: run.fileIDs,
-                                computedValues: computed)
-    }
-
-    /// The run's failures with their messages written, in the languages looked up once for them all.
-    private func errors(_ failures: [ValidationRun.Failure], _ preferences: LanguagePriorityList) -> [FieldError] {
-        guard !failures.isEmpty else { return [] }
-        let texts = ErrorTexts(preferences: preferences, formLanguage: language(for: preferences), defaultLanguage: defaultLanguage)
-        return failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) }
+        var result = ValidationResult(errors: [], values: .object(values), fileIDs: run.fileIDs, computedValues: computed)
+        if !run.failures.isEmpty {
+            // The languages are looked up once for all the messages, and only when there are some.
+            let texts = ErrorTexts(preferences: options.languages, formLanguage: language(for: options.languages), defaultLanguage: defaultLanguage)
+            result.errors = run.failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) }
+            result.messageLanguages = texts.builtIn == texts.form ? [texts.builtIn] : [texts.builtIn, texts.form]
+        }
+        return result
     }
 }
 

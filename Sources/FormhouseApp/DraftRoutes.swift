@@ -47,11 +47,13 @@ struct DraftRoutes {
         }
     }
 
-    /// The draft, its revision as the ETag; never cached, as it holds a person's answers.
+    /// The draft, its revision as the ETag; never cached, as it holds a person's answers. The ETag
+    /// names the values (what `If-Match` guards), whatever language the errors are written in.
     private func answer(_ draft: DraftService.Draft, status: Int = 200) -> Response {
         var response = Response.json(encoding: DraftJSON(draft), status: status)
         response.headers.set("ETag", "\"\(draft.record.revision)\"")
         response.headers.set("Cache-Control", "no-store")
+        MessageLanguage.add(draft.languages, to: &response)
         return response
     }
 }

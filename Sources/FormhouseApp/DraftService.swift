@@ -25,6 +25,8 @@ final class DraftService: Sendable {
         var values: JSONObject
         /// The errors of the inputs answered so far.
         var errors: [FieldError]
+        /// The languages of the errors' messages (``ValidationResult/messageLanguages``).
+        var languages: [String] = []
         /// Only when just created.
         var token: String?
     }
@@ -78,7 +80,7 @@ final class DraftService: Sendable {
             throw APIProblem(.tooManyDrafts, "This address started \(settings.maxPerClientPerHour) drafts this hour; finish one or try again later.",
                              headers: [("Retry-After", String(max(1, hourLeft)))])
         }
-        return Draft(record: record, values: parsed.values, errors: result.errors, token: token)
+        return Draft(record: record, values: parsed.values, errors: result.errors, languages: result.messageLanguages, token: token)
     }
 
     /// The draft and the errors of its answers.
@@ -89,7 +91,7 @@ final class DraftService: Sendable {
         let (values, text) = try values(of: record)
         let form = try await version(of: record, clientAddress: clientAddress)
         let result = try await submissions.validateDraft(values, with: form, bodyBytes: text.count, languages: languages)
-        return Draft(record: record, values: values, errors: result.errors)
+        return Draft(record: record, values: values, errors: result.errors, languages: result.messageLanguages)
     }
 
     /// Applies a JSON merge patch (RFC 7396) to the draft's values. With a revision from `ifMatch` the
@@ -133,7 +135,7 @@ final class DraftService: Sendable {
                 releasedUploadsExpireAt: updated.addingTimeInterval(settings.releasedUploadLifetime))
             switch try await store.updateDraft(change) {
             case .updated(let stored):
-                return Draft(record: stored, values: values, errors: result.errors)
+                return Draft(record: stored, values: values, errors: result.errors, languages: result.messageLanguages)
             case .revisionMismatch(let current), .submitted(let current):
                 record = current
             case .notFound:

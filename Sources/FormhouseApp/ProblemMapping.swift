@@ -34,8 +34,10 @@ extension SubmissionFailure: ProblemConvertible {
         case .unknownFormVersion(let formID, let requested, let current):
             return APIProblem(.unknownFormVersion, "Form '\(formID)' has no version \(requested); the current version is \(current).",
                               extra: ProblemExtra(currentVersion: current))
-        case .invalid(let errors):
-            return .validationFailed(errors)
+        case .invalid(let errors, let languages):
+            var problem = APIProblem.validationFailed(errors)
+            problem.headers = MessageLanguage.headers(languages)
+            return problem
         case .invalidIdempotencyKey(let reason):
             return APIProblem(.invalidIdempotencyKey, reason)
         case .idempotencyKeyInFlight:

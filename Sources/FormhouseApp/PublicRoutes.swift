@@ -83,8 +83,11 @@ struct PublicRoutes {
         // A person typing calls this at every pause, and most answers are "valid": that answer is
         // the same bytes every time, so it is not encoded again (the encoder cost 8 % of throughput);
         // a form with computed inputs answers their values too.
-        guard !result.isValid || !result.computed.isEmpty else { return .json(ValidationJSON.valid) }
-        return .json(encoding: ValidationJSON(valid: result.isValid, computed: result.computed, listed: APIProblem.listedErrors(result.errors)))
+        var response = !result.isValid || !result.computed.isEmpty
+            ? Response.json(encoding: ValidationJSON(valid: result.isValid, computed: result.computed, listed: APIProblem.listedErrors(result.errors)))
+            : Response.json(ValidationJSON.valid)
+        MessageLanguage.add(result.messageLanguages, to: &response)
+        return response
     }
 }
 

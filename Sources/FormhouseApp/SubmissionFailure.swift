@@ -10,8 +10,9 @@ enum SubmissionFailure: Error, Sendable {
     case unreadable(SubmissionError)
     /// The body names a version the form does not have.
     case unknownFormVersion(formID: String, requested: Int, current: Int)
-    /// The values broke the form's rules; every error, in form order.
-    case invalid([FieldError])
+    /// The values broke the form's rules; every error, in form order, and the languages their
+    /// messages are in (``ValidationResult/messageLanguages``; empty for messages in English only).
+    case invalid([FieldError], languages: [String] = [])
     /// The `Idempotency-Key` is not 1–255 visible ASCII characters, or was sent more than once.
     case invalidIdempotencyKey(reason: String)
     /// A request with the same key is still being stored.

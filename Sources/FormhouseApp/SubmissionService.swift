@@ -165,7 +165,7 @@ final class SubmissionService: Sendable {
         let result = try await validate(submission, with: form, bodyBytes: input.body.count, languages: input.languages)
         guard result.isValid else {
             await countRejection(formID: form.id, result.errors)
-            throw SubmissionFailure.invalid(result.errors)
+            throw SubmissionFailure.invalid(result.errors, languages: result.messageLanguages)
         }
         // Whole milliseconds, as stored, so that a replay rebuilt from the row is this answer byte for byte.
         let receivedAt = Date(storedMilliseconds: Date().storedMilliseconds)

@@ -36,13 +36,30 @@ import Testing
             "es-MX": ["Este campo es obligatorio.", "That is no address.", "El valor debe ser como mínimo 18."],
             "fr": ["This field is required.", "That is no address.", "The value must be at least 18."],
         ]
+        let answered = ["pt-BR": "pt-BR", "es-MX": "es", "fr": "en"]
         for (language, messages) in expected {
             let refused = try await client.postJSON("/v1/forms/cadastro/submissions", Self.invalid, headers: [("Accept-Language", language)])
             #expect(refused.status == 422)
             #expect(Self.messages(refused) == messages, "\(language)")
             let judged = try await client.postJSON("/v1/forms/cadastro/validate", Self.invalid, headers: [("Accept-Language", language)])
             #expect(Self.messages(judged) == messages, "\(language)")
+            // Both say which language their messages are in, and that another would get other ones.
+            for reply in [refused, judged] {
+                #expect(reply.header("Content-Language") == answered[language], "\(language)")
+                #expect(reply.header("Vary")?.contains("Accept-Language") == true, "\(language)")
+            }
         }
+        // A valid answer has no messages, so no language, but still depends on the header.
+        let valid = try await client.postJSON("/v1/forms/cadastro/validate", #"{"values": {"name": "Ana", "mail": "a@b.co"}}"#,
+                                              headers: [("Accept-Language", "pt-BR")])
+        #expect(valid.object["valid"] as? Bool == true && valid.header("Content-Language") == nil)
+        #expect(valid.header("Vary")?.contains("Accept-Language") == true)
+        // A form in English only, asked in Portuguese: built-in messages in Portuguese, the form's own
+        // (were there any) in English; both are named.
+        _ = try await client.admin("PUT", "/v1/admin/forms/signup", json: Fixtures.signup)
+        let mixed = try await client.postJSON("/v1/forms/signup/validate", #"{"values": {}}"#, headers: [("Accept-Language", "pt-BR")])
+        #expect(Self.messages(mixed).first == "Este campo é obrigatório.")
+        #expect(mixed.header("Content-Language") == "pt-BR, en")
         // `?lang=` wins over the header; a malformed one is refused.
         let overridden = try await client.postJSON("/v1/forms/cadastro/validate?lang=es", Self.invalid, headers: [("Accept-Language", "pt-BR")])
         #expect(Self.messages(overridden).first == "Este campo es obligatorio.")
@@ -57,6 +74,7 @@ import Testing
                                                  body: Array(#"{"values": {"age": 7}}"#.utf8))
         #expect(reply.status == 201)
         #expect(Self.messages(reply) == ["O valor deve ser no mínimo 18."])
+        #expect(reply.header("Content-Language") == "pt-BR" && reply.header("Vary")?.contains("Accept-Language") == true)
         await server.finish()
     }
 
@@ -74,8 +92,13 @@ import Testing
             #expect(name as? String == ["pt-BR": "Nome", "es": "Nombre", "en": "Name"][language])
             let etag = try #require(fetched.header("ETag"))
             etags.insert(etag)
-            // The 304 honours the language: this tag matches this language's answer only.
-            #expect(try await client.get("/v1/forms/cadastro", headers: [("Accept-Language", asked), ("If-None-Match", etag)]).status == 304)
+            // The 304 honours the language: this tag matches this language's answer only; it names
+            // the language too, as HEAD does.
+            let unchanged = try await client.get("/v1/forms/cadastro", headers: [("Accept-Language", asked), ("If-None-Match", etag)])
+            #expect(unchanged.status == 304 && unchanged.header("Content-Language") == language)
+            #expect(unchanged.header("Vary")?.contains("Accept-Language") == true)
+            let head = try await client.send("HEAD", "/v1/forms/cadastro", headers: [("Accept-Language", asked)])
+            #expect(head.status == 200 && head.header("Content-Language") == language && head.header("ETag") == etag)
             let other = asked == "fr" ? "pt-BR" : "fr"
             #expect(try await client.get("/v1/forms/cadastro", headers: [("Accept-Language", other), ("If-None-Match", etag)]).status == 200)
         }
