@@ -68,6 +68,7 @@ enum MessageKey: String, CaseIterable {
     case minValue, maxValue, minLength, maxLength
     case email, phone, usPhone = "phone.us", numerical, numericalNumber = "numerical.number", state, pattern, option, boolean
     case maxFiles, maxFilesOne = "maxFiles.one", fileType, maxSize
+    case fileTypeContent = "fileType.content", fileTypeUnknownContent = "fileType.unknownContent"
     case fileTwice = "file.twice", fileOtherForm = "file.otherForm", fileOtherField = "file.otherField",
          fileUnfinished = "file.unfinished", fileBound = "file.bound", fileUnknown = "file.unknown"
     // The formworks profile's hints, in its descriptions.

@@ -224,11 +224,10 @@ final class SubmissionService: Sendable {
         case .uploadsUnavailable(let ids):
             // Another submission took them between validation and commit.
             let fields = FileValues.fields(of: Set(ids), in: result.values)
-            let errors = ids.map { id in
-                FieldError(field: fields[id] ?? id, code: .file, message: "This file belongs to another submission; upload it again.")
-            }
+            let messages = UploadMessages(preferences: input.languages, defaultLanguage: form.definition.defaultLanguage)
+            let errors = ids.map { messages.bound(field: fields[$0] ?? $0) }
             await countRejection(formID: form.id, errors)
-            throw SubmissionFailure.invalid(errors)
+            throw SubmissionFailure.invalid(errors, languages: [messages.language])
         }
     }
 

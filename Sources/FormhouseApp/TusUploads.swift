@@ -1,5 +1,6 @@
 import Crypto
 import FileStorage
+import FormEngine
 import FormStore
 import Foundation
 import Glibc
@@ -51,7 +52,7 @@ final class TusUploads: Sendable {
         }
         let metadata = try Self.metadata(headers["Upload-Metadata"])
         let field = metadata["field"]
-        let target = try await uploads.target(formID: formID, field: field)
+        let target = try await uploads.target(formID: formID, field: field, languages: Self.languages(headers))
         let type = metadata["filetype"] ?? "application/octet-stream"
         guard MediaSniffer.isWellFormed(type) else {
             throw APIProblem(.invalidParameter, "The filetype metadata must be a media type such as image/jpeg.")
@@ -146,7 +147,7 @@ final class TusUploads: Sendable {
                              "Upload '\(id)' is at offset \(record.received), not \(offset); ask with HEAD and resume from there.",
                              headers: [Self.resumable])
         }
-        let target = try await uploads.target(formID: formID, field: record.field)
+        let target = try await uploads.target(formID: formID, field: record.field, languages: Self.languages(headers))
         try uploads.limits.checkFreeSpace(needed: length - offset)
         let slot = try uploads.limits.begin(client)
         defer { slot.end() }
@@ -240,7 +241,8 @@ final class TusUploads: Sendable {
     /// Finishes a stalled upload: from its staged file, or, when the file already went to storage
     /// and only the record was not completed, from the stored object.
     private func completeStalled(_ record: UploadRecord) async throws -> UploadRecord {
-        let target = try await uploads.target(formID: record.formID, field: record.field)
+        // Finished on a later request (a HEAD, a PATCH), which may ask for no language: the form's.
+        let target = try await uploads.target(formID: record.formID, field: record.field, languages: LanguagePriorityList())
         let path = stagingPath(record.id)
         if FileManager.default.fileExists(atPath: path) {
             let (hashed, cached) = hashers.withLock { $0[record.id] } ?? (0, SHA256())
@@ -308,6 +310,11 @@ final class TusUploads: Sendable {
     }
 
     // MARK: Headers
+
+    /// The languages a tus request asks for, for the messages of a refusal (tus clients send no `?lang=`).
+    static func languages(_ headers: HTTPHeaders) -> LanguagePriorityList {
+        headers.list("Accept-Language").map(LanguagePriorityList.init(acceptLanguage:)) ?? LanguagePriorityList()
+    }
 
     static func checkVersion(_ headers: HTTPHeaders) throws {
         guard headers["Tus-Resumable"] == version else {

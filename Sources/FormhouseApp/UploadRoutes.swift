@@ -64,7 +64,7 @@ struct UploadRoutes {
             formID: try request.formID(), field: try request.queryValue("field"),
             contentType: request.headers["Content-Type"],
             filename: request.headers["Content-Disposition"].flatMap(Filename.fromContentDisposition),
-            body: body, client: request.remoteAddress)
+            body: body, client: request.remoteAddress, languages: request.languagePreferences())
         var response = Response.json(UploadJSON.bytes(record), status: 201)
         response.headers.set("Location", "/v1/forms/\(record.formID)/tus/\(record.id)")
         return response

@@ -26,10 +26,18 @@ struct UploadService: Sendable {
         var rules: FileInputRules
         /// The input's `maxSize`, capped by the configuration.
         var maxSize: Int
+        /// The refusals of the file, in the language the request asks for.
+        var messages: UploadMessages
+
+        /// A refusal of the file, as a 422 in that language.
+        func refusal(_ error: FieldError) -> SubmissionFailure {
+            .invalid([error], languages: [messages.language])
+        }
     }
 
-    /// The file input `field` of form `formID`, or the problem to answer.
-    func target(formID: String, field: String?) async throws -> Target {
+    /// The file input `field` of form `formID`, or the problem to answer; `languages` are the ones
+    /// the request asks for, for the messages of a refusal.
+    func target(formID: String, field: String?, languages: LanguagePriorityList) async throws -> Target {
         guard let form = try await catalog.current(id: formID) else {
             throw APIProblem.notFound("There is no form '\(formID)'.")
         }
@@ -39,16 +47,15 @@ struct UploadService: Sendable {
         guard let rules = form.definition.fileInput(at: field) else {
             throw APIProblem(.invalidParameter, "Form '\(formID)' has no file input '\(field)'.")
         }
-        return Target(form: form, rules: rules, maxSize: min(rules.maxSize, maxFileBytes))
+        return Target(form: form, rules: rules, maxSize: min(rules.maxSize, maxFileBytes),
+                      messages: UploadMessages(preferences: languages, defaultLanguage: form.definition.defaultLanguage))
     }
 
     /// Refuses a declared type the input does not accept (422 `fileType`), and a size over its limit (413).
     func check(_ target: Target, field: String, declaredType: String, length: Int?) throws {
         let type = MediaSniffer.essence(declaredType)
         if type != "application/octet-stream", !target.rules.accepts(mediaType: type) {
-            throw SubmissionFailure.invalid([FieldError(
-                field: field, code: .fileType,
-                message: "Files of type \(type) are not accepted here; accepted: \((target.rules.accept ?? []).joined(separator: ", ")).")])
+            throw target.refusal(target.messages.typeNotAccepted(type, by: target.rules, field: field))
         }
         if let length, length > target.maxSize { throw Self.tooLarge(target) }
     }
@@ -71,9 +78,10 @@ struct UploadService: Sendable {
 
     /// Stores the body of a simple upload and answers its record, complete.
     func receive(
-        formID: String, field: String?, contentType: String?, filename: String?, body: RequestBody, client: String
+        formID: String, field: String?, contentType: String?, filename: String?, body: RequestBody, client: String,
+        languages: LanguagePriorityList
     ) async throws -> UploadRecord {
-        let target = try await target(formID: formID, field: field)
+        let target = try await target(formID: formID, field: field, languages: languages)
         guard let contentType, MediaSniffer.isWellFormed(contentType) else {
             throw APIProblem.unsupportedMediaType("Send the file's media type as its Content-Type (image/jpeg, application/pdf, …).")
         }
@@ -192,15 +200,13 @@ struct Receiver {
         let found = MediaSniffer.mediaType(of: prefix[...])
         let declared = MediaSniffer.essence(declaredType)
         if declared != "application/octet-stream", MediaSniffer.contradicts(declared: declared, sniffed: found) {
-            throw SubmissionFailure.invalid([FieldError(
-                field: field, code: .fileType,
-                message: found.map { "The file's content is \($0), not \(declared)." } ?? "The file's content is not \(declared).")])
+            throw target.refusal(target.messages.contentContradicts(declared: declared, found: found, field: field))
         }
         let type = MediaSniffer.storedType(declared: declared, sniffed: found)
         // Checked again here: a declared type the input takes may turn out to be one it does not
         // (`application/octet-stream`, or bytes of another format).
         guard target.rules.accepts(mediaType: type) else {
-            throw SubmissionFailure.invalid([FieldError(field: field, code: .fileType, message: "Files of type \(type) are not accepted here.")])
+            throw target.refusal(target.messages.typeNotAccepted(type, by: target.rules, field: field))
         }
         storedType = type
     }

@@ -88,6 +88,23 @@ import Testing
         await server.finish()
     }
 
+    /// A refused upload speaks the request's language, as a refused submission does.
+    @Test func aRefusedUploadSpeaksTheRequestsLanguage() async throws {
+        let server = try await Self.server()
+        let message = { (reply: TestResponse) in (reply.object["errors"] as? [[String: Any]])?.first?["message"] as? String }
+        let disguised = try await server.client.send("POST", "/v1/forms/claim/uploads?field=photo",
+                                                     headers: [("Content-Type", "image/jpeg"), ("Accept-Language", "pt-BR")], body: FileFixtures.html)
+        #expect(disguised.status == 422)
+        #expect(message(disguised) == "O conteúdo do arquivo é text/html, não image/jpeg.", "\(disguised.text)")
+        #expect(disguised.header("Content-Language") == "pt-BR" && disguised.header("Vary")?.contains("Accept-Language") == true)
+        let pdf = try await server.client.send("POST", "/v1/forms/claim/uploads?field=photo&lang=es",
+                                               headers: [("Content-Type", "application/pdf")], body: FileFixtures.pdf)
+        #expect(message(pdf)?.hasPrefix("Este tipo de archivo (application/pdf) no se acepta aquí") == true, "\(pdf.text)")
+        let english = try await Self.upload(server.client, field: "photo", type: "application/pdf", FileFixtures.pdf)
+        #expect(message(english)?.hasPrefix("This kind of file (application/pdf) is not accepted here") == true)
+        await server.finish()
+    }
+
     @Test func oneByteOverMaxSizeIs413AndNothingIsKept() async throws {
         let server = try await Self.server()
         var big = FileFixtures.jpeg
