@@ -73,7 +73,7 @@ extension DefinitionDecoder {
         var plain = spec
         plain.messages = [:]
         _ = run.check(InputRule(plain, nil, slot: nil), value)
-        let texts = ErrorTexts(preferences: LanguagePriorityList(), formLanguage: "en", defaultLanguage: "en")
+        let texts = TextLanguages(preferences: LanguagePriorityList(), formLanguage: "en", defaultLanguage: "en")
         return run.failures.first.map { texts.write($0.message) }
     }
 

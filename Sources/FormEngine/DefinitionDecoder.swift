@@ -468,7 +468,7 @@ struct DefinitionDecoder {
             case .input(let spec):
                 // Written out once per input, not per copy: the copies only add prefixes.
                 part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source,
-                                                                                 pick: TextPicker(language: defaultLanguage, defaultLanguage: defaultLanguage)))
+                                                                                 pick: TextLanguages(language: defaultLanguage, defaultLanguage: defaultLanguage)))
             case .section(let children):
                 part = expansion(children, reporting: reporting)
             case .group(let group):

@@ -9,7 +9,7 @@ extension FormDefinition {
     /// `language`, or in ``defaultLanguage`` where the map has none in that one.
     public func normalizedJSON(language: String) -> JSONValue {
         guard isTranslated else { return normalizedJSON() }
-        return Self.localized(normalizedJSON(), topLevel: true, pick: TextPicker(language: language, defaultLanguage: defaultLanguage))
+        return Self.localized(normalizedJSON(), topLevel: true, pick: TextLanguages(language: language, defaultLanguage: defaultLanguage))
     }
 
     /// The keys whose values a person reads, at the top and in a component's properties.
@@ -17,7 +17,7 @@ extension FormDefinition {
 
     /// A definition object, or a component's properties, with its texts in one language; components,
     /// options and messages inside are localized too.
-    static func localized(_ value: JSONValue, topLevel: Bool, pick: TextPicker) -> JSONValue {
+    static func localized(_ value: JSONValue, topLevel: Bool, pick: TextLanguages) -> JSONValue {
         guard case .object(var object) = value else { return value }
         for key in textKeys where !topLevel || key != "placeholder" {
             if let text = pick(object[key]) { object[key] = .string(text) }
@@ -40,24 +40,5 @@ extension FormDefinition {
             })
         }
         return .object(object)
-    }
-}
-
-/// Picks one language's text out of a definition's texts (a string, or a map of languages), and
-/// writes the engine's own texts in that language where there are messages in it.
-struct TextPicker {
-    let language: String
-    let defaultLanguage: String
-
-    /// The built-in text `key` in the language of ``BuiltInMessages`` closest to this one, its
-    /// placeholders filled from `values`.
-    func callAsFunction(_ key: MessageKey, _ values: KeyValuePairs<String, String> = [:]) -> String {
-        BuiltInMessages.message(key, in: BuiltInMessages.language(for: LanguagePriorityList([language]), fallback: defaultLanguage), values)
-    }
-
-    /// The text in the language, or in the default one where a map has none in it; nil when the
-    /// value is absent or not a text.
-    func callAsFunction(_ value: JSONValue?) -> String? {
-        value.flatMap(LocalizedText.init(json:))?.text(in: language, default: defaultLanguage)
     }
 }

@@ -9,7 +9,7 @@ extension FormDefinition {
     /// when ``formworksProfileRefusal`` is nil. Its texts are plain strings in `language` (one of
     /// ``languages``; ``defaultLanguage`` when nil or where a text has none in it).
     public func formworksProfile(language: String? = nil) -> JSONValue {
-        let pick = TextPicker(language: language ?? defaultLanguage, defaultLanguage: defaultLanguage)
+        let pick = TextLanguages(language: language ?? defaultLanguage, defaultLanguage: defaultLanguage)
         var out = JSONObject()
         out.append("id", top["id"] ?? .string(id ?? ""))
         out.append("responseFormat", top["responseFormat"] ?? "long")
@@ -29,7 +29,7 @@ extension FormDefinition {
         return .object(out)
     }
 
-    private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool, pick: TextPicker,
+    private static func flatten(_ nodes: [FormNode], prefix: String, titlePrefix: String, conditional: Bool, pick: TextLanguages,
                                 into components: inout [JSONValue], dropped: inout [String]) {
         for node in nodes {
             let hidden = conditional || node.visibleWhen != nil
@@ -87,7 +87,7 @@ extension FormDefinition {
     /// groups around it, as the serializer writes them (escapes included), for the size check before
     /// it is written. (`conditional` turns `required` to false, one byte longer than true, and gives
     /// a switch the longer of its two hints, so this is an upper bound.)
-    static func componentBytes(_ spec: InputSpec, _ source: JSONObject, pick: TextPicker) -> Int {
+    static func componentBytes(_ spec: InputSpec, _ source: JSONObject, pick: TextLanguages) -> Int {
         component(spec, source, id: spec.id, titlePrefix: "", conditional: true, pick: pick).serialized().count + 2
     }
 
@@ -97,7 +97,7 @@ extension FormDefinition {
     }
 
     private static func component(_ spec: InputSpec, _ source: JSONObject, id: String, titlePrefix: String,
-                                  conditional: Bool, pick: TextPicker) -> JSONValue {
+                                  conditional: Bool, pick: TextLanguages) -> JSONValue {
         var props = JSONObject()
         props.append("id", .string(id))
         props.append("title", .string(titlePrefix + (pick(source["title"]) ?? "")))

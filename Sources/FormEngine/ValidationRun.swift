@@ -23,7 +23,7 @@ extension FormDefinition {
         var result = ValidationResult(errors: [], values: .object(values), fileIDs: run.fileIDs, computedValues: computed)
         if !run.failures.isEmpty {
             // The languages are looked up once for all the messages, and only when there are some.
-            let texts = ErrorTexts(preferences: options.languages, formLanguage: language(for: options.languages), defaultLanguage: defaultLanguage)
+            let texts = TextLanguages(preferences: options.languages, formLanguage: language(for: options.languages), defaultLanguage: defaultLanguage)
             result.errors = run.failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) }
             result.messageLanguages = texts.builtIn == texts.form ? [texts.builtIn] : [texts.builtIn, texts.form]
         }
