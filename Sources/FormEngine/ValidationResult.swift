@@ -22,7 +22,13 @@ public struct ValidationResult: Sendable {
     /// The languages the messages of ``errors`` are written in: the built-in messages' first, then
     /// the form's where its own `messages` would be in another (for `Content-Language`); empty when
     /// there are no errors.
-    public var messageLanguages: [String] = []
+    public var messageLanguages: [String] {
+        guard let languages else { return [] }
+        return languages.builtIn == languages.form ? [languages.builtIn] : [languages.builtIn, languages.form]
+    }
+    /// ``messageLanguages``, kept as two tags (short ones hold no storage to release) rather than an
+    /// array every result would carry.
+    var languages: (builtIn: String, form: String)?
     /// Whether there are no errors.
     public var isValid: Bool { errors.isEmpty }
 }

@@ -20,14 +20,14 @@ extension FormDefinition {
         // Moved out of the run, not copied: the formulas write into it in place.
         var values = run.scopes.removeLast()
         let computed = formulas.map { run.compute($0, in: &values, evaluator: &evaluator) }
-        var result = ValidationResult(errors: [], values: .object(values), fileIDs: run.fileIDs, computedValues: computed)
-        if !run.failures.isEmpty {
-            // The languages are looked up once for all the messages, and only when there are some.
-            let texts = TextLanguages(preferences: options.languages, formLanguage: language(for: options.languages), defaultLanguage: defaultLanguage)
-            result.errors = run.failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) }
-            result.messageLanguages = texts.builtIn == texts.form ? [texts.builtIn] : [texts.builtIn, texts.form]
+        guard !run.failures.isEmpty else {
+            return ValidationResult(errors: [], values: .object(values), fileIDs: run.fileIDs, computedValues: computed)
         }
-        return result
+        // The languages are looked up once for all the messages, and only when there are some.
+        let texts = TextLanguages(preferences: options.languages, formLanguage: language(for: options.languages), defaultLanguage: defaultLanguage)
+        return ValidationResult(errors: run.failures.map { FieldError(field: $0.field, code: $0.code, message: texts.write($0.message)) },
+                                values: .object(values), fileIDs: run.fileIDs, computedValues: computed,
+                                languages: (texts.builtIn, texts.form))
     }
 }
 
