@@ -68,6 +68,12 @@ struct RoleMatrixTests {
     /// A server whose form `claim` has a webhook, a file and a submission that took it (and so a delivery).
     static func populated() async throws -> (server: InProcessServer, ids: [String: String]) {
         let server = try await server()
+        return (server, try await populate(server))
+    }
+
+    /// Gives `server` the form `claim` with a webhook, a file and a submission that took it (and so a
+    /// delivery); returns their ids.
+    static func populate(_ server: InProcessServer) async throws -> [String: String] {
         let client = server.client
         #expect(try await client.admin("PUT", "/v1/admin/forms/claim", json: FileFixtures.claimForm).status == 201)
         let webhook = try await client.admin("POST", "/v1/admin/forms/claim/webhooks", json: #"{"url": "http://127.0.0.1:9/hook"}"#)
@@ -76,12 +82,12 @@ struct RoleMatrixTests {
         let submitted = try await client.postJSON("/v1/forms/claim/submissions", #"{"values": {"name": "Ana", "photo": "\#(fid)"}}"#)
         #expect(submitted.status == 201, "\(submitted.text)")
         let deliveries = try await client.admin("GET", "/v1/admin/deliveries").object["items"] as? [[String: Any]]
-        return (server, [
+        return [
             "id": "claim", "fid": fid,
             "sid": try #require(submitted.object["id"] as? String),
             "wid": try #require(webhook.object["id"] as? String),
             "did": try #require(deliveries?.first?["id"] as? String),
-        ])
+        ]
     }
 
     static func body(_ method: HTTPMethod, _ pattern: String) -> String {

@@ -22,20 +22,7 @@ struct ScopedRowReadTests {
             counting = wrapped
             return wrapped
         })
-        let client = server.client
-        #expect(try await client.admin("PUT", "/v1/admin/forms/claim", json: FileFixtures.claimForm).status == 201)
-        let webhook = try await client.admin("POST", "/v1/admin/forms/claim/webhooks", json: #"{"url": "http://127.0.0.1:9/hook"}"#)
-        let upload = try await client.send("POST", "/v1/forms/claim/uploads?field=photo", headers: [("Content-Type", "image/png")], body: FileFixtures.png)
-        let fid = try #require(upload.object["id"] as? String)
-        let submitted = try await client.postJSON("/v1/forms/claim/submissions", #"{"values": {"name": "Ana", "photo": "\#(fid)"}}"#)
-        #expect(submitted.status == 201, "\(submitted.text)")
-        let deliveries = try await client.admin("GET", "/v1/admin/deliveries").object["items"] as? [[String: Any]]
-        return (server, try #require(counting), [
-            "fid": fid,
-            "sid": try #require(submitted.object["id"] as? String),
-            "wid": try #require(webhook.object["id"] as? String),
-            "did": try #require(deliveries?.first?["id"] as? String),
-        ])
+        return (server, try #require(counting), try await RoleMatrixTests.populate(server))
     }
 
     /// The routes that read their row, with the row's id parameter. (Redelivering reads the delivery
