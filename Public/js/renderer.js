@@ -327,6 +327,10 @@ export class FormView {
 
     /** Set while values given from outside are drawn: file inputs then take the files they name. */
     this.restoring = options.values !== undefined;
+    /** Set while the form is first drawn from no values: its inputs start with their defaults. */
+    this.firstDraw = !this.restoring;
+    /** The repeat items made during the current drawing, whose inputs start with their defaults too. */
+    this.freshItems = new WeakSet();
     if (this.restoring) this.state = structuredClone(options.values);
 
     this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
@@ -360,6 +364,8 @@ export class FormView {
     }
     this.renderList(components, this.body, []);
     this.restoring = false;
+    this.firstDraw = false;
+    this.freshItems = new WeakSet();
   }
 
   /**
@@ -376,6 +382,7 @@ export class FormView {
     this.body.replaceChildren();
     this.renderList(Array.isArray(this.definition.components) ? this.definition.components : [], this.body, []);
     this.restoring = false;
+    this.freshItems = new WeakSet();
     this.refreshVisibility();
     this.reapplyErrors();
     if (focus) this.refocus(focus);
@@ -503,8 +510,13 @@ export class FormView {
       field.repeat = repeat;
       field.focusTarget = add;
       const existing = getAt(this.state, segments);
-      if (!Array.isArray(existing)) setAt(this.state, segments, Array.from({ length: min }, () => ({})));
-      else while (existing.length < min) existing.push({});
+      const fresh = () => {
+        const item = {};
+        this.freshItems.add(item);
+        return item;
+      };
+      if (!Array.isArray(existing)) setAt(this.state, segments, Array.from({ length: min }, fresh));
+      else while (existing.length < min) existing.push(fresh());
       add.addEventListener("click", () => this.addInstance(field));
       node.append(list, el("div", { class: "fh-repeat-actions" }, [add, count]), error);
       this.renderInstances(field);
@@ -545,9 +557,12 @@ export class FormView {
   addInstance(field) {
     const items = getAt(this.state, field.repeat.segments);
     if (items.length >= field.repeat.max) return;
-    items.push({});
+    const item = {};
+    items.push(item);
+    this.freshItems.add(item);
     this.touched.add(field.path);
     this.renderInstances(field);
+    this.freshItems = new WeakSet();
     this.refreshVisibility();
     this.reapplyErrors();
     const last = field.repeat.list.lastElementChild;
@@ -568,6 +583,7 @@ export class FormView {
     this.moveFiles(field.path, index);
     this.lastErrors = this.lastErrors.filter((e) => !String(e.field).startsWith(`${field.path}[`));
     this.renderInstances(field);
+    this.freshItems = new WeakSet();
     this.refreshVisibility();
     this.reapplyErrors();
     const buttons = field.repeat.list.querySelectorAll(":scope > .fh-instance > .fh-instance-head .fh-remove");
@@ -910,8 +926,10 @@ export class FormView {
     setAt(this.state, field.segments, field.file.limits.maxFiles > 1 ? (ids.length ? ids : undefined) : ids[0]);
     this.touched.add(field.path);
     this.refreshVisibility();
+    const updated = this.runUpdates(field);
     this.reapplyErrors();
     this.changed(field.path);
+    for (const target of updated) this.changed(target.path);
   }
 
   /** Moves the files of a repeat's items after item `removed` with their items (its own are dropped).
@@ -943,9 +961,10 @@ export class FormView {
       return;
     }
     let value = getAt(this.state, field.segments);
-    // An input's `default` is what it starts with, as an option's is below; values given from
-    // outside (a draft) already say what the person had.
-    if (value === undefined && !this.restoring && field.props.default !== undefined && field.props.default !== null
+    // An input's `default` is what it starts with, as an option's is below, when it is new; values
+    // given from outside (a draft) already say what the person had, and a field emptied since must
+    // stay empty when a repeat is drawn again.
+    if (value === undefined && this.isNew(field) && field.props.default !== undefined && field.props.default !== null
         && field.type !== "select" && typeof field.props.formula !== "string") {
       value = structuredClone(field.props.default);
       setAt(this.state, field.segments, value);
@@ -958,9 +977,8 @@ export class FormView {
       value = false;
       setAt(this.state, field.segments, value);
     }
-    // An option's `default` is chosen when the field is first drawn; values given from outside (a
-    // draft) already say what was chosen, the default included.
-    if (value === undefined && field.type === "select" && !this.restoring) {
+    // An option's `default` is chosen when the field is new, as above.
+    if (value === undefined && field.type === "select" && this.isNew(field)) {
       const chosen = (Array.isArray(field.props.options) ? field.props.options : [])
         .filter((option) => option && option.default === true).map((option) => String(option.id));
       if (chosen.length > 0) {
@@ -970,6 +988,14 @@ export class FormView {
     }
     if (value === undefined) return;
     this.drawValue(field, value);
+  }
+
+  /** Whether `field` is drawn for the first time: in the form's first drawing, or in a repeat item made now. */
+  isNew(field) {
+    for (let i = field.segments.length - 1; i >= 0; i--) {
+      if (typeof field.segments[i] === "number") return this.freshItems.has(getAt(this.state, field.segments.slice(0, i + 1)));
+    }
+    return this.firstDraw;
   }
 
   /** Shows `value` (undefined for none) in a field's controls. */
@@ -985,10 +1011,12 @@ export class FormView {
    * Runs the `updates` of other inputs that the person's change of `changed` sets off: each entry
    * whose condition reads that input and now holds puts its value in (null empties the input), as the
    * engine documents. An update is not a person's change, so it sets off no further updates.
-   * Returns the fields it set.
+   * Returns the fields it set, with the conditions evaluated again when there are any.
    */
   runUpdates(changed) {
     const set = [];
+    // The person's new value is not the one the server last refused: conditions read it.
+    this.rejected.delete(changed.path);
     for (const target of this.fields.values()) {
       const updates = target.props.updates;
       if (target === changed || target.kind !== "input" || target.type === "file" || !Array.isArray(updates)) continue;
@@ -1002,6 +1030,7 @@ export class FormView {
         if (!set.includes(target)) set.push(target);
       }
     }
+    if (set.length > 0) this.refreshVisibility();
     return set;
   }
 
@@ -1031,7 +1060,6 @@ export class FormView {
     this.touched.add(field.path);
     this.refreshVisibility();
     const updated = this.runUpdates(field);
-    if (updated.length > 0) this.refreshVisibility();
     this.changed(field.path);
     for (const target of updated) this.changed(target.path);
   }

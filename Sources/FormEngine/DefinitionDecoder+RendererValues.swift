@@ -70,8 +70,11 @@ extension DefinitionDecoder {
     /// Why the input's own rules would refuse `value`, or nil when they accept it.
     private static func refusal(of value: JSONValue, by spec: InputSpec) -> String? {
         var run = ValidationRun(options: ValidationOptions(), formID: nil, capacity: 1, slotCount: 0, computedCount: 0)
+        // Judged as a value a person could send: a value always may be emptied again, so `required`
+        // is not the value's to meet (a required switch may start off).
         var plain = spec
         plain.messages = [:]
+        plain.required = false
         _ = run.check(InputRule(plain, nil, slot: nil), value)
         let texts = TextLanguages(preferences: LanguagePriorityList(), formLanguage: "en", defaultLanguage: "en")
         return run.failures.first.map { texts.write($0.message) }

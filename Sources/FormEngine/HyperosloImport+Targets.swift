@@ -113,7 +113,12 @@ extension HyperosloConverter {
         // hyperoslo/Form sets `target_value` when there is one, whatever the action says.
         let given = target["target_value"].flatMap { $0 == .null ? nil : $0 }
         if given == nil, action == "update" {
-            guard !targetField.hasFormula else { return }
+            guard !targetField.hasFormula else {
+                // Formhouse recomputes the formula on every change, whatever the condition says; a
+                // condition it could not read is still named.
+                if let text = target["condition"] { _ = parseCondition(text, of: field, at: at + "/condition") }
+                return
+            }
             problem(at, "An \"update\" target without \"target_value\" recomputes its field's formula, and \"\(id)\" has none: it does nothing in hyperoslo/Form. Remove it, or give it a \"target_value\".")
             return
         }

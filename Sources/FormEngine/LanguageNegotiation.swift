@@ -24,9 +24,8 @@ public struct LanguagePriorityList: Sendable, Equatable {
     /// The most items of a header, or ranges, that are read.
     public static let maxItems = 32
 
-    /// The longest range read: real tags are far shorter (RFC 5646 asks room for 35 characters), and
-    /// a lookup shortens a range one subtag at a time, so its cost grows with the square of the length.
-    public static let maxRangeBytes = 64
+    /// The longest range read: the longest tag a form may have (``LanguageTag/maximumLength``).
+    public static let maxRangeBytes = LanguageTag.maximumLength
 
     /// The ranges of an `Accept-Language` header (RFC 9110 §12.5.4), sorted by weight. An item that
     /// is not `range[;q=weight]` (a range is `*` or up to eight letters, then `-` and up to eight

@@ -1,11 +1,16 @@
 /// BCP 47 language tags (RFC 5646), as definitions, `Accept-Language` and `?lang=` spell them.
 public enum LanguageTag {
-    /// Whether `tag` is well-formed by RFC 5646's syntax: a language (`en`, `pt`, `zh-yue`), then an
+    /// The longest tag taken, in bytes: RFC 5646 asks room for 35 characters, real tags are shorter
+    /// still, and a lookup shortens a tag one subtag at a time, at a cost that grows with the square
+    /// of its length.
+    public static let maximumLength = 64
+
+    /// Whether `tag` is well-formed by RFC 5646's syntax, at most ``maximumLength`` bytes long: a language (`en`, `pt`, `zh-yue`), then an
     /// optional script (`Latn`), region (`BR`, `419`), variants, extensions, and a private use part
     /// (`x-...`, also alone). Registry contents are not checked, and grandfathered tags are refused.
     public static func isWellFormed(_ tag: String) -> Bool {
         let subtags = Array(tag.utf8).split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard tag.utf8.count <= 255, !subtags.isEmpty,
+        guard tag.utf8.count <= maximumLength, !subtags.isEmpty,
               subtags.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy(isAlphanumeric) }) else { return false }
         if isSingleton(subtags[0], "x") { return subtags.count > 1 }
         let language = subtags[0]

@@ -24,7 +24,7 @@ public struct ValidationResult: Sendable {
     /// there are no errors.
     public var messageLanguages: [String] {
         guard let languages else { return [] }
-        return languages.builtIn == languages.form ? [languages.builtIn] : [languages.builtIn, languages.form]
+        return LanguageTag.same(languages.builtIn, languages.form) ? [languages.builtIn] : [languages.builtIn, languages.form]
     }
     /// ``messageLanguages``, kept as two tags (short ones hold no storage to release) rather than an
     /// array every result would carry.

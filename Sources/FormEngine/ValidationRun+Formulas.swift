@@ -20,8 +20,10 @@ extension ValidationRun {
                 // A `decimal` stores the nearest `Double`, as for a typed number: a quotient that never
                 // ends (`10 / 3`) is kept to the digits it holds rather than refused as too precise,
                 // which no one filling the form in could mend.
-                if site.rule.spec.type == .decimal, case .number = value, let exact = text, let double = Double(exact) {
-                    text = JSONValue.numberText(double)
+                if site.rule.spec.type == .decimal, case .number = value, let exact = text, let double = Double(exact),
+                   let kept = DecimalText(double) {
+                    // Written out in plain digits (`0.00001`, not `1e-05`), as the rule reads them.
+                    text = kept.text
                 }
                 path = k < paths.count ? paths[k] : []
                 // Judged as the exact text a person could have typed, not the `Double` answered: an

@@ -102,6 +102,16 @@ import Testing
         #expect(two.validate(try Fixtures.submission(#"{"values": {"g": []}}"#)).errors.map(\.message) == ["Add exactly 2 items."])
     }
 
+    /// The languages a result's messages are in, for `Content-Language`: each once, however spelled.
+    @Test func messageLanguages() throws {
+        let asked = ValidationOptions(languages: LanguagePriorityList(["pt-BR"]))
+        let spelledLow = try Fixtures.definition(#"{"title": {"en": "T", "pt-br": "T"}, "components": [{"text": {"id": "a", "required": true}}]}"#)
+        #expect(spelledLow.validate(try Fixtures.submission(#"{"values": {}}"#), options: asked).messageLanguages == ["pt-BR"])
+        let english = try Fixtures.single("text", #""required": true"#)
+        #expect(english.validate(try Fixtures.submission(#"{"values": {}}"#), options: asked).messageLanguages == ["pt-BR", "en"])
+        #expect(english.validate(try Fixtures.submission(#"{"values": {"f": "x"}}"#), options: asked).messageLanguages.isEmpty)
+    }
+
     @Test func placeholdersAreFilledOnce() {
         #expect(BuiltInMessages.message(.fileType, in: "en", ["type": "a/{accepted}", "accepted": "image/*"])
             == "This kind of file (a/{accepted}) is not accepted here; attach one of image/*.")

@@ -90,10 +90,13 @@ import Testing
         let definition = try Fixtures.definition(#"""
             {"title": "T", "components": [{"decimal": {"id": "a"}}, {"decimal": {"id": "third", "formula": "a / 3"}},
              {"decimal": {"id": "cents", "maxDecimalPlaces": 2, "formula": "a / 3"}}, {"decimal": {"id": "rounded", "maxDecimalPlaces": 2, "formula": "round(a / 3, 2)"}},
-             {"integer": {"id": "whole", "formula": "a / 3"}}]}
+             {"integer": {"id": "whole", "formula": "a / 3"}}, {"decimal": {"id": "tiny", "formula": "a / 3000000"}},
+             {"decimal": {"id": "huge", "formula": "a * 1000000000000000000000"}}]}
             """#)
         let result = try Fixtures.validate(definition, #"{"values": {"a": 10}}"#)
         #expect(result.values["third"] == .number(10.0 / 3) && result.values["rounded"] == 3.33)
+        // Very small and very large results too, which a Double writes with an exponent.
+        #expect(result.values["tiny"] == .number(10.0 / 3_000_000) && result.values["huge"] == .number(1e22))
         #expect(result.errors.map { "\($0.field) \($0.code.rawValue)" }.sorted() == ["cents decimalPlaces", "whole integer"])
     }
 

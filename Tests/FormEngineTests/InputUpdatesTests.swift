@@ -39,6 +39,8 @@ import Testing
             (#"{"select": {"id": "x", "options": [{"id": "p"}], "updates": [{"when": {"field": "k", "equals": "a"}, "value": "q"}]}}"#, ["/components/1/select/updates/0/value badValue"]),
             // A clear is always possible, even of a required input: the person fills it in again.
             (#"{"text": {"id": "x", "required": true, "updates": [{"when": {"field": "k", "equals": "a"}, "value": null}]}}"#, []),
+            // A value the person may empty again need not meet `required`: a required switch may be turned off.
+            (#"{"switch": {"id": "x", "required": true, "updates": [{"when": {"field": "k", "equals": "a"}, "value": false}]}}"#, []),
             // The condition is a visibleWhen's: earlier inputs, known paths.
             (#"{"text": {"id": "x", "updates": [{"when": {"field": "nope", "equals": 1}, "value": "v"}]}}"#, ["/components/1/text/updates/0/when/field unknownField"]),
             (#"{"text": {"id": "x", "updates": [{"when": {"field": "x", "notEmpty": true}, "value": "v"}]}}"#, ["/components/1/text/updates/0/when/field forwardReference"]),
@@ -88,6 +90,7 @@ import Testing
         #expect(!String(decoding: definition.formworksProfile().serialized(), as: UTF8.self).contains("default"))
         let cases: [(String, [String])] = [
             (#"{"text": {"id": "x", "default": "hello"}}"#, []),
+            (#"{"switch": {"id": "x", "required": true, "default": false}}"#, []),
             (#"{"text": {"id": "x", "maxLength": 2, "default": "hello"}}"#, ["/components/0/text/default badValue"]),
             (#"{"integer": {"id": "x", "default": "many"}}"#, ["/components/0/integer/default badValue"]),
             (#"{"date": {"id": "x", "default": "2026-13-01"}}"#, ["/components/0/date/default badValue"]),

@@ -74,4 +74,12 @@ import Testing
     func malformedTags(_ tag: String) {
         #expect(!LanguageTag.isWellFormed(tag), "\(tag)")
     }
+
+    /// A tag a form may carry is one a request can ask for: both stop at 64 bytes.
+    @Test func tagsStopAt64Bytes() {
+        let longest = "en-x-" + Array(repeating: "abcdefgh", count: 6).joined(separator: "-") + "-abcde"
+        #expect(longest.utf8.count == LanguageTag.maximumLength && LanguageTag.isWellFormed(longest))
+        #expect(!LanguageTag.isWellFormed(longest + "f"))
+        #expect(LanguagePriorityList(acceptLanguage: longest).lookup([longest]) == longest)
+    }
 }

@@ -4,7 +4,7 @@ empties the fields its targets name, and what the person types afterwards is wha
 
 from selenium.webdriver.common.by import By
 
-from test_renderer import control, open_form, set_value
+from test_renderer import control, error_text, open_form, set_value
 
 PLANS = [{"id": "plans", "title": "Plans", "sections": [{"id": "plans-0", "fields": [
     {"id": "plan", "title": "Plan", "type": "select", "values": [
@@ -44,4 +44,31 @@ def test_imported_update_and_clear_targets_run_in_the_renderer(browser, server):
     status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
     assert status == 200
     assert stored["values"] == {"plan": "0", "seats": 3}
+    assert browser.console_errors() == []
+
+
+ROOMS = {"id": "rooms", "title": "Rooms", "components": [
+    {"select": {"id": "plan", "title": "Plan", "required": True, "options": [{"id": "free", "title": "Free"}, {"id": "team", "title": "Team"}]}},
+    {"text": {"id": "coupon", "title": "Coupon", "updates": [{"when": {"field": "plan", "equals": "team"}, "value": "TEAM10"}]}},
+    {"group": {"id": "rooms", "title": "Room", "repeat": {"min": 1, "max": 3}, "components": [
+        {"text": {"id": "name", "title": "Name", "default": "Room"}}]}},
+]}
+
+
+def test_defaults_fill_new_items_only_and_updates_follow_a_fixed_answer(browser, server):
+    server.put_form(ROOMS)
+    open_form(browser, "rooms")
+    d = browser.driver
+    value = lambda path: control(browser, path).get_attribute("value")
+    assert value("rooms[0].name") == "Room"
+    # Emptied by the person, it stays empty when the repeat is drawn again for a new item.
+    set_value(browser, "rooms[0].name", "")
+    d.find_element(By.CSS_SELECTOR, '[data-path="rooms"] .fh-add').click()
+    browser.wait(lambda: d.find_elements(By.CSS_SELECTOR, '[data-path="rooms[1].name"]'), "no second room")
+    assert value("rooms[0].name") == "" and value("rooms[1].name") == "Room"
+    # The server refused the empty plan; choosing one now still sets off its update.
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: error_text(browser, "plan") != "", "the empty plan was not refused")
+    set_value(browser, "plan", "team")
+    browser.wait(lambda: value("coupon") == "TEAM10", "choosing a plan after a refusal did not fill the coupon in")
     assert browser.console_errors() == []
