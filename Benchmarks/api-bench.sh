@@ -71,15 +71,14 @@ echo "# API benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "$(nproc) cores, wrk -t1, $duration per run, $rounds alternating rounds; release build; loopback."
 echo
-echo "| run | round | req/s | p99 ms | non-2xx |"
-echo "|---|---|---|---|---|"
+runs_table
 } | tee "$report"
 
 # Each round's Formhouse GET over the nginx GET next to it: a pair close in time, so a stall of the
 # shared machine spoils one pair rather than the whole comparison. Who goes first alternates.
 get_ratios=()
 for round in $(seq 1 "$rounds"); do
-    for side in $( (( round % 2 )) && echo "nginx formhouse" || echo "formhouse nginx"); do
+    for side in $(alternate "$round" nginx formhouse); do
         if [[ $side == nginx ]]; then
             read -r r p b < <(measure "http://127.0.0.1:$nginx_port/v1/forms/$form" "$conns")
             echo "| nginx GET form, $conns conns | $round | $r | $p | $b |" | tee -a "$report"
@@ -100,7 +99,7 @@ done
 # disk's fsync time hits both sides alike.
 ratios=()
 for round in $(seq 1 "$rounds"); do
-    for side in $( (( round % 2 )) && echo "grouped single" || echo "single grouped"); do
+    for side in $(alternate "$round" grouped single); do
         if [[ $side == grouped ]]; then
             start_server
             read -r r p b < <(measure "http://127.0.0.1:$port" "$submit_conns" "$work/submissions.lua")

@@ -69,13 +69,12 @@ echo
 echo "$(nproc) cores, wrk -t1, $conns connections, $duration per run, $rounds alternating rounds; release build;"
 echo "loopback; synchronous=$synchronous. 40-input form, every input answered; a PATCH changes one."
 echo
-echo "| run | round | req/s | p99 ms | non-2xx |"
-echo "|---|---|---|---|---|"
+runs_table
 } | tee "$report"
 
 ratios=()
 for round in $(seq 1 "$rounds"); do
-    for side in $( (( round % 2 )) && echo "validate patch" || echo "patch validate"); do
+    for side in $(alternate "$round" validate patch); do
         if [[ $side == validate ]]; then
             read -r r p b < <(measure "$work/validate.lua")
             echo "| POST validate (40 inputs) | $round | $r | $p | $b |" | tee -a "$report"

@@ -43,13 +43,12 @@ echo
 echo "$(nproc) cores, wrk -t1, $conns connections, $duration per run, $rounds alternating rounds; release build;"
 echo "loopback. The same body (ten lines) to a form with ten formulas and two conditions, and to the same form without them."
 echo
-echo "| run | round | req/s | p99 ms | non-2xx |"
-echo "|---|---|---|---|---|"
+runs_table
 } | tee "$report"
 
 ratios=()
 for round in $(seq 1 "$rounds"); do
-    for side in $( (( round % 2 )) && echo "plain formulas" || echo "formulas plain"); do
+    for side in $(alternate "$round" plain formulas); do
         read -r r p b < <(measure "$work/invoice-$side.lua")
         echo "| POST validate, $side | $round | $r | $p | $b |" | tee -a "$report"
         if [[ $side == plain ]]; then plain_rate=$r; else formula_rate=$r; fi

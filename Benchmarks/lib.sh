@@ -119,6 +119,18 @@ wrk.body = '$bench_body'
 LUA
 }
 
+# runs_table: the header of a report's table of runs, one row per run.
+runs_table() {
+    echo "| run | round | req/s | p99 ms | non-2xx |"
+    echo "|---|---|---|---|---|"
+}
+
+# alternate ROUND A B: the two sides of round ROUND in the order they run. Who goes first alternates,
+# so that drift of the shared machine does not always fall on the same side.
+alternate() {
+    if (( $1 % 2 )); then echo "$2 $3"; else echo "$3 $2"; fi
+}
+
 # ratio A B: A / B, or 0 when B is 0 (a run that failed).
 ratio() {
     python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(a / b if b else 0)" "$1" "$2"

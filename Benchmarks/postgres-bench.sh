@@ -111,8 +111,7 @@ echo "# PostgreSQL benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 echo "$(nproc) cores, PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') (fsync, synchronous_commit on), wrk -t1 -c$conns, $duration per run, $rounds alternating rounds; release build; loopback."
 echo
-echo "| run | round | req/s | p99 ms | non-2xx |"
-echo "|---|---|---|---|---|"
+runs_table
 } | tee "$report"
 
 group_ratios=()
@@ -120,7 +119,7 @@ node_ratios=()
 sqlite_rates=()
 grouped_rates=()
 for round in $(seq 1 "$rounds"); do
-    for side in $( (( round % 2 )) && echo "grouped single" || echo "single grouped"); do
+    for side in $(alternate "$round" grouped single); do
         if [[ $side == grouped ]]; then
             start_nodes 1
             read -r r p b < <(measure "$port_a")
@@ -136,7 +135,7 @@ for round in $(seq 1 "$rounds"); do
     group_ratios+=("$(python3 -c "print($grouped/$single if $single else 0)")")
     grouped_rates+=("$grouped")
 
-    for count in $( (( round % 2 )) && echo "1 2" || echo "2 1"); do
+    for count in $(alternate "$round" 1 2); do
         start_nodes "$count"
         proxy "$count"
         read -r r p b < <(measure "$nginx_port")
