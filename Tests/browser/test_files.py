@@ -14,7 +14,7 @@ from selenium.webdriver.common.keys import Keys
 from conftest import ADMIN_TOKEN
 from forms import PHOTO_MAX_SIZE, PHOTOS
 from test_console import go, signed_in
-from test_renderer import error_text, open_form, set_value, wrapper
+from test_renderer import error_text, open_form, set_value, submit_and_read, wrapper
 
 
 @pytest.fixture(scope="module")
@@ -222,10 +222,7 @@ def test_a_file_in_a_repeat_item_moves_with_it(browser, server, tmp_path):
     assert "bedroom.png" in moved.text and not items(browser, "rooms[1].photo")
     assert len(uploads_sent(browser)) == 2
 
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{d.find_element(By.CSS_SELECTOR, '.fh-receipt-id').text}")
-    assert status == 200, stored
+    stored = submit_and_read(browser, server)
     assert stored["values"]["rooms"][0]["photo"]["sha256"] == hashlib.sha256(pictures[1].read_bytes()).hexdigest()
     assert "photo" not in stored["values"]["rooms"][1]
 

@@ -44,6 +44,16 @@ def set_value(browser, path, value):
                    "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));", element, value)
 
 
+def submit_and_read(browser, server, message="no receipt"):
+    """Submits the page's form, waits for its receipt and returns the submission as the server stored it."""
+    d = browser.driver
+    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
+    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), message)
+    status, _, stored = server.call("GET", f"/v1/admin/submissions/{d.find_element(By.CSS_SELECTOR, '.fh-receipt-id').text}")
+    assert status == 200, stored
+    return stored
+
+
 def shown(browser, path):
     return wrapper(browser, path).is_displayed()
 
@@ -259,13 +269,7 @@ def test_submit_maps_422_to_fields_then_shows_a_receipt(browser, server, tour):
     assert summary.is_displayed() and "Please fix" in summary.text
 
     fill_valid(browser)
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
-    assert receipt_id
-
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
-    assert status == 200
+    stored = submit_and_read(browser, server)
     values = stored["values"]
     assert values["name"] == "Ana Souza"
     assert values["age"] == 34
@@ -358,11 +362,7 @@ def test_sample_household_filled_end_to_end(browser, server):
     assert error_text(browser, "address.postcode") != ""
     browser.wait(lambda: d.switch_to.active_element == control(browser, "address.postcode"), "focus not on the bad CEP")
     set_value(browser, "address.postcode", "50000-000")
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
-    assert status == 200
+    stored = submit_and_read(browser, server)
     assert stored["values"]["dependants"] == [
         {"name": "João", "age": 7, "relation": "child"},
         {"name": "Rosa", "age": 68, "relation": "other", "relationOther": "Grandmother"},
@@ -447,14 +447,10 @@ def test_conditions_values_and_ids_agree_with_the_engine(browser, server):
     plus.click()
     assert browser.script("return ({}).body === undefined"), "the group's value landed on Object.prototype"
 
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
-    assert status == 200
+    stored = submit_and_read(browser, server)
     assert stored["values"] == {"pay": "cash", "amount": 12.5, "reason": "Because", "code": "5 ",
                                 "constructor": "Bob", "__proto__": {"body": 1}}
-    status, _, raw = server.call("GET", f"/v1/admin/submissions/{receipt_id}/raw")
+    status, _, raw = server.call("GET", f"/v1/admin/submissions/{stored['id']}/raw")
     assert status == 200
     assert "4111111111111111" not in json.dumps(raw), "the hidden card number was sent"
 
@@ -515,10 +511,8 @@ def test_counts_start_within_their_bounds(browser, server):
     # A step goes on from there, within the bounds.
     wrapper(browser, "below").find_elements(By.CSS_SELECTOR, ".fh-step")[1].click()
     assert control(browser, "below").get_attribute("value") == "-1"
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "the untouched form was refused")
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{d.find_element(By.CSS_SELECTOR, '.fh-receipt-id').text}")
-    assert status == 200 and stored["values"] == {"below": -1, "above": 2, "around": -3}
+    stored = submit_and_read(browser, server, "the untouched form was refused")
+    assert stored["values"] == {"below": -1, "above": 2, "around": -3}
 
 
 def test_version_parameter_is_read_as_a_number(browser, server):
@@ -566,10 +560,6 @@ def test_computed_inputs_show_the_engines_values_and_enabled_when_disables(brows
     browser.script("arguments[0].click()", control(browser, "gift"))
     browser.wait(lambda: control(browser, "card").is_enabled(), "enabledWhen did not enable the card")
     set_value(browser, "card", "Happy birthday")
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
-    assert status == 200
+    stored = submit_and_read(browser, server)
     assert stored["values"]["total"] == 0.3
     assert stored["values"]["card"] == "Happy birthday"

@@ -4,7 +4,7 @@ empties the fields its targets name, and what the person types afterwards is wha
 
 from selenium.webdriver.common.by import By
 
-from test_renderer import control, error_text, open_form, set_value
+from test_renderer import control, error_text, open_form, set_value, submit_and_read
 
 PLANS = [{"id": "plans", "title": "Plans", "sections": [{"id": "plans-0", "fields": [
     {"id": "plan", "title": "Plan", "type": "select", "values": [
@@ -38,11 +38,7 @@ def test_imported_update_and_clear_targets_run_in_the_renderer(browser, server):
     set_value(browser, "plan", "0")
     browser.wait(lambda: value("coupon") == "" and value("seats") == "1", "choosing Free did not clear the coupon and set the seats")
     set_value(browser, "seats", "3")
-    d.find_element(By.CSS_SELECTOR, ".fh-submit").click()
-    browser.wait(lambda: d.find_element(By.ID, "receipt").is_displayed(), "no receipt")
-    receipt_id = d.find_element(By.CSS_SELECTOR, ".fh-receipt-id").text
-    status, _, stored = server.call("GET", f"/v1/admin/submissions/{receipt_id}")
-    assert status == 200
+    stored = submit_and_read(browser, server)
     assert stored["values"] == {"plan": "0", "seats": 3}
     assert browser.console_errors() == []
 
