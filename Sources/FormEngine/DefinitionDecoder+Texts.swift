@@ -25,7 +25,7 @@ extension DefinitionDecoder {
     /// The text in the default language, for the uses that need one (generated ids, the size of the
     /// formworks profile); "" when absent or not a text.
     func defaultText(_ value: JSONValue?) -> String {
-        TextLanguages(language: defaultLanguage, defaultLanguage: defaultLanguage)(value) ?? ""
+        value.flatMap(LocalizedText.init(json:))?.text(in: defaultLanguage, default: defaultLanguage) ?? ""
     }
 
     /// Reads one text, reporting what is wrong with it at `pointer`.

@@ -442,7 +442,7 @@ struct DefinitionDecoder {
     /// it. Then the profile's size is estimated and refused past `maximumProfileBytes`. Without
     /// `reporting` (a stored definition) nothing is reported; the caller reads the total.
     mutating func checkExpansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
-        let total = expansion(nodes, reporting: reporting)
+        let total = expansion(nodes, reporting: reporting, pick: TextLanguages(language: defaultLanguage, defaultLanguage: defaultLanguage))
         guard reporting, !total.reported else { return total }
         if total.added > Self.maximumAddedComponents {
             problem("/components", .tooLarge, Self.siblingsMessage(total.added))
@@ -460,19 +460,18 @@ struct DefinitionDecoder {
             + "more than the \(maximumAddedComponents) repeats may add; lower their minimums."
     }
 
-    private mutating func expansion(_ nodes: [FormNode], reporting: Bool) -> Expansion {
+    private mutating func expansion(_ nodes: [FormNode], reporting: Bool, pick: TextLanguages) -> Expansion {
         var result = Expansion()
         for node in nodes {
             var part: Expansion
             switch node.kind {
             case .input(let spec):
                 // Written out once per input, not per copy: the copies only add prefixes.
-                part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source,
-                                                                                 pick: TextLanguages(language: defaultLanguage, defaultLanguage: defaultLanguage)))
+                part = Expansion(expanded: 1, plain: 1, bytes: FormDefinition.componentBytes(spec, node.source, pick: pick))
             case .section(let children):
-                part = expansion(children, reporting: reporting)
+                part = expansion(children, reporting: reporting, pick: pick)
             case .group(let group):
-                part = expansion(group.children, reporting: reporting)
+                part = expansion(group.children, reporting: reporting, pick: pick)
                 if reporting, !part.reported, part.added > Self.maximumAddedComponents {
                     // Siblings inside the group pass the limit by themselves: lowering this group's min would not help.
                     problem(node.pointer + "/components", .tooLarge, Self.siblingsMessage(part.added))
@@ -606,10 +605,9 @@ struct DefinitionDecoder {
                 }
             }
             if newChecks, let raw = nodes[i].source["default"] { decodeDefault(raw, of: nodes[i]) }
-            if let raw = nodes[i].source["updates"] {
-                let known = problems.count
-                let conditions = decodeUpdates(raw, of: nodes[i], scopes: scopes, ancestors: ancestors)
-                if newChecks { nodes[i].updateConditions = conditions } else { problems.removeLast(problems.count - known) }
+            // A stored definition may carry either name from before it had a meaning: an extra, unread.
+            if newChecks, let raw = nodes[i].source["updates"] {
+                nodes[i].updateConditions = decodeUpdates(raw, of: nodes[i], scopes: scopes, ancestors: ancestors)
             }
             switch nodes[i].kind {
             case .section(var children):
