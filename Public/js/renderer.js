@@ -307,6 +307,14 @@ function inBrowserLanguage(map) {
   return fallback ? map[fallback] : tags.length ? map[tags[0]] : "";
 }
 
+/** Whether any of `components`, at any depth, has `updates`. */
+function anyHasUpdates(components) {
+  return components.some((component) => {
+    const { props } = componentParts(component);
+    return Array.isArray(props.updates) || (Array.isArray(props.components) && anyHasUpdates(props.components));
+  });
+}
+
 /** One rendered form: its DOM, the values entered so far, and the fields by key path. */
 export class FormView {
   constructor(definition, options = {}) {
@@ -322,6 +330,8 @@ export class FormView {
     this.lastErrors = [];
     this.rejected = new Set();
     this.showAllErrors = false;
+    /** Whether any input has `updates`: a form without them does not look for them at every keystroke. */
+    this.hasUpdates = anyHasUpdates(Array.isArray(this.definition.components) ? this.definition.components : []);
     /** The files of each `file` input by key path, kept apart from the DOM so a repeat's re-render keeps them. */
     this.files = new Map();
 
@@ -1017,6 +1027,7 @@ export class FormView {
     const set = [];
     // The person's new value is not the one the server last refused: conditions read it.
     this.rejected.delete(changed.path);
+    if (!this.hasUpdates) return set;
     for (const target of this.fields.values()) {
       const updates = target.props.updates;
       if (target === changed || target.kind !== "input" || target.type === "file" || !Array.isArray(updates)) continue;
@@ -1205,7 +1216,7 @@ export class FormView {
     for (const [path, value] of Object.entries(computed)) {
       const field = this.fields.get(path);
       if (!field || typeof field.props.formula !== "string" || !field.controls || !field.controls[0]) continue;
-      field.controls[0].value = value === null || value === undefined ? "" : String(value);
+      this.drawValue(field, value);
     }
   }
 
