@@ -39,13 +39,11 @@ struct PublicRoutes {
         let profile = try FormProfile(query: request.queryValue("profile"))
         // A form without text maps has one answer: the request's languages need no reading (this is
         // the hot path), only `?lang=` a check. `?lang=*` asks for the maps themselves.
+        let parameter = try request.languageParameter()
         var language: String?
         if form.definition.isTranslated {
             // Only `?lang=*` asks for the maps; `Accept-Language: *` is any language, so the default.
-            let parameter = try request.languageParameter()
             language = parameter == "*" ? nil : form.definition.language(for: request.languagePreferences(parameter: parameter))
-        } else {
-            _ = try request.languageParameter()
         }
         guard let answer = try await form.answer(profile, language: language) else {
             if case .requiredFileInput(let path) = form.definition.formworksProfileRefusal {

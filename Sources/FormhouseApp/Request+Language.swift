@@ -12,8 +12,7 @@ extension Request {
     /// The same, from a `?lang=` already read and checked.
     func languagePreferences(parameter: String?) -> LanguagePriorityList {
         if let parameter { return LanguagePriorityList([parameter]) }
-        guard let header = headers.list("Accept-Language") else { return LanguagePriorityList() }
-        return LanguagePriorityList(acceptLanguage: header)
+        return headers.acceptedLanguages
     }
 
     /// `?lang=`, checked: a BCP 47 tag or `*`.
@@ -23,5 +22,12 @@ extension Request {
             throw APIProblem(.invalidParameter, "'lang' must be a language tag like 'en', 'pt-BR' or 'es', or '*' for every language.")
         }
         return lang
+    }
+}
+
+extension HTTPHeaders {
+    /// The languages `Accept-Language` asks for (every line of it); no preference when it is absent.
+    var acceptedLanguages: LanguagePriorityList {
+        list("Accept-Language").map(LanguagePriorityList.init(acceptLanguage:)) ?? LanguagePriorityList()
     }
 }

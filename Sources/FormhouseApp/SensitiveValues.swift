@@ -88,7 +88,13 @@ struct SensitiveValues: Sendable {
 
     /// The text that ``sealed(_:_:rowID:)`` sealed, or `bytes` themselves when they are not sealed.
     func opened(_ bytes: [UInt8], _ part: Part, rowID: String) throws -> [UInt8] {
-        guard Self.isSealed(bytes) else { return bytes }
+        try openedIfSealed(bytes, part, rowID: rowID) ?? bytes
+    }
+
+    /// The text that ``sealed(_:_:rowID:)`` sealed, or nil when `bytes` are not sealed: for a caller
+    /// that acts on which it was, without looking at the bytes twice.
+    func openedIfSealed(_ bytes: [UInt8], _ part: Part, rowID: String) throws -> [UInt8]? {
+        guard Self.isSealed(bytes) else { return nil }
         let base64 = bytes.dropFirst(Self.head.count).dropLast(Self.tail.count)
         return try open(Self.version + String(decoding: base64, as: UTF8.self), part, rowID: rowID)
     }

@@ -39,13 +39,14 @@ struct StoreDeliveryQueue: DeliveryQueue {
             }
             // Opened before signing, so the receiver gets the values in clear and the signature covers them.
             var payload = row.payload
-            if SensitiveValues.isSealed(row.payload) {
-                guard let opened = try? sensitive.opened(row.payload, .webhookPayload, rowID: row.submissionID) else {
-                    return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
-                                       payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
+            do {
+                if let opened = try sensitive.openedIfSealed(row.payload, .webhookPayload, rowID: row.submissionID) {
+                    payload = opened
+                    sealedInFlight.insert(row.id)
                 }
-                payload = opened
-                sealedInFlight.insert(row.id)
+            } catch {
+                return DeliveryJob(id: row.id, endpointID: row.endpointID, url: row.url, secrets: [],
+                                   payload: row.payload, attempt: row.attempts + 1, signingProblem: Self.unreadablePayload)
             }
             var keys = [current]
             if let previous = row.previousSecretCiphertext, let until = row.previousSecretExpiresAt, until > now,

@@ -52,7 +52,7 @@ final class TusUploads: Sendable {
         }
         let metadata = try Self.metadata(headers["Upload-Metadata"])
         let field = metadata["field"]
-        let target = try await uploads.target(formID: formID, field: field, languages: Self.languages(headers))
+        let target = try await uploads.target(formID: formID, field: field, languages: headers.acceptedLanguages)
         let type = metadata["filetype"] ?? "application/octet-stream"
         guard MediaSniffer.isWellFormed(type) else {
             throw APIProblem(.invalidParameter, "The filetype metadata must be a media type such as image/jpeg.")
@@ -147,7 +147,7 @@ final class TusUploads: Sendable {
                              "Upload '\(id)' is at offset \(record.received), not \(offset); ask with HEAD and resume from there.",
                              headers: [Self.resumable])
         }
-        let target = try await uploads.target(formID: formID, field: record.field, languages: Self.languages(headers))
+        let target = try await uploads.target(formID: formID, field: record.field, languages: headers.acceptedLanguages)
         try uploads.limits.checkFreeSpace(needed: length - offset)
         let slot = try uploads.limits.begin(client)
         defer { slot.end() }
@@ -310,11 +310,6 @@ final class TusUploads: Sendable {
     }
 
     // MARK: Headers
-
-    /// The languages a tus request asks for, for the messages of a refusal (tus clients send no `?lang=`).
-    static func languages(_ headers: HTTPHeaders) -> LanguagePriorityList {
-        headers.list("Accept-Language").map(LanguagePriorityList.init(acceptLanguage:)) ?? LanguagePriorityList()
-    }
 
     static func checkVersion(_ headers: HTTPHeaders) throws {
         guard headers["Tus-Resumable"] == version else {
