@@ -259,16 +259,14 @@ struct AdminFormRoutes {
     /// then what only older versions had (newest first), so submissions to an earlier version keep all
     /// their values; and, per version, which columns are its inputs (without its sensitive ones unless
     /// they are shown). And the view of the values, which holds the definitions of the versions with
-    /// sensitive inputs. Definitions are parsed here rather than through the catalog, whose cache would
-    /// otherwise keep every version of the form. Parsing happens off the event loop.
+    /// sensitive inputs. Definitions are read from the store (``FormStore/storedDefinitions(formID:)``),
+    /// not through the catalog, whose cache would otherwise keep every version of the form.
     private func exportView(formID: String, includesSensitive: Bool) async throws -> (columns: SubmissionExport.Columns, values: SubmissionValuesView) {
         var columns: [String] = []
         var index: [String: Int] = [:]
         var pathsOf: [Int: [String]] = [:]
         var sensitiveDefinitions: [(Int, FormDefinition)] = []
-        for version in try await store.formVersions(id: formID).map(\.version).sorted(by: >) {
-            guard let record = try await store.formVersion(id: formID, version: version) else { continue }
-            let definition = try await Offload.run { try FormDefinition(json: Array(record.definition.utf8), reading: .stored) }
+        for (version, definition) in try await store.storedDefinitions(formID: formID) {
             var paths = definition.inputPaths
             if definition.hasSensitiveInputs {
                 sensitiveDefinitions.append((version, definition))

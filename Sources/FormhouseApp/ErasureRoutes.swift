@@ -9,7 +9,6 @@ import Synchronization
 /// (erasure by value). Both remove the submissions with their raw bodies, deliveries and files, and
 /// record in the audit log that they did, never what was erased. Owners only.
 struct ErasureRoutes {
-    let catalog: FormCatalog
     let store: any FormStore
     /// Opens sealed values of sensitive inputs, so that they can be matched too.
     let sensitive: SensitiveValues
@@ -54,11 +53,9 @@ struct ErasureRoutes {
         let asked = try Self.parse(request.body)
         // Any version's input: values stored under an input since renamed or removed are someone's too.
         var paths: [String] = []
-        var definitions: [(Int, FormDefinition)] = []
-        for summary in try await store.formVersions(id: formID).reversed() {
-            guard let form = try await catalog.version(id: formID, version: summary.version) else { continue }
-            definitions.append((summary.version, form.definition))
-            for path in form.definition.inputPaths where !paths.contains(path) { paths.append(path) }
+        let definitions = try await store.storedDefinitions(formID: formID)
+        for (_, definition) in definitions {
+            for path in definition.inputPaths where !paths.contains(path) { paths.append(path) }
         }
         guard paths.contains(asked.field) else {
             throw APIProblem(.invalidBody, "Form '\(formID)' has no input '\(asked.field)' in any version; name one of: \(paths.joined(separator: ", ")).")
@@ -72,8 +69,9 @@ struct ErasureRoutes {
             }
         }
         var total = DeletedSubmissions()
-        for start in stride(from: 0, to: matching.ids.count, by: Self.batch) {
-            let ids = Array(matching.ids[start..<min(start + Self.batch, matching.ids.count)])
+        let found = matching.ids
+        for start in stride(from: 0, to: found.count, by: Self.batch) {
+            let ids = Array(found[start..<min(start + Self.batch, found.count)])
             let erased = try await store.eraseSubmissions(
                 ids: ids, formID: formID,
                 audit: caller.audit("submissions.erased", target: formID, detail: ["field": .string(asked.field), "erased": .number(Double(ids.count))]))

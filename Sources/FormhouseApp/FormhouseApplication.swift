@@ -98,7 +98,7 @@ public final class FormhouseApplication: Sendable {
         // Often enough that an expired upload or draft does not linger long past its time, at most once a minute.
         let sweepEvery = min(60, max(0.2, min(configuration.uploadKeepUnboundHours * 3_600, configuration.draftTTLDays * 86_400) / 4))
         sweeper = UploadSweeper(store: store, tus: tus, drafts: DraftSweeper(store: store, logger: Logger(label: "formhouse.drafts")),
-                                retention: RetentionSweeper(store: store, catalog: catalog, defaultDays: configuration.retentionDays,
+                                retention: RetentionSweeper(store: store, defaultDays: configuration.retentionDays,
                                                             logger: Logger(label: "formhouse.retention")),
                                 interval: .milliseconds(Int64(sweepEvery * 1000)),
                                 orphanAge: configuration.uploadKeepUnboundHours * 3_600, logger: Logger(label: "formhouse.uploads"))
@@ -134,7 +134,7 @@ public final class FormhouseApplication: Sendable {
             fileRoutes.registerAdmin(on: &admin)
             FormStatsRoutes(catalog: catalog, store: store).register(on: &admin)
             AuditRoutes(store: store, cursors: cursors).register(on: &admin)
-            ErasureRoutes(catalog: catalog, store: store, sensitive: sensitive,
+            ErasureRoutes(store: store, sensitive: sensitive,
                           deleteReleasedFiles: { try await sweeper.deleteExpiredUploads() }).register(on: &admin)
             group = admin.group
             adminNeeds = admin.needs

@@ -9,19 +9,16 @@ import Synchronization
 /// being stored meanwhile wait for one batch at most.
 struct RetentionSweeper: Sendable {
     let store: any FormStore
-    let catalog: FormCatalog
     /// `retention.days`; 0 keeps the submissions of forms that set no `retentionDays`.
     let defaultDays: Int
     let logger: Logger
     static let batch = 500
     /// Each form version's `retentionDays` (nil when it sets none), read once: a version never
-    /// changes, and reading it through the catalog on every pass would compile definitions again
-    /// and push the forms being served out of the catalog's cache.
+    /// changes, and every pass would otherwise parse the definition of every form holding submissions.
     private let retentionDays = VersionRetention()
 
-    init(store: any FormStore, catalog: FormCatalog, defaultDays: Int, logger: Logger) {
+    init(store: any FormStore, defaultDays: Int, logger: Logger) {
         self.store = store
-        self.catalog = catalog
         self.defaultDays = defaultDays
         self.logger = logger
     }
@@ -37,8 +34,8 @@ struct RetentionSweeper: Sendable {
             if case .some(let known) = retentionDays.days.withLock({ $0[key] }) {
                 set = known
             } else {
-                guard let last = try await catalog.version(id: form.id, version: form.currentVersion) else { continue }
-                set = last.definition.retentionDays
+                guard let last = try await store.storedDefinition(formID: form.id, version: form.currentVersion) else { continue }
+                set = last.retentionDays
                 retentionDays.days.withLock { $0[key] = .some(set) }
             }
             let days = set ?? defaultDays
