@@ -116,11 +116,13 @@ extension HyperosloConverter {
             problem(pointer, .invalidType, "\"format\" must be a string.")
             return
         }
+        // Checked here, not left to the engine, so that it is listed with the import's other problems;
+        // compiled alone first, as the engine does, so that the offset is in the format as written.
         do {
-            _ = try Pattern(DefinitionDecoder.searchPattern(source))
             _ = try Pattern(source)
+            _ = try Pattern(DefinitionDecoder.searchPattern(source))
         } catch {
-            problem(pointer, .badRegex, "The format does not compile (at \(error.offset)): \(error.message)")
+            problem(pointer, .badRegex, "The format does not compile (at \(error.offset)): \(DefinitionDecoder.sentence(error)).")
             return
         }
         props.append("search", .string(source))

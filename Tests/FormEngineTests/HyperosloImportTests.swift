@@ -188,6 +188,13 @@ import Testing
         #expect(try Fixtures.validate(form, #"{"values": {"email": "Write to JOHN@HYPER.NO today"}}"#).isValid)
         #expect(try Fixtures.validate(form, #"{"values": {"email": "john at hyper"}}"#).errors.map(\.code) == [.email])
         #expect(Self.problems(Self.form(#"{"id": "t", "type": "text", "validations": {"format": "a)|(b"}}"#)) == ["/0/sections/0/fields/0/validations/format badRegex"])
+        // The offset is in the format as written, not in the pattern it is wrapped in.
+        do {
+            _ = try HyperosloImport.definition(from: Array(Self.form(#"{"id": "t", "type": "text", "validations": {"format": "ab("}}"#).utf8))
+            Issue.record("an unclosed group in a format was imported")
+        } catch {
+            #expect(error.problems.map(\.message) == ["The format does not compile (at 2): Unterminated group: add ')'."])
+        }
     }
 
     @Test func typesMapOrAreRefused() throws {
