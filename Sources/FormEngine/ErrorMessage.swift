@@ -9,6 +9,11 @@ enum ErrorMessage {
     /// The input's own message for the error's code (its `messages`).
     case custom(LocalizedText)
 
+    /// A file of media type `type`, which `rules` do not accept (`fileType`).
+    static func fileType(_ type: String, by rules: FileInputRules) -> ErrorMessage {
+        .text(.fileType, ["type": type, "accepted": rules.accept?.joined(separator: ", ") ?? ""])
+    }
+
     /// `key`, its `{type}` naming the JSON type of `value`.
     static func naming(_ key: MessageKey, typeOf value: JSONValue) -> ErrorMessage {
         .naming(key, type: MessageKey.jsonType(of: value))

@@ -97,11 +97,9 @@ public struct LanguagePriorityList: Sendable, Equatable {
         if range == "*" { return true }
         guard range.utf8.count <= maxRangeBytes else { return false }
         let subtags = range.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = subtags.first, (1...8).contains(first.utf8.count), first.utf8.allSatisfy(isLetter) else { return false }
-        return subtags.dropFirst().allSatisfy { (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) } }
+        guard let first = subtags.first, (1...8).contains(first.utf8.count), first.utf8.allSatisfy(LanguageTag.isLetter) else { return false }
+        return subtags.dropFirst().allSatisfy { (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy(LanguageTag.isAlphanumeric) }
     }
-
-    private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
 
     /// A weight `q=0` to `q=1` with up to three decimals, in thousandths; nil when malformed.
     private static func weight(_ text: Substring) -> Int? {

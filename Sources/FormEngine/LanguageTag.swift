@@ -46,7 +46,7 @@ public enum LanguageTag {
         subtag.count == 1 && subtag.first! | 0x20 == UInt8(ascii: letter)
     }
 
-    private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-    private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-    private static func isAlphanumeric(_ b: UInt8) -> Bool { isLetter(b) || isDigit(b) }
+    static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    static func isAlphanumeric(_ b: UInt8) -> Bool { isLetter(b) || isDigit(b) }
 }

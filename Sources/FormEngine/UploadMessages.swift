@@ -15,7 +15,7 @@ public struct UploadMessages: Sendable {
 
     /// A media type the input does not take (`fileType`), with the ones it does.
     public func typeNotAccepted(_ type: String, by rules: FileInputRules, field: String) -> FieldError {
-        FieldError(field: field, code: .fileType, message: texts(.fileType, ["type": type, "accepted": rules.accept?.joined(separator: ", ") ?? ""]))
+        FieldError(field: field, code: .fileType, message: texts.write(.fileType(type, by: rules)))
     }
 
     /// Bytes whose signature contradicts the declared type (`fileType`); `found` is the type they

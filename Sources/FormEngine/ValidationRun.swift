@@ -539,8 +539,7 @@ struct ValidationRun {
         for id in ids {
             guard let file = usableFile(id, for: rule, rules) else { return nil }
             guard rules.accepts(mediaType: file.contentType) else {
-                let types = rules.accept?.joined(separator: ", ") ?? ""
-                fail(.fileType, .text(.fileType, ["type": file.contentType, "accepted": types]), rule)
+                fail(.fileType, .fileType(file.contentType, by: rules), rule)
                 return nil
             }
             guard file.size <= rules.maxSize else {
