@@ -44,7 +44,7 @@ struct Audit: AsyncParsableCommand {
                 defer { store.close() }
                 verdict = try await AuditChain.verify(store, expectedHead: head)
             } else {
-                let file = URL(fileURLWithPath: settings.dataDirectory, isDirectory: true).appendingPathComponent("formhouse.sqlite")
+                let file = URL(fileURLWithPath: settings.dataDirectory, isDirectory: true).appendingPathComponent(SQLiteStoreConfiguration().fileName)
                 verdict = try await AuditChain.verify(try SQLiteAuditLogFile(path: file.path), expectedHead: head)
             }
             switch verdict {

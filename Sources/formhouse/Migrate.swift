@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormStore
 import FormhouseApp
 import Foundation
 import Logging
@@ -56,7 +57,7 @@ struct Migrate: AsyncParsableCommand {
         }
 
         let directory = URL(fileURLWithPath: settings.dataDirectory, isDirectory: true)
-        let copy = SQLiteToPostgresCopy(databaseFile: directory.appendingPathComponent("formhouse.sqlite"))
+        let copy = SQLiteToPostgresCopy(databaseFile: directory.appendingPathComponent(SQLiteStoreConfiguration().fileName))
         // Checked before the lock, which would create a missing directory.
         guard FileManager.default.fileExists(atPath: copy.databaseFile.path) else {
             throw StoreCopyError.noDatabase(path: copy.databaseFile.path)
