@@ -51,11 +51,11 @@ struct FormulaSite: Sendable {
     var expression: FormulaExpression
 }
 
-/// Every computed input of a form version, compiled once when the definition is decoded, in the
-/// order they are computed (a formula after the computed inputs it reads).
+/// Every computed input of a form version, compiled once when the definition is decoded, with the
+/// order they are computed in (a formula after the computed inputs it reads).
 struct FormulaPlan: Sendable {
-    /// In dependency order; a site's index in ``InputSpec/formulaIndex`` is its place here.
+    /// In definition order: a computed input's ``InputSpec/formulaIndex`` is its place here.
     var sites: [FormulaSite]
-    /// The site index of each computed input, by its `formulaIndex` (definition order).
+    /// The indexes into ``sites`` in the order they are computed.
     var order: [Int]
 }
