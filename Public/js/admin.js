@@ -252,7 +252,7 @@ async function recheckIdentity(refusal) {
     return;
   }
   showIdentity();
-  flash(`${describe(refusal)} This token's role or forms have changed since you signed in; the console now shows only what it may do.`, "error");
+  flash(t("identity.changed", { refusal: describe(refusal) }), "error");
   route();
 }
 
