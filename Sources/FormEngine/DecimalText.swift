@@ -29,35 +29,22 @@ struct DecimalText: Comparable {
     }
 
     /// A JSON number as its shortest text (`JSONValue.numberText`), which is how a definition's
-    /// bounds read: `1e+25` is written out in digits first.
+    /// bounds read: `1e+25` is written out in digits.
     init?(_ number: Double) {
         guard number.isFinite else { return nil }
-        let text = JSONValue.numberText(number)
-        if let plain = DecimalText(text) {
-            self = plain
-            return
+        let (negative, digits, point) = ValueRules.decimalDigits(JSONValue.numberText(number))
+        let zero = UInt8(ascii: "0")
+        if point <= 0 {
+            whole = []
+            fraction = Array(repeating: zero, count: -point) + digits
+        } else if point >= digits.count {
+            whole = digits + Array(repeating: zero, count: point - digits.count)
+            fraction = []
+        } else {
+            whole = Array(digits[..<point])
+            fraction = Array(digits[point...])
         }
-        guard let scaled = DecimalText.expanding(text) else { return nil }
-        self = scaled
-    }
-
-    /// Reads `1e+25` or `1.5e-07` (as `Double.description` writes them) by moving the point.
-    private static func expanding(_ text: String) -> DecimalText? {
-        let parts = text.split(separator: "e", maxSplits: 1)
-        guard parts.count == 2, let exponent = Int(parts[1]), abs(exponent) <= 400,
-              var base = DecimalText(String(parts[0])) else { return nil }
-        var digits = base.whole + base.fraction
-        var pointAt = base.whole.count + exponent
-        if pointAt < 0 {
-            digits = Array(repeating: UInt8(ascii: "0"), count: -pointAt) + digits
-            pointAt = 0
-        }
-        if pointAt > digits.count { digits += Array(repeating: UInt8(ascii: "0"), count: pointAt - digits.count) }
-        base.whole = Array(digits[..<pointAt].drop { $0 == UInt8(ascii: "0") })
-        var fraction = Array(digits[pointAt...])
-        while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
-        base.fraction = fraction
-        return base
+        self.negative = negative
     }
 
     private static func isDigit(_ b: UInt8) -> Bool {

@@ -71,7 +71,7 @@ enum ValueRules {
 
     /// A number's text as its significant digits and the power of ten of the first one's place
     /// (`"12.50"` and `"1.25e1"` → ("125", 2)); zero is ("", 0) whatever its sign.
-    private static func decimalDigits(_ text: String) -> (negative: Bool, digits: [UInt8], point: Int) {
+    static func decimalDigits(_ text: String) -> (negative: Bool, digits: [UInt8], point: Int) {
         var negative = false
         var digits: [UInt8] = []
         var point = 0
