@@ -9,7 +9,7 @@ python3 scripts/check-docs.py
 swift build --build-tests
 # The suites that stop database servers or bound how long things take run second, on their own:
 # beside 130 other suites on two cores, a one-second connection wait measures the machine's load.
-timed='PostgresSubmissionTests|ChangeNotificationTests|DeliveryWorkerTests'
+timed='PostgresSubmissionTests|ConnectionLeaseTests|ChangeNotificationTests|DeliveryWorkerTests'
 swift test --skip-build --skip "$timed"
 swift test --skip-build --filter "$timed"
 Fuzz/run-http-fuzz.sh "${FUZZ_SECONDS:-60}"

@@ -150,7 +150,7 @@ final class ChangeListener: Sendable {
     private func reportChanges() async throws {
         guard let handler = formHandler.withLock({ $0 }) else { return }
         let last = state.withLock { $0.lastChange }
-        let changes = try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait) { connection in
+        let changes = try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: true) { connection in
             var changes: [(String, Int64)] = []
             let rows = try await connection.query(
                 "SELECT id, changed FROM forms WHERE changed > \(last) ORDER BY changed", logger: self.logger)

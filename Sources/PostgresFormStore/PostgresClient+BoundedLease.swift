@@ -14,29 +14,75 @@ extension PostgresClient {
     /// doing then may or may not have happened: ``FormStore/StoreError/outcomeUnknown(_:)``.
     ///
     /// The lease runs in a task of its own, which the caller does not wait for once answered.
+    ///
+    /// `atomic` says that the body is one transaction, or reads only: when its connection closes
+    /// under a statement the driver never sent (see ``PostgresNIO/PostgresConnection/whileOpen(grace:_:)``),
+    /// nothing it did stays, and it runs again on another connection. Otherwise the caller is answered
+    /// ``FormStore/StoreError/outcomeUnknown(_:)``: statements before it may have been committed.
     func withConnection<T: Sendable>(
-        waitingAtMost wait: Duration, answerWithin answer: Duration,
+        waitingAtMost wait: Duration, answerWithin answer: Duration, atomic: Bool = false,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let race = LeaseRace<T>()
+        // Another connection is tried while the body has done nothing that stays: the pool can hand
+        // out one whose session just ended, closed by the lease before it or by the server while
+        // idle. Each is waited for, and answered, within the same bounds.
+        for attempt in 1...Self.leaseAttempts {
+            let outcome = try await leaseOnce(
+                waitingAtMost: wait, answerWithin: answer, atomic: atomic, lastAttempt: attempt == Self.leaseAttempts, body)
+            if case .answered(let value) = outcome { return value }
+        }
+        preconditionFailure("the last attempt is answered")
+    }
+
+    /// Runs `body` on one pooled connection within the bounds, or answers ``LeaseOutcome/stale`` when
+    /// the connection turned out closed before `body` did anything that stays (never on the last attempt).
+    private func leaseOnce<T: Sendable>(
+        waitingAtMost wait: Duration, answerWithin answer: Duration, atomic: Bool, lastAttempt: Bool,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> LeaseOutcome<T> {
+        let race = LeaseRace<LeaseOutcome<T>>()
         return try await withCheckedThrowingContinuation { continuation in
             race.begin(continuation)
             let lease = Task {
                 do {
                     _ = try await self.withConnection { connection in
-                        guard race.leased() else { throw StoreError.unavailable("no database connection within \(wait)") }
-                        // Answered as soon as the body is done, not once the pool has the connection back.
-                        do {
-                            race.finish(.success(try await body(connection)))
-                        } catch {
-                            race.finish(.failure(error))
-                            // A session the server ended (FATAL) can go back to the pool looking alive,
-                            // and the next statement on it hangs: closed here, the pool replaces it.
-                            if let error = PostgresFormStore.sessionError(in: error) {
-                                connection.logger.debug("closing a connection whose session ended", metadata: ["error": "\(error)"])
-                                try? await connection.close()
-                            }
+                        // A statement on it would never be answered.
+                        if connection.isClosed {
+                            await Self.closeForGood(connection)
+                            race.finish(lastAttempt
+                                ? .failure(StoreError.unavailable("PostgreSQL: every connection leased had closed"))
+                                : .success(.stale))
+                            return
                         }
+                        guard race.leased() else { throw StoreError.unavailable("no database connection within \(wait)") }
+                        guard let outcome = await connection.whileOpen(body) else {
+                            let retry = atomic && !lastAttempt
+                            if !retry {
+                                race.finish(.failure(StoreError.outcomeUnknown(
+                                    "PostgreSQL: the connection closed while a statement waited to be sent")))
+                            }
+                            await Self.closeForGood(connection)
+                            if retry { race.finish(.success(.stale)) }
+                            return
+                        }
+                        // Answered as soon as the body is done, not once the pool has the connection back.
+                        let error: any Error
+                        switch outcome {
+                        case .success(let value):
+                            race.finish(.success(.answered(value)))
+                            return
+                        case .failure(let failure):
+                            error = failure
+                        }
+                        let retry = !lastAttempt && Self.connectionLostAtBegin(error)
+                        if !retry { race.finish(.failure(error)) }
+                        // A session the server ended (FATAL) could go back to the pool before the pool
+                        // has seen it close, and be leased again: closed here, and handed back once it has.
+                        if retry || PostgresFormStore.sessionError(in: error) != nil {
+                            connection.logger.debug("closing a connection whose session ended", metadata: ["error": "\(error)"])
+                            await Self.closeForGood(connection)
+                        }
+                        if retry { race.finish(.success(.stale)) }
                     }
                 } catch {
                     race.finish(.failure(error))
@@ -53,6 +99,36 @@ extension PostgresClient {
             })
         }
     }
+}
+
+extension PostgresClient {
+    /// How many connections a lease tries before it answers with the last one's failure.
+    fileprivate static let leaseAttempts = 3
+
+    /// Closes `connection` and returns once its close is reported, so that the pool has seen it close
+    /// before it is handed back (`close` returns at once when the channel is already inactive) and
+    /// does not lease it again.
+    fileprivate static func closeForGood(_ connection: PostgresConnection) async {
+        try? await connection.close()
+        try? await connection.closeFuture.get()
+    }
+
+    /// True when `error` ended a transaction at its BEGIN because the connection was closed or its
+    /// session had ended: nothing of the transaction reached the database, so it may run again on
+    /// another connection.
+    fileprivate static func connectionLostAtBegin(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresTransactionError, error.closureError == nil, error.commitError == nil,
+              let beginError = error.beginError as? PSQLError else { return false }
+        return beginError.code == .clientClosedConnection || PostgresFormStore.sessionError(in: beginError) != nil
+    }
+}
+
+/// What one leased connection did.
+private enum LeaseOutcome<T: Sendable>: Sendable {
+    /// The body's value.
+    case answered(T)
+    /// The connection's session had ended before the body did anything that stays; another is leased.
+    case stale
 }
 
 /// Answers the caller once: with the body's outcome, or when a wait is over first.

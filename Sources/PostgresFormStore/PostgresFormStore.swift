@@ -178,17 +178,21 @@ public final class PostgresFormStore: Sendable {
 
     /// Runs `body` in a transaction, its errors as ``FormStore/StoreError``.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await read { connection in
+        try await read(atomic: true) { connection in
             try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
         }
     }
 
-    /// Runs `body` on a pooled connection outside a transaction, its errors as ``FormStore/StoreError``.
-    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` on a pooled connection outside a transaction, its errors as ``FormStore/StoreError``;
+    /// `atomic` as in ``PostgresNIO/PostgresClient/withConnection(waitingAtMost:answerWithin:atomic:_:)``.
+    func read<T: Sendable>(
+        atomic: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         if isClosed { throw StoreError.unavailable("the store is closed") }
         try checkReady()
         do {
-            return try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, body)
+            return try await client.withConnection(
+                waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: atomic, body)
         } catch {
             throw Self.storeError(error)
         }

@@ -11,14 +11,15 @@ struct RejectionGroupWriter: Sendable {
     func write(_ group: [Rejection]) async throws -> [Result<Void, StoreError>] {
         // Every form is tallied: the statements leave out those that do not exist.
         let tally = RejectionTally(group) { _ in true }
-        try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait) { connection in
-            do {
+        // Errors are made store errors once the lease is over, as in `SubmissionGroupWriter`.
+        do {
+            try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: true) { connection in
                 try await connection.withTransaction(logger: logger) { connection in
                     try await PostgresFormStatsQueries.addRejections(tally, on: connection, logger: logger)
                 }
-            } catch {
-                throw PostgresFormStore.storeError(error)
             }
+        } catch {
+            throw PostgresFormStore.storeError(error)
         }
         return Array(repeating: .success(()), count: group.count)
     }

@@ -116,6 +116,32 @@ import Testing
         #expect(deliveries == ["after"])
     }
 
+    /// The server ends the session of an idle pooled connection (an administrator, a failover, an
+    /// idle timeout): the pool can hand it out before it has seen it close. Nothing was sent on it,
+    /// so the lease takes another and the submission is stored instead of answered 503.
+    @Test func aSessionTheServerEndedWhileIdleIsReplacedBeforeASubmissionUsesIt() async throws {
+        let cluster = try PostgresTestCluster.shared()
+        var configuration = PostgresStoreConfiguration()
+        // One connection, so that the next lease is handed the one whose session ended.
+        configuration.maxConnections = 1
+        let store = try await PostgresFormStore(settings: try cluster.freshDatabase(), configuration: configuration)
+        defer { store.close() }
+        try await makeForm(store)
+        let admin = try await adminConnection(cluster)
+        defer { Task { try? await admin.close() } }
+        for round in 0..<20 {
+            let pid = try await store.read { connection in
+                try await connection.query("SELECT pg_backend_pid()", logger: Logger(label: "test")).decode(Int32.self)
+                    .reduce(into: [Int32]()) { $0.append($1) }
+            }
+            let ended = try await admin.query("SELECT pg_terminate_backend(\(pid[0]))", logger: admin.logger).decode(Bool.self)
+                .reduce(into: [Bool]()) { $0.append($1) }
+            #expect(ended == [true])
+            #expect(try await store.insertSubmission(newSubmission(id: "s\(round)")) == .inserted)
+        }
+        #expect(try await store.listForms().first?.submissionCount == 20)
+    }
+
     /// The database refuses connections for a while: every submission meanwhile fails quickly, none
     /// is answered as stored without being stored, and the pool serves again once it is back.
     @Test func aLostDatabaseMakesSubmissionsUnavailableQuicklyAndThePoolRecovers() async throws {
