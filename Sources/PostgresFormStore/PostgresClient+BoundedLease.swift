@@ -78,8 +78,11 @@ extension PostgresClient {
                         if !retry { race.finish(.failure(error)) }
                         // A session the server ended (FATAL) could go back to the pool before the pool
                         // has seen it close, and be leased again: closed here, and handed back once it has.
-                        if retry || PostgresFormStore.sessionError(in: error) != nil {
-                            connection.logger.debug("closing a connection whose session ended", metadata: ["error": "\(error)"])
+                        let ended = PostgresFormStore.sessionError(in: error)
+                        if retry || ended != nil {
+                            // The driver's own error only: a transaction's error holds its statements and their values.
+                            connection.logger.debug(
+                                "closing a connection whose session ended", metadata: ["error": "\(ended.map { "\($0)" } ?? "closed")"])
                             await Self.closeForGood(connection)
                         }
                         if retry { race.finish(.success(.stale)) }
