@@ -65,15 +65,15 @@ function repeatBounds(repeat) {
 
 /** The title of the first repeating group whose "min" is above its "max" (the server refuses the
  * definition, badBounds), or null. A "min" of 150 without "max" is one: "max" is then 100. */
-function inverseRepeat(components) {
+function inverseRepeat(components, defaultLanguage) {
   for (const component of Array.isArray(components) ? components : []) {
     const { type, props } = componentParts(component);
     if (type !== "section" && type !== "group") continue;
     if (type === "group" && props.repeat && typeof props.repeat === "object") {
       const { min, max } = repeatBounds(props.repeat);
-      if (min > max) return text(props.title) || text(props.id) || "a repeating group";
+      if (min > max) return text(props.title, defaultLanguage) || text(props.id, defaultLanguage) || "a repeating group";
     }
-    const inner = inverseRepeat(props.components);
+    const inner = inverseRepeat(props.components, defaultLanguage);
     if (inner !== null) return inner;
   }
   return null;
@@ -285,25 +285,22 @@ function present(...nodes) {
  * A text a person reads: a string, or a map of language tags to strings (a definition fetched with
  * `?lang=*`, or being edited in the console) read in the browser's language.
  */
-function text(value) {
+function text(value, defaultLanguage) {
   if (typeof value === "string" || typeof value === "number") return String(value);
-  return value && typeof value === "object" && !Array.isArray(value) ? inBrowserLanguage(value) : "";
+  return value && typeof value === "object" && !Array.isArray(value) ? inBrowserLanguage(value, defaultLanguage) : "";
 }
-
-/** The `defaultLanguage` of the definition being rendered: a map's text when no language matches. */
-let formDefaultLanguage = "en";
 
 /**
  * RFC 4647 lookup of the browser's languages among a map's tags (`es-MX` finds `es`), as the server
  * does for `Accept-Language`; without a match, the text in the form's `defaultLanguage`, which every
  * map holds (the server refuses a map without it).
  */
-function inBrowserLanguage(map) {
+function inBrowserLanguage(map, defaultLanguage) {
   const tags = Object.keys(map).filter((tag) => typeof map[tag] === "string");
   const preferred = (typeof navigator !== "undefined" && (navigator.languages || [navigator.language])) || [];
   const tag = lookup(preferred, tags);
   if (tag) return map[tag];
-  const fallback = tags.find((t) => t.toLowerCase() === formDefaultLanguage.toLowerCase());
+  const fallback = tags.find((t) => t.toLowerCase() === defaultLanguage.toLowerCase());
   return fallback ? map[fallback] : tags.length ? map[tags[0]] : "";
 }
 
@@ -318,8 +315,9 @@ function anyHasUpdates(components) {
 /** One rendered form: its DOM, the values entered so far, and the fields by key path. */
 export class FormView {
   constructor(definition, options = {}) {
-    if (definition && typeof definition.defaultLanguage === "string") formDefaultLanguage = definition.defaultLanguage;
     this.definition = definition && typeof definition === "object" ? definition : {};
+    /** A map's text when none of the browser's languages is among its tags; each view has its own. */
+    this.defaultLanguage = typeof this.definition.defaultLanguage === "string" ? this.definition.defaultLanguage : "en";
     this.options = options;
     this.prefix = `fh${++documentCounter}`;
     this.counter = 0;
@@ -343,17 +341,17 @@ export class FormView {
     this.freshItems = new WeakSet();
     if (this.restoring) this.state = structuredClone(options.values);
 
-    this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": text(this.definition.id) });
+    this.element = el("form", { class: "fh-form", novalidate: true, "data-form-id": this.text(this.definition.id) });
     // Never a browser form post: the page that owns the view decides what submitting means.
     this.element.addEventListener("submit", (event) => event.preventDefault());
     applyStyle(this.element, this.definition.style);
     const level = Math.min(Math.max(Number(options.headingLevel) || 1, 1), 5);
     this.level = level;
     if (this.definition.title) {
-      this.element.append(el(`h${level}`, { class: "fh-title", text: text(this.definition.title) }));
+      this.element.append(el(`h${level}`, { class: "fh-title", text: this.text(this.definition.title) }));
     }
     if (this.definition.description) {
-      this.element.append(el("p", { class: "fh-form-description", text: text(this.definition.description) }));
+      this.element.append(el("p", { class: "fh-form-description", text: this.text(this.definition.description) }));
     }
     this.body = el("div", { class: "fh-body" });
     this.element.append(this.body);
@@ -361,7 +359,7 @@ export class FormView {
     const added = addedByRepeats(components);
     /** Why the form is not drawn (its repeats pass the server's limit), or null. */
     this.refusal = null;
-    const inverse = inverseRepeat(components);
+    const inverse = inverseRepeat(components, this.defaultLanguage);
     if (inverse !== null) {
       this.refusal = t("renderer.inverseRepeat", { repeat: inverse });
       this.body.append(el("p", { class: "fh-refused", role: "alert", text: this.refusal }));
@@ -376,6 +374,11 @@ export class FormView {
     this.restoring = false;
     this.firstDraw = false;
     this.freshItems = new WeakSet();
+  }
+
+  /** A text of this form, read in the browser's language, else in the form's default language. */
+  text(value) {
+    return text(value, this.defaultLanguage);
   }
 
   /**
@@ -481,10 +484,10 @@ export class FormView {
   }
 
   renderSection(props, scope) {
-    const heading = el(`h${Math.min(this.level + 1, 6)}`, { class: "fh-section-title", text: text(props.title) });
+    const heading = el(`h${Math.min(this.level + 1, 6)}`, { class: "fh-section-title", text: this.text(props.title) });
     const node = el("section", { class: "fh-section" }, [
       props.title ? heading : null,
-      props.description ? el("p", { class: "fh-description", text: text(props.description) }) : null,
+      props.description ? el("p", { class: "fh-description", text: this.text(props.description) }) : null,
     ]);
     this.renderList(Array.isArray(props.components) ? props.components : [], node, scope);
     return node;
@@ -499,12 +502,12 @@ export class FormView {
     const path = formatPath(segments);
     const errorId = this.nextId();
     const descId = props.description ? this.nextId() : null;
-    const legend = el("legend", { class: "fh-group-title", text: text(props.title) || text(props.id) });
+    const legend = el("legend", { class: "fh-group-title", text: this.text(props.title) || this.text(props.id) });
     const node = el("fieldset", {
       class: "fh-group", "data-path": path, "aria-describedby": [descId, errorId].filter(Boolean).join(" "),
     }, [
       legend,
-      descId ? el("p", { class: "fh-description", id: descId, text: text(props.description) }) : null,
+      descId ? el("p", { class: "fh-description", id: descId, text: this.text(props.description) }) : null,
     ]);
     const error = el("p", { class: "fh-error", id: errorId, "aria-live": "polite" });
     const field = { kind: "group", path, segments, wrapper: node, error, focusTarget: null, props };
@@ -514,9 +517,9 @@ export class FormView {
       const { min, max } = repeatBounds(props.repeat);
       node.classList.add("fh-repeat");
       const list = el("div", { class: "fh-instances" });
-      const add = el("button", { type: "button", class: "fh-button fh-add", text: t("repeat.add", { title: text(props.title) || t("repeat.entryLower") }) });
+      const add = el("button", { type: "button", class: "fh-button fh-add", text: t("repeat.add", { title: this.text(props.title) || t("repeat.entryLower") }) });
       const count = el("p", { class: "fh-repeat-count", "aria-live": "polite" });
-      const repeat = { children, list, add, count, min, max, segments, title: text(props.title) || t("repeat.entry") };
+      const repeat = { children, list, add, count, min, max, segments, title: this.text(props.title) || t("repeat.entry") };
       field.repeat = repeat;
       field.focusTarget = add;
       const existing = getAt(this.state, segments);
@@ -615,10 +618,10 @@ export class FormView {
     const descId = props.description ? this.nextId() : null;
     const errorId = this.nextId();
     const describedBy = [descId, errorId].filter(Boolean).join(" ");
-    const title = text(props.title) || key;
+    const title = this.text(props.title) || key;
     const required = props.required === true;
     const requiredMark = required ? el("span", { class: "fh-required", "aria-hidden": "true", title: t("field.required"), text: " *" }) : null;
-    const description = descId ? el("p", { class: "fh-description", id: descId, text: text(props.description) }) : null;
+    const description = descId ? el("p", { class: "fh-description", id: descId, text: this.text(props.description) }) : null;
     const error = el("p", { class: "fh-error", id: errorId, "aria-live": "polite" });
     const wrapper = el("div", { class: `fh-field fh-${type}`, "data-path": path, "data-type": type });
     const field = { kind: "input", type, path, segments, wrapper, error, props, controls: [] };
@@ -630,11 +633,11 @@ export class FormView {
       }, [el("legend", { class: "fh-label", id: legendId }, [title, requiredMark])]);
       for (const option of Array.isArray(props.options) ? props.options : []) {
         const optionId = this.nextId();
-        const box = el("input", { type: "checkbox", id: optionId, value: text(option && option.id) });
+        const box = el("input", { type: "checkbox", id: optionId, value: this.text(option && option.id) });
         box.addEventListener("change", () => this.readField(field));
         box.addEventListener("blur", () => this.blurred(field));
         field.controls.push(box);
-        group.append(el("div", { class: "fh-choice" }, [box, el("label", { for: optionId, text: text(option && (option.title ?? option.id)) })]));
+        group.append(el("div", { class: "fh-choice" }, [box, el("label", { for: optionId, text: this.text(option && (option.title ?? option.id)) })]));
       }
       field.invalidTarget = group;
       field.focusTarget = field.controls[0] || group;
@@ -689,16 +692,16 @@ export class FormView {
       if (type === "select") {
         control = el("select", {
           id: inputId, class: "fh-input", "aria-describedby": describedBy, "aria-required": required ? "true" : null,
-        }, [el("option", { value: "", text: text(props.placeholder) || t("select.choose") })]);
+        }, [el("option", { value: "", text: this.text(props.placeholder) || t("select.choose") })]);
         for (const option of Array.isArray(props.options) ? props.options : []) {
-          control.append(el("option", { value: text(option && option.id), text: text(option && (option.title ?? option.id)) }));
+          control.append(el("option", { value: this.text(option && option.id), text: this.text(option && (option.title ?? option.id)) }));
         }
         control.addEventListener("change", () => this.readField(field));
       } else {
         const spec = TEXT_INPUTS[type];
         control = el(spec.tag, {
           id: inputId, class: "fh-input", type: spec.type, inputmode: spec.inputmode, autocomplete: spec.autocomplete,
-          placeholder: text(props.placeholder) || null, "aria-describedby": describedBy,
+          placeholder: this.text(props.placeholder) || null, "aria-describedby": describedBy,
           "aria-required": required ? "true" : null, rows: spec.tag === "textarea" ? 4 : null,
         });
         if (type === "date") {

@@ -121,6 +121,39 @@ def test_language_lookup_follows_rfc_4647(browser_in):
     assert picked == [want for _, want in cases]
 
 
+def test_each_form_view_falls_back_to_its_own_default_language(browser_in):
+    """Two forms on one page, in a browser whose language neither has: each reads its texts in its own
+    default language, also when it draws later (an item added to a repeat after the other was drawn)."""
+    b = browser_in("fr-FR,fr")
+    titles = {"en": "Child", "pt-BR": "Filho"}
+    inner = {"en": "First name", "pt-BR": "Primeiro nome"}
+
+    def definition(default):
+        return {"id": f"in-{default}", "defaultLanguage": default, "title": {"en": "Sign up", "pt-BR": "Inscrição"},
+                "components": [{"group": {"id": "children", "title": titles, "repeat": {"min": 1, "max": 3},
+                                          "components": [{"text": {"id": "first", "title": inner}}]}}]}
+
+    labels = b.driver.execute_async_script(
+        "const [portuguese, english, done] = arguments;"
+        "import('/js/renderer.js').then((m) => {"
+        "  const boxes = [document.createElement('div'), document.createElement('div')];"
+        "  document.body.append(...boxes);"
+        "  const first = m.renderForm(boxes[0], portuguese);"
+        "  m.renderForm(boxes[1], english);"
+        "  boxes[0].querySelector('.fh-add').click();"
+        "  const read = (box) => [box.querySelector('.fh-title').textContent,"
+        "    ...[...box.querySelectorAll('[data-path^=\"children\"] label')].map((l) => l.textContent.trim())];"
+        "  done([read(boxes[0]), read(boxes[1])]);"
+        "});",
+        definition("pt-BR"), definition("en"))
+    portuguese, english = labels
+    assert portuguese[0] == "Inscrição" and english[0] == "Sign up"
+    # Two items in the first form (one added after the second form was drawn), one in the second.
+    assert [label for label in portuguese[1:] if label.startswith("Primeiro")] == ["Primeiro nome", "Primeiro nome"], portuguese
+    assert [label for label in english[1:] if label.startswith("First")] == ["First name"], english
+    assert not any(label.startswith("First") for label in portuguese[1:]), portuguese
+
+
 def test_console_signs_in_and_lists_forms_in_spanish(browser_in, localized):
     b = browser_in("es-MX,es")
     d = b.driver
