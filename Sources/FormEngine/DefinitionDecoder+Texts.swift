@@ -22,10 +22,12 @@ extension DefinitionDecoder {
         }
     }
 
-    /// The text in the default language, for the uses that need one (generated ids, the size of the
-    /// formworks profile); "" when absent or not a text.
-    func defaultText(_ value: JSONValue?) -> String {
-        value.flatMap(LocalizedText.init(json:))?.text(in: defaultLanguage, default: defaultLanguage) ?? ""
+    /// Checks `title` among `props` as ``checkTexts(_:_:at:reporting:)`` does, and returns its text in
+    /// the default language, for the uses that need one (generated ids, the size of the formworks
+    /// profile); "" when absent or not a text.
+    mutating func checkedTitle(_ props: JSONObject, at pointer: String) -> String {
+        guard let value = props["title"] else { return "" }
+        return text(value, named: "title", at: pointer + "/title")?.text(in: defaultLanguage, default: defaultLanguage) ?? ""
     }
 
     /// Reads one text, reporting what is wrong with it at `pointer`.

@@ -88,13 +88,13 @@ struct DefinitionDecoder {
             notApplicable(props, inputOnly + ["id", "repeat"], to: "a \"section\"", at: propsPointer)
             kind = .section(children: decodeComponents(props["components"], at: propsPointer + "/components"))
         case "group":
-            checkTexts(props, ["title", "description"], at: propsPointer)
+            let title = checkedTitle(props, at: propsPointer)
+            checkTexts(props, ["description"], at: propsPointer)
             notApplicable(props, inputOnly, to: "a \"group\"", at: propsPointer)
             let id = decodeID(props, at: propsPointer)
             let bounds = decodeRepeat(props["repeat"], at: propsPointer + "/repeat")
             let children = decodeComponents(props["components"], at: propsPointer + "/components")
-            kind = .group(GroupSpec(id: id ?? "", title: defaultText(props["title"]),
-                                    repeatBounds: bounds, children: children))
+            kind = .group(GroupSpec(id: id ?? "", title: title, repeatBounds: bounds, children: children))
         default:
             guard let type = InputType(rawValue: typeKey) else {
                 let known = InputType.allCases.map(\.rawValue).joined(separator: ", ")
@@ -211,10 +211,10 @@ struct DefinitionDecoder {
     }
 
     private mutating func decodeInput(_ type: InputType, _ props: JSONObject, at pointer: String) -> InputSpec {
-        checkTexts(props, ["title", "description", "placeholder"], at: pointer)
+        let title = checkedTitle(props, at: pointer)
+        checkTexts(props, ["description", "placeholder"], at: pointer)
         notApplicable(props, ["repeat", "components"], type, at: pointer)
-        var spec = InputSpec(type: type, id: decodeID(props, at: pointer) ?? "",
-                             title: defaultText(props["title"]), required: false)
+        var spec = InputSpec(type: type, id: decodeID(props, at: pointer) ?? "", title: title, required: false)
         if let v = props["required"] {
             if let b = v.boolValue { spec.required = b } else {
                 problem(pointer + "/required", .invalidType, "\"required\" must be true or false.")
