@@ -15,6 +15,9 @@ extension PostgresClient {
     ///
     /// The lease runs in a task of its own, which the caller does not wait for once answered.
     ///
+    /// Both bounds are per connection: a lease takes another (three at most) when the one it got
+    /// turns out closed before the body did anything that stays.
+    ///
     /// `atomic` says that the body is one transaction, or reads only: when its connection closes
     /// under a statement the driver never sent (see ``PostgresNIO/PostgresConnection/whileOpen(grace:_:)``),
     /// nothing it did stays, and it runs again on another connection. Otherwise the caller is answered
@@ -74,15 +77,15 @@ extension PostgresClient {
                         case .failure(let failure):
                             error = failure
                         }
-                        let retry = !lastAttempt && Self.connectionLostAtBegin(error)
+                        let retry = atomic && !lastAttempt && Self.connectionLostAtBegin(error)
                         if !retry { race.finish(.failure(error)) }
                         // A session the server ended (FATAL) could go back to the pool before the pool
                         // has seen it close, and be leased again: closed here, and handed back once it has.
                         let ended = PostgresFormStore.sessionError(in: error)
                         if retry || ended != nil {
-                            // The driver's own error only: a transaction's error holds its statements and their values.
-                            connection.logger.debug(
-                                "closing a connection whose session ended", metadata: ["error": "\(ended.map { "\($0)" } ?? "closed")"])
+                            // The driver's code and SQLSTATE only: a transaction's error holds its statements and their values.
+                            let reason = ended.map { "\($0.code) \($0.serverInfo?[.sqlState] ?? "")" } ?? "closed"
+                            connection.logger.debug("closing a connection whose session ended", metadata: ["error": "\(reason)"])
                             await Self.closeForGood(connection)
                         }
                         if retry { race.finish(.success(.stale)) }

@@ -7,12 +7,13 @@ extension PostgresConnection {
     ///
     /// The driver writes a statement to its channel without a promise: one written as the channel
     /// closes reaches no handler, is never sent, and is never answered either. Its caller would wait
-    /// for ever, and so would the pool slot it holds. A statement the channel did take is failed
-    /// when the channel closes, so `grace` only lets those failures arrive first.
+    /// for ever, and so would the pool slot it holds. A statement the channel did take is answered or
+    /// failed by the time the channel has closed, so `grace` only lets the body's task run on to its
+    /// end; it is long, since a body given up too early may be run again after it committed.
     ///
     /// `body` runs in a task of its own, which is left waiting when it is given up.
     func whileOpen<T: Sendable>(
-        grace: Duration = .seconds(1), _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        grace: Duration = .seconds(2), _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async -> Result<T, any Error>? {
         let first = FirstOutcome<T>()
         return await withCheckedContinuation { continuation in
@@ -25,11 +26,12 @@ extension PostgresConnection {
                 }
             }
             first.watch(Task {
-                let step = Duration.milliseconds(250)
-                var closedFor = Duration.zero
-                while (try? await Task.sleep(for: step)) != nil {
-                    closedFor = self.isClosed ? closedFor + step : .zero
-                    if closedFor >= grace {
+                var closedSince: ContinuousClock.Instant?
+                while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+                    guard self.isClosed else { continue }
+                    let since = closedSince ?? .now
+                    closedSince = since
+                    if ContinuousClock.now - since >= grace {
                         first.offer(nil)
                         return
                     }

@@ -11,7 +11,8 @@ public struct PostgresStoreConfiguration: Sendable {
     /// How long an idempotency key answers with its first submission, as in the SQLite store.
     public var idempotencyWindow: TimeInterval = 24 * 60 * 60
     /// How long an operation waits for a pooled connection before failing as unavailable: while the
-    /// server is down the pool would keep a request waiting for up to a minute.
+    /// server is down the pool would keep a request waiting for up to a minute. It applies to each
+    /// connection an operation tries (another is tried when one turns out closed).
     public var connectionWait: Duration = .seconds(3)
     /// Connections this store's pool opens at most (the notification listener has one more of its own).
     public var maxConnections: Int = 20

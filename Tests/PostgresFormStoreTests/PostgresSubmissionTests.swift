@@ -181,7 +181,9 @@ import Testing
         try await admin.execute("ALTER DATABASE \(unescaped: settings.database) ALLOW_CONNECTIONS false", logger: admin.logger)
         try await admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(settings.database)", logger: admin.logger)
-        try await Task.sleep(for: .seconds(3))
+        // Longer than a lease that rides it out: a group given up two seconds after its connection
+        // closed, then another connection waited for (one second).
+        try await Task.sleep(for: .seconds(5))
         try await admin.execute("ALTER DATABASE \(unescaped: settings.database) ALLOW_CONNECTIONS true", logger: admin.logger)
         await writers.value
 
@@ -253,7 +255,8 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))
         try cluster.stop()
-        try await Task.sleep(for: .seconds(2))
+        // Longer than a lease that rides it out, as above.
+        try await Task.sleep(for: .seconds(4))
         try cluster.start()
         await writers.value
 
