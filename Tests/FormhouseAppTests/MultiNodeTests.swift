@@ -236,7 +236,9 @@ import WebhookReceiver
         }
         try await Task.sleep(for: .seconds(1))
         try cluster.stop()
-        try await Task.sleep(for: .seconds(2))
+        // Longer than a request can ride out: a group given up two seconds after its connection
+        // closed, then another connection waited for (three seconds).
+        try await Task.sleep(for: .seconds(6))
         #expect(try await node.client.get("/readyz").status == 503)
         try cluster.start()
         let restarted = Date()
