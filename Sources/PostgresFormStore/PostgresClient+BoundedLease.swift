@@ -108,6 +108,26 @@ extension PostgresClient {
 }
 
 extension PostgresClient {
+    /// Runs `body` in a transaction on a pooled connection within `configuration`'s waits, as an
+    /// `atomic` lease, its errors as ``FormStore/StoreError``. They are converted once the lease is
+    /// over: the lease reads the driver's own to close a connection whose session ended.
+    func transaction<T: Sendable>(
+        _ configuration: PostgresStoreConfiguration, logger: Logger,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await withConnection(
+                waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: true
+            ) { connection in
+                try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            }
+        } catch {
+            throw PostgresFormStore.storeError(error)
+        }
+    }
+}
+
+extension PostgresClient {
     /// How many connections a lease tries before it answers with the last one's failure.
     fileprivate static let leaseAttempts = 3
 

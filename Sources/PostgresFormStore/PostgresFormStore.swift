@@ -178,24 +178,25 @@ public final class PostgresFormStore: Sendable {
 
     /// Runs `body` in a transaction, its errors as ``FormStore/StoreError``.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await read(atomic: true) { connection in
-            try await connection.withTransaction(logger: self.logger) { connection in try await body(connection) }
-        }
+        try checkOpen()
+        return try await client.transaction(configuration, logger: logger, body)
     }
 
-    /// Runs `body` on a pooled connection outside a transaction, its errors as ``FormStore/StoreError``;
-    /// `atomic` as in ``PostgresNIO/PostgresClient/withConnection(waitingAtMost:answerWithin:atomic:_:)``.
-    func read<T: Sendable>(
-        atomic: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
-    ) async throws -> T {
-        if isClosed { throw StoreError.unavailable("the store is closed") }
-        try checkReady()
+    /// Runs `body` on a pooled connection outside a transaction, its errors as ``FormStore/StoreError``.
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try checkOpen()
         do {
             return try await client.withConnection(
-                waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: atomic, body)
+                waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, body)
         } catch {
             throw Self.storeError(error)
         }
+    }
+
+    /// Throws when the store is closed, or its database has not been reached and migrated yet.
+    private func checkOpen() throws {
+        if isClosed { throw StoreError.unavailable("the store is closed") }
+        try checkReady()
     }
 
     /// The error that ended the connection's session, if `error` is or holds one: the connection

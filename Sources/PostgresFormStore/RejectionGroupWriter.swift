@@ -11,15 +11,8 @@ struct RejectionGroupWriter: Sendable {
     func write(_ group: [Rejection]) async throws -> [Result<Void, StoreError>] {
         // Every form is tallied: the statements leave out those that do not exist.
         let tally = RejectionTally(group) { _ in true }
-        // Errors are made store errors once the lease is over, as in `SubmissionGroupWriter`.
-        do {
-            try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: true) { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    try await PostgresFormStatsQueries.addRejections(tally, on: connection, logger: logger)
-                }
-            }
-        } catch {
-            throw PostgresFormStore.storeError(error)
+        try await client.transaction(configuration, logger: logger) { connection in
+            try await PostgresFormStatsQueries.addRejections(tally, on: connection, logger: logger)
         }
         return Array(repeating: .success(()), count: group.count)
     }

@@ -23,19 +23,10 @@ struct SubmissionGroupWriter: Sendable {
 
     /// Runs the group's transaction and returns one result per submission, in order.
     func write(_ group: [NewSubmission]) async throws -> [Result<InsertOutcome, StoreError>] {
-        // Errors are made store errors once the lease is over: the lease reads the driver's own to
-        // close a connection whose session ended.
-        let (results, deliveries): ([Result<InsertOutcome, StoreError>], Int)
-        do {
-            (results, deliveries) = try await client.withConnection(waitingAtMost: configuration.connectionWait, answerWithin: configuration.answerWait, atomic: true) { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    let written = try await self.writeRows(group, on: connection)
-                    try await self.configuration.beforeGroupCommit?(connection)
-                    return written
-                }
-            }
-        } catch {
-            throw PostgresFormStore.storeError(error)
+        let (results, deliveries) = try await client.transaction(configuration, logger: logger) { connection in
+            let written = try await self.writeRows(group, on: connection)
+            try await self.configuration.beforeGroupCommit?(connection)
+            return written
         }
         if deliveries > 0 { deliveryObserver.notify() }
         return results
